@@ -1,0 +1,59 @@
+// One interface, two executors: the HIP runtime on a gfx942 device (device/hip_executor.*)
+// and the CDNA3 simulator (simulator/). Both run the same code object.
+#pragma once
+
+#include <array>
+#include <cstring>
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <span>
+#include <string>
+#include <vector>
+
+namespace cdna::device {
+
+// One explicit kernel argument, in the kernel's declaration order.
+struct KernelArg {
+  enum class Kind : std::uint8_t { Buffer, Value };
+  Kind kind = Kind::Value;
+  // Buffer: host memory copied to the device before the launch and, if `writable`, copied
+  // back after it. The kernel receives a global pointer to the device copy.
+  std::span<std::byte> buffer;
+  bool writable = false;
+  // Value: the argument's bytes, exactly its size in the kernarg segment.
+  std::vector<std::byte> value;
+
+  static KernelArg input(std::span<const std::byte> bytes);
+  static KernelArg output(std::span<std::byte> bytes);
+  template <class T>
+  static KernelArg scalar(const T& v) {
+    KernelArg a;
+    a.kind = Kind::Value;
+    a.value.resize(sizeof(T));
+    std::memcpy(a.value.data(), &v, sizeof(T));
+    return a;
+  }
+};
+
+// One kernel dispatch: which kernel, its grid in workgroups, workgroup size in work-items.
+struct Dispatch {
+  std::string kernel;                   // symbol name in the code object
+  std::array<std::uint32_t, 3> grid{};  // workgroups in x, y, z
+  std::array<std::uint32_t, 3> block{}; // work-items per workgroup in x, y, z
+  std::uint32_t dynamic_lds_bytes = 0;
+  std::vector<KernelArg> args;
+};
+
+class Executor {
+ public:
+  virtual ~Executor() = default;
+  // "simulator" or "hip:<device name>", for reports.
+  virtual std::string name() const = 0;
+  // Loads `code_object` (a gfx942 ELF) and runs one dispatch to completion; buffers marked
+  // writable hold the results afterwards. Throws std::runtime_error with a one-line message
+  // on any failure (bad code object, unknown kernel, argument mismatch, simulator error).
+  virtual void run(std::span<const std::byte> code_object, const Dispatch& dispatch) = 0;
+};
+
+}  // namespace cdna::device

@@ -1,0 +1,24 @@
+// The CDNA3 matrix-core (MFMA) arithmetic for one output element, after the published
+// bit-accurate block model (cdna3-facts.md §4; MMA-Sim, arXiv 2511.10909; Khattak & Mikaitis,
+// arXiv 2510.15884).
+//
+// d = c + sum_k a[k]*b[k], evaluated as consecutive blocks of 8 products (k < 8: one block of
+// k) in increasing k; within a block the products are exact, aligned to the block's largest
+// product exponent E and truncated toward zero to 2^(E-24), summed exactly; the block sum is
+// rounded toward -inf to 2^(M-31) and c toward -inf to 2^(M-24) with M = max(E, e_c); their
+// exact sum is rounded once to fp32, nearest even, subnormals kept. The result of one block
+// is the c of the next.
+#pragma once
+
+#include <cstdint>
+#include <span>
+
+namespace cdna::numerics {
+
+// One output element of a bf16 MFMA (v_mfma_f32_*_bf16*): a and b are bf16 bit patterns of
+// equal length k (the k dimension of the instruction), c the fp32 accumulator input.
+float mfma_dot_bf16(std::span<const std::uint16_t> a, std::span<const std::uint16_t> b, float c);
+// The same for f16 inputs (v_mfma_f32_*_f16).
+float mfma_dot_f16(std::span<const std::uint16_t> a, std::span<const std::uint16_t> b, float c);
+
+}  // namespace cdna::numerics
