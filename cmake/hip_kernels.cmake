@@ -1,0 +1,52 @@
+# Building gfx942 code objects (.hsaco, ELF) from HIP sources with Debian's clang-19.
+# cdna3-facts.md §2: --offload-device-only --no-gpu-bundle-output gives a plain ELF.
+
+find_program(CDNA_HIP_CLANG clang++-19 REQUIRED)
+find_program(CDNA_LLVM_AS llvm-as-19 REQUIRED)
+set(CDNA_ROCM_BITCODE_DIR /usr/lib/x86_64-linux-gnu/amdgcn/bitcode CACHE PATH
+    "Debian's ROCm device-library bitcode (package rocm-device-libs)")
+if(NOT EXISTS ${CDNA_ROCM_BITCODE_DIR}/ockl.bc)
+  message(FATAL_ERROR "ROCm device libraries not found in ${CDNA_ROCM_BITCODE_DIR}; "
+                      "install the Debian package rocm-device-libs (ci/setup does)")
+endif()
+
+# A device-library directory = Debian's set (symlinked) + the gfx942 ISA-version module.
+set(CDNA_DEVICE_LIB_DIR ${CMAKE_BINARY_DIR}/device-libs)
+file(MAKE_DIRECTORY ${CDNA_DEVICE_LIB_DIR})
+file(GLOB _cdna_bc ${CDNA_ROCM_BITCODE_DIR}/*.bc)
+foreach(bc IN LISTS _cdna_bc)
+  get_filename_component(n ${bc} NAME)
+  file(CREATE_LINK ${bc} ${CDNA_DEVICE_LIB_DIR}/${n} SYMBOLIC)
+endforeach()
+add_custom_command(
+  OUTPUT ${CDNA_DEVICE_LIB_DIR}/oclc_isa_version_942.bc
+  COMMAND ${CDNA_LLVM_AS} ${PROJECT_SOURCE_DIR}/cmake/oclc_isa_version_942.ll
+          -o ${CDNA_DEVICE_LIB_DIR}/oclc_isa_version_942.bc
+  DEPENDS ${PROJECT_SOURCE_DIR}/cmake/oclc_isa_version_942.ll
+  COMMENT "Assembling oclc_isa_version_942.bc")
+add_custom_target(cdna_device_libs DEPENDS ${CDNA_DEVICE_LIB_DIR}/oclc_isa_version_942.bc)
+
+# cdna_add_code_object(<target> SOURCE <file.hip> OUTPUT <file.hsaco>
+#                      [DEFINES A=1 ...] [OPT -O3] [DEPENDS headers...])
+# Compiles one HIP source for gfx942 into one code object; <target> builds it.
+function(cdna_add_code_object target)
+  cmake_parse_arguments(K "" "SOURCE;OUTPUT;OPT" "DEFINES;DEPENDS" ${ARGN})
+  if(NOT K_OPT)
+    set(K_OPT -O3)
+  endif()
+  set(defs)
+  foreach(d IN LISTS K_DEFINES)
+    list(APPEND defs -D${d})
+  endforeach()
+  get_filename_component(src ${K_SOURCE} ABSOLUTE)
+  add_custom_command(
+    OUTPUT ${K_OUTPUT}
+    COMMAND ${CDNA_HIP_CLANG} -x hip --offload-arch=gfx942 --offload-device-only
+            --no-gpu-bundle-output ${K_OPT} -std=c++20 -Wall -Werror
+            --rocm-path=/usr --rocm-device-lib-path=${CDNA_DEVICE_LIB_DIR}
+            -I${PROJECT_SOURCE_DIR} ${defs} -c ${src} -o ${K_OUTPUT}
+    DEPENDS ${src} ${K_DEPENDS} cdna_device_libs
+    COMMENT "gfx942 code object ${K_OUTPUT}"
+    VERBATIM)
+  add_custom_target(${target} ALL DEPENDS ${K_OUTPUT})
+endfunction()
