@@ -1,0 +1,44 @@
+// Host launcher of the attention-forward kernels (device/kernels/attention_fwd.hip): what they
+// support, how a problem maps to a dispatch, and running it on any executor.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <filesystem>
+#include <optional>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "device/executor.hpp"
+#include "numerics/bf16.hpp"
+#include "reference/attention.hpp"
+
+namespace cdna::device {
+
+// The code object of the attention kernel built for `mode`, under `dir` (default: the build's
+// device/ folder): attention_fwd_{rtne,rtna,rtz}.hsaco.
+std::filesystem::path attention_code_object(numerics::Rounding mode,
+                                            const std::filesystem::path& dir = CDNA_CODE_OBJECT_DIR);
+
+// Reads a whole file. Throws std::runtime_error "cannot read <what> '<path>': <reason>".
+std::vector<std::byte> read_file(const std::filesystem::path& path, std::string_view what);
+
+// Why the kernel cannot take `problem`, as one line naming the field, its value and what the
+// kernel supports; nullopt if it can. Supported: D in {64, 128}; mask none or causal
+// bottom-right; Hq a multiple of Hkv; every extent and element offset within int32.
+std::optional<std::string> attention_unsupported_reason(const reference::AttentionProblem& problem);
+
+// Kernel outputs: O [B, Sq, Hq, D] bf16 bits, LSE [B, Hq, Sq] fp32 (natural log).
+struct AttentionOutput {
+  std::vector<std::uint16_t> o;
+  std::vector<float> lse;
+};
+
+// Runs the kernel of `code_object` on `problem` with `executor`. Throws std::invalid_argument
+// with attention_unsupported_reason() for an unsupported problem, and whatever the executor
+// throws. O and LSE are pre-filled with NaN so that an element the kernel never writes shows.
+AttentionOutput run_attention(Executor& executor, std::span<const std::byte> code_object,
+                              const reference::AttentionProblem& problem);
+
+}  // namespace cdna::device

@@ -1,0 +1,51 @@
+#include "device/attention_launcher.hpp"
+
+#include <gtest/gtest.h>
+
+namespace cdna::device {
+namespace {
+
+reference::AttentionProblem problem_with(std::int64_t d, reference::Mask mask, std::int64_t hq = 1,
+                                         std::int64_t hkv = 1) {
+  reference::AttentionProblem p;
+  p.shape = {1, 16, 16, hq, hkv, d};
+  p.mask = mask;
+  return p;
+}
+
+// C13: a kernel built for D in {64, 128} must reject other head dims with a clear message.
+TEST(AttentionLauncher, RejectsUnsupportedHeadDims) {
+  for (std::int64_t d : {59, 111, 32, 256}) {
+    auto why = attention_unsupported_reason(problem_with(d, reference::Mask::None));
+    ASSERT_TRUE(why.has_value()) << "D = " << d;
+    EXPECT_NE(why->find("D = " + std::to_string(d)), std::string::npos) << *why;
+    EXPECT_NE(why->find("supported: 64, 128"), std::string::npos) << *why;
+  }
+  EXPECT_FALSE(attention_unsupported_reason(problem_with(64, reference::Mask::None)));
+  EXPECT_FALSE(attention_unsupported_reason(problem_with(128, reference::Mask::CausalBottomRight)));
+}
+
+TEST(AttentionLauncher, RejectsTopLeftMaskAndBadGqa) {
+  auto why = attention_unsupported_reason(problem_with(64, reference::Mask::CausalTopLeft));
+  ASSERT_TRUE(why.has_value());
+  EXPECT_NE(why->find("top-left"), std::string::npos) << *why;
+  why = attention_unsupported_reason(problem_with(64, reference::Mask::None, 6, 4));
+  ASSERT_TRUE(why.has_value());
+  EXPECT_NE(why->find("multiple of Hkv"), std::string::npos) << *why;
+}
+
+TEST(AttentionLauncher, CodeObjectPathNamesTheMode) {
+  EXPECT_EQ(attention_code_object(numerics::Rounding::RTNA, "/x").string(), "/x/attention_fwd_rtna.hsaco");
+}
+
+TEST(AttentionLauncher, MissingFileIsAOneLineError) {
+  try {
+    read_file("/nonexistent/dir/k.hsaco", "code object");
+    FAIL() << "no exception";
+  } catch (const std::runtime_error& e) {
+    EXPECT_STREQ(e.what(), "cannot read code object '/nonexistent/dir/k.hsaco': No such file or directory");
+  }
+}
+
+}  // namespace
+}  // namespace cdna::device

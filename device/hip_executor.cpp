@@ -1,0 +1,89 @@
+#include "device/hip_executor.hpp"
+
+#include <hip/hip_runtime_api.h>
+
+#include <stdexcept>
+#include <string_view>
+#include <vector>
+
+namespace cdna::device {
+namespace {
+
+void check(hipError_t err, std::string_view what) {
+  if (err != hipSuccess) {
+    throw std::runtime_error("HIP runtime: " + std::string(what) + " failed: " +
+                             hipGetErrorName(err));
+  }
+}
+
+class HipExecutor final : public Executor {
+ public:
+  HipExecutor(int device, std::string name) : device_(device), name_(std::move(name)) {}
+
+  std::string name() const override { return "hip:" + name_; }
+
+  void run(std::span<const std::byte> code_object, const Dispatch& dispatch) override {
+    check(hipSetDevice(device_), "hipSetDevice");
+    hipModule_t module = nullptr;
+    check(hipModuleLoadData(&module, code_object.data()), "hipModuleLoadData");
+    std::vector<void*> device_ptrs(dispatch.args.size(), nullptr);
+    try {
+      hipFunction_t fn = nullptr;
+      check(hipModuleGetFunction(&fn, module, dispatch.kernel.c_str()),
+            "hipModuleGetFunction('" + dispatch.kernel + "')");
+      std::vector<void*> params(dispatch.args.size(), nullptr);
+      for (std::size_t i = 0; i < dispatch.args.size(); ++i) {
+        const KernelArg& a = dispatch.args[i];
+        if (a.kind == KernelArg::Kind::Buffer) {
+          check(hipMalloc(&device_ptrs[i], a.buffer.size()), "hipMalloc");
+          check(hipMemcpyHtoD(device_ptrs[i], a.buffer.data(), a.buffer.size()), "hipMemcpyHtoD");
+          params[i] = &device_ptrs[i];
+        } else {
+          params[i] = const_cast<std::byte*>(a.value.data());
+        }
+      }
+      check(hipModuleLaunchKernel(fn, dispatch.grid[0], dispatch.grid[1], dispatch.grid[2],
+                                  dispatch.block[0], dispatch.block[1], dispatch.block[2],
+                                  dispatch.dynamic_lds_bytes, nullptr, params.data(), nullptr),
+            "hipModuleLaunchKernel");
+      check(hipDeviceSynchronize(), "kernel execution");
+      for (std::size_t i = 0; i < dispatch.args.size(); ++i) {
+        const KernelArg& a = dispatch.args[i];
+        if (a.kind == KernelArg::Kind::Buffer && a.writable) {
+          check(hipMemcpyDtoH(a.buffer.data(), device_ptrs[i], a.buffer.size()), "hipMemcpyDtoH");
+        }
+      }
+    } catch (...) {
+      for (void* p : device_ptrs) (void)hipFree(p);
+      (void)hipModuleUnload(module);
+      throw;
+    }
+    for (void* p : device_ptrs) (void)hipFree(p);
+    (void)hipModuleUnload(module);
+  }
+
+ private:
+  int device_;
+  std::string name_;
+};
+
+}  // namespace
+
+std::unique_ptr<Executor> make_hip_executor(std::string& why_not) {
+  int count = 0;
+  if (hipError_t err = hipGetDeviceCount(&count); err != hipSuccess || count == 0) {
+    why_not = std::string("HIP runtime: no device (") +
+              (err != hipSuccess ? hipGetErrorName(err) : "0 devices") + ")";
+    return nullptr;
+  }
+  for (int d = 0; d < count; ++d) {
+    hipDeviceProp_t prop{};
+    if (hipGetDeviceProperties(&prop, d) != hipSuccess) continue;
+    const std::string_view arch(prop.gcnArchName);
+    if (arch.substr(0, 6) == "gfx942") return std::make_unique<HipExecutor>(d, prop.name);
+  }
+  why_not = "HIP runtime: " + std::to_string(count) + " device(s), none is gfx942";
+  return nullptr;
+}
+
+}  // namespace cdna::device
