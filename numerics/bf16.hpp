@@ -29,16 +29,17 @@ std::uint16_t bf16_from_f32(float x, Rounding mode);
 float f32_from_bf16(std::uint16_t bits);
 
 // fp32 -> fp16 bit pattern, IEEE round to nearest even, subnormals kept, overflow to ±inf,
-// NaN -> quiet NaN with the sign kept.
+// NaN -> quiet NaN with the sign kept (and the upper 9 payload bits, as x86 F16C does).
 std::uint16_t f16_from_f32_rtne(float x);
 // fp16 bit pattern -> fp32 (exact).
 float f32_from_f16(std::uint16_t bits);
 
 // Distance in bf16 ULPs between a bf16 value and an exact value x, where one ULP is the
 // spacing of bf16 at x (2^(e-7) for |x| in [2^e, 2^(e+1)), 2^-133 below the normal range).
-// Returns +inf if either is NaN or inf and they differ.
+// Returns +inf if either is NaN or inf and they differ, 0 if both are NaN or the same
+// infinity. Computed in double: |value - x| carries at most one double rounding.
 double bf16_ulp_distance(std::uint16_t bf16_bits, double x);
-// The bf16 ULP at x, as above.
+// The bf16 ULP at x, as above (2^-133 at 0); +inf for ±inf, NaN for NaN.
 double bf16_ulp(double x);
 
 }  // namespace cdna::numerics
