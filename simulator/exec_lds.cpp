@@ -1,0 +1,260 @@
+// LDS (DS instructions): reads, writes, read2/write2, atomics, and the cross-lane
+// ds_bpermute_b32 / ds_permute_b32 (which do not touch LDS memory).
+//
+// LDS is per workgroup, sized group_segment_fixed_size + the launch's dynamic LDS. An access
+// outside it is an error (hardware would return 0 / drop the write; a kernel that relies on
+// that is not supported). Accesses complete immediately, in lane order.
+#include <cstring>
+
+#include "simulator/fp.hpp"
+
+namespace cdna::simulator {
+namespace {
+
+using u32 = std::uint32_t;
+using u64 = std::uint64_t;
+
+std::uint8_t* lds_at(Wave& w, u64 addr, u32 n, int lane) {
+  auto& lds = w.wg->lds;
+  if (addr + n > lds.size())
+    sim_fail("lane " + std::to_string(lane) + ": LDS access at " + hex(addr) + " (" +
+             std::to_string(n) + " bytes) is outside the workgroup's " +
+             std::to_string(lds.size()) + " bytes of LDS");
+  return lds.data() + addr;
+}
+
+enum class RK { U8, I8, U16, I16, D32, U8D16, U8D16Hi, I8D16, I8D16Hi, U16D16, U16D16Hi };
+
+template <RK K, u32 Dwords>
+void ds_read(Wave& w, const Inst& I) {  // vdst, vaddr offset:N
+  Lanes t;
+  const u32* a = vsrc(w, I.ops[1], t);
+  Lanes addr;
+  std::memcpy(addr.u, a, sizeof addr.u);
+  constexpr u32 bytes = K == RK::D32 ? 4 * Dwords
+                        : (K == RK::U8 || K == RK::I8 || K == RK::U8D16 || K == RK::U8D16Hi ||
+                           K == RK::I8D16 || K == RK::I8D16Hi) ? 1 : 2;
+  u64 e = w.exec();
+  const Operand& d = I.ops[0];
+  for (int l = 0; l < kLanes; ++l) {
+    if (!((e >> l) & 1)) continue;
+    const std::uint8_t* p = lds_at(w, u64{addr.u[l]} + static_cast<u32>(I.offset), bytes, l);
+    if constexpr (K == RK::D32) {
+      for (u32 i = 0; i < Dwords; ++i) std::memcpy(&w.row(d.reg + i)[l], p + 4 * i, 4);
+    } else {
+      u32 raw = bytes == 1 ? u32{p[0]} : u32{p[0]} | (u32{p[1]} << 8);
+      u32* r = &w.row(d.reg)[l];
+      auto s8 = [](u32 x) { return static_cast<u32>(static_cast<std::int32_t>(static_cast<std::int8_t>(x))); };
+      switch (K) {
+        case RK::U8: case RK::U16: *r = raw; break;
+        case RK::I8: *r = s8(raw); break;
+        case RK::I16: *r = static_cast<u32>(static_cast<std::int32_t>(static_cast<std::int16_t>(raw))); break;
+        case RK::U8D16: case RK::U16D16: *r = (*r & 0xffff0000u) | raw; break;
+        case RK::I8D16: *r = (*r & 0xffff0000u) | (s8(raw) & 0xffffu); break;
+        case RK::U8D16Hi: case RK::U16D16Hi: *r = (*r & 0xffffu) | (raw << 16); break;
+        case RK::I8D16Hi: *r = (*r & 0xffffu) | (s8(raw) << 16); break;
+        default: break;
+      }
+    }
+  }
+}
+
+enum class WK { B8, B8Hi, B16, B16Hi, D32 };
+
+template <WK K, u32 Dwords>
+void ds_write(Wave& w, const Inst& I) {  // vaddr, vdata offset:N
+  Lanes t;
+  const u32* a = vsrc(w, I.ops[0], t);
+  constexpr u32 bytes = K == WK::D32 ? 4 * Dwords : (K == WK::B8 || K == WK::B8Hi) ? 1 : 2;
+  u64 e = w.exec();
+  const Operand& d = I.ops[1];
+  for (int l = 0; l < kLanes; ++l) {
+    if (!((e >> l) & 1)) continue;
+    std::uint8_t* p = lds_at(w, u64{a[l]} + static_cast<u32>(I.offset), bytes, l);
+    if constexpr (K == WK::D32) {
+      for (u32 i = 0; i < Dwords; ++i) std::memcpy(p + 4 * i, &w.row(d.reg + i)[l], 4);
+    } else {
+      u32 x = w.row(d.reg)[l];
+      if (K == WK::B8Hi || K == WK::B16Hi) x >>= 16;
+      p[0] = static_cast<std::uint8_t>(x);
+      if (bytes == 2) p[1] = static_cast<std::uint8_t>(x >> 8);
+    }
+  }
+}
+
+// read2/write2: two accesses at vaddr + offset0*stride and vaddr + offset1*stride.
+template <u32 Dwords, u32 Stride>
+void ds_read2(Wave& w, const Inst& I) {  // vdst (2*Dwords regs), vaddr
+  Lanes t;
+  const u32* a = vsrc(w, I.ops[1], t);
+  Lanes addr;
+  std::memcpy(addr.u, a, sizeof addr.u);
+  u64 e = w.exec();
+  const Operand& d = I.ops[0];
+  for (int l = 0; l < kLanes; ++l) {
+    if (!((e >> l) & 1)) continue;
+    const std::uint8_t* p0 = lds_at(w, u64{addr.u[l]} + u64{I.offset0} * Stride, 4 * Dwords, l);
+    const std::uint8_t* p1 = lds_at(w, u64{addr.u[l]} + u64{I.offset1} * Stride, 4 * Dwords, l);
+    for (u32 i = 0; i < Dwords; ++i) {
+      std::memcpy(&w.row(d.reg + i)[l], p0 + 4 * i, 4);
+      std::memcpy(&w.row(d.reg + Dwords + i)[l], p1 + 4 * i, 4);
+    }
+  }
+}
+template <u32 Dwords, u32 Stride>
+void ds_write2(Wave& w, const Inst& I) {  // vaddr, data0, data1
+  Lanes t;
+  const u32* a = vsrc(w, I.ops[0], t);
+  u64 e = w.exec();
+  for (int l = 0; l < kLanes; ++l) {
+    if (!((e >> l) & 1)) continue;
+    std::uint8_t* p0 = lds_at(w, u64{a[l]} + u64{I.offset0} * Stride, 4 * Dwords, l);
+    std::uint8_t* p1 = lds_at(w, u64{a[l]} + u64{I.offset1} * Stride, 4 * Dwords, l);
+    for (u32 i = 0; i < Dwords; ++i) {
+      std::memcpy(p0 + 4 * i, &w.row(I.ops[1].reg + i)[l], 4);
+      std::memcpy(p1 + 4 * i, &w.row(I.ops[2].reg + i)[l], 4);
+    }
+  }
+}
+
+// ds_bpermute_b32 vdst, vaddr, vdata: lane l reads vdata of lane (vaddr[l] + offset)/4 mod 64;
+// reading an inactive lane gives 0.
+void ds_bpermute_b32(Wave& w, const Inst& I) {
+  Lanes ta, td, r;
+  const u32* a = vsrc(w, I.ops[1], ta);
+  const u32* d = vsrc(w, I.ops[2], td);
+  u64 e = w.exec();
+  for (int l = 0; l < kLanes; ++l) {
+    u32 src = ((a[l] + static_cast<u32>(I.offset)) >> 2) & 63;
+    r.u[l] = ((e >> src) & 1) ? d[src] : 0u;
+  }
+  vwrite(w, I.ops[0], r.u);
+}
+// ds_permute_b32 vdst, vaddr, vdata: active lane l writes vdata[l] to lane (vaddr[l]+offset)/4;
+// the highest writing lane wins; lanes nobody writes get 0.
+void ds_permute_b32(Wave& w, const Inst& I) {
+  Lanes ta, td, r;
+  const u32* a = vsrc(w, I.ops[1], ta);
+  const u32* d = vsrc(w, I.ops[2], td);
+  std::memset(r.u, 0, sizeof r.u);
+  u64 e = w.exec();
+  for (int l = 0; l < kLanes; ++l)
+    if ((e >> l) & 1) r.u[((a[l] + static_cast<u32>(I.offset)) >> 2) & 63] = d[l];
+  vwrite(w, I.ops[0], r.u);
+}
+
+enum class DA { Add, Sub, Min, Max, UMin, UMax, And, Or, Xor, AddF32, MinF32, MaxF32, Swap, CmpSt };
+
+template <DA K, bool Ret>
+void ds_atomic(Wave& w, const Inst& I) {
+  // no return: vaddr, vdata[, vdata1]; return: vdst, vaddr, vdata[, vdata1]
+  const int base = Ret ? 1 : 0;
+  Lanes t;
+  const u32* a = vsrc(w, I.ops[base], t);
+  Lanes addr;
+  std::memcpy(addr.u, a, sizeof addr.u);
+  u64 e = w.exec();
+  for (int l = 0; l < kLanes; ++l) {
+    if (!((e >> l) & 1)) continue;
+    std::uint8_t* p = lds_at(w, u64{addr.u[l]} + static_cast<u32>(I.offset), 4, l);
+    u32 old;
+    std::memcpy(&old, p, 4);
+    u32 s = w.row(I.ops[base + 1].reg)[l];
+    u32 nv = old;
+    switch (K) {
+      case DA::Add: nv = old + s; break;
+      case DA::Sub: nv = old - s; break;
+      case DA::Min: nv = static_cast<std::int32_t>(old) < static_cast<std::int32_t>(s) ? old : s; break;
+      case DA::Max: nv = static_cast<std::int32_t>(old) > static_cast<std::int32_t>(s) ? old : s; break;
+      case DA::UMin: nv = std::min(old, s); break;
+      case DA::UMax: nv = std::max(old, s); break;
+      case DA::And: nv = old & s; break;
+      case DA::Or: nv = old | s; break;
+      case DA::Xor: nv = old ^ s; break;
+      case DA::Swap: nv = s; break;
+      case DA::CmpSt: nv = old == s ? w.row(I.ops[base + 2].reg)[l] : old; break;  // data0 = cmp
+      case DA::AddF32: case DA::MinF32: case DA::MaxF32: {
+        float x = as_float(old), y = as_float(s);
+        float r = K == DA::AddF32 ? x + y : K == DA::MinF32 ? std::fmin(x, y) : std::fmax(x, y);
+        if (std::fpclassify(x) == FP_SUBNORMAL || std::fpclassify(y) == FP_SUBNORMAL ||
+            std::fpclassify(r) == FP_SUBNORMAL)
+          sim_fail("lane " + std::to_string(l) + ": LDS fp32 atomic with a denormal operand or "
+                   "result: the hardware's denormal handling for atomics is not modelled");
+        nv = fbits(r);
+        break;
+      }
+    }
+    std::memcpy(p, &nv, 4);
+    if (Ret) w.row(I.ops[0].reg)[l] = old;
+  }
+}
+
+void ds_nop(Wave&, const Inst&) {}
+
+}  // namespace
+
+void register_lds(HandlerTable& t) {
+  auto set = [&](Opcode op, Handler h) { t[static_cast<std::size_t>(op)] = h; };
+  using O = Opcode;
+  set(O::ds_read_b32, ds_read<RK::D32, 1>);
+  set(O::ds_read_b64, ds_read<RK::D32, 2>);
+  set(O::ds_read_b96, ds_read<RK::D32, 3>);
+  set(O::ds_read_b128, ds_read<RK::D32, 4>);
+  set(O::ds_read_u8, ds_read<RK::U8, 1>);
+  set(O::ds_read_i8, ds_read<RK::I8, 1>);
+  set(O::ds_read_u16, ds_read<RK::U16, 1>);
+  set(O::ds_read_i16, ds_read<RK::I16, 1>);
+  set(O::ds_read_u8_d16, ds_read<RK::U8D16, 1>);
+  set(O::ds_read_u8_d16_hi, ds_read<RK::U8D16Hi, 1>);
+  set(O::ds_read_i8_d16, ds_read<RK::I8D16, 1>);
+  set(O::ds_read_i8_d16_hi, ds_read<RK::I8D16Hi, 1>);
+  set(O::ds_read_u16_d16, ds_read<RK::U16D16, 1>);
+  set(O::ds_read_u16_d16_hi, ds_read<RK::U16D16Hi, 1>);
+  set(O::ds_write_b8, ds_write<WK::B8, 1>);
+  set(O::ds_write_b16, ds_write<WK::B16, 1>);
+  set(O::ds_write_b32, ds_write<WK::D32, 1>);
+  set(O::ds_write_b64, ds_write<WK::D32, 2>);
+  set(O::ds_write_b96, ds_write<WK::D32, 3>);
+  set(O::ds_write_b128, ds_write<WK::D32, 4>);
+  set(O::ds_write_b8_d16_hi, ds_write<WK::B8Hi, 1>);
+  set(O::ds_write_b16_d16_hi, ds_write<WK::B16Hi, 1>);
+  set(O::ds_read2_b32, ds_read2<1, 4>);
+  set(O::ds_read2_b64, ds_read2<2, 8>);
+  set(O::ds_read2st64_b32, ds_read2<1, 256>);
+  set(O::ds_read2st64_b64, ds_read2<2, 512>);
+  set(O::ds_write2_b32, ds_write2<1, 4>);
+  set(O::ds_write2_b64, ds_write2<2, 8>);
+  set(O::ds_write2st64_b32, ds_write2<1, 256>);
+  set(O::ds_write2st64_b64, ds_write2<2, 512>);
+  set(O::ds_bpermute_b32, ds_bpermute_b32);
+  set(O::ds_permute_b32, ds_permute_b32);
+  set(O::ds_add_u32, ds_atomic<DA::Add, false>);
+  set(O::ds_sub_u32, ds_atomic<DA::Sub, false>);
+  set(O::ds_min_i32, ds_atomic<DA::Min, false>);
+  set(O::ds_max_i32, ds_atomic<DA::Max, false>);
+  set(O::ds_min_u32, ds_atomic<DA::UMin, false>);
+  set(O::ds_max_u32, ds_atomic<DA::UMax, false>);
+  set(O::ds_and_b32, ds_atomic<DA::And, false>);
+  set(O::ds_or_b32, ds_atomic<DA::Or, false>);
+  set(O::ds_xor_b32, ds_atomic<DA::Xor, false>);
+  set(O::ds_add_f32, ds_atomic<DA::AddF32, false>);
+  set(O::ds_min_f32, ds_atomic<DA::MinF32, false>);
+  set(O::ds_max_f32, ds_atomic<DA::MaxF32, false>);
+  set(O::ds_add_rtn_u32, ds_atomic<DA::Add, true>);
+  set(O::ds_sub_rtn_u32, ds_atomic<DA::Sub, true>);
+  set(O::ds_min_rtn_i32, ds_atomic<DA::Min, true>);
+  set(O::ds_max_rtn_i32, ds_atomic<DA::Max, true>);
+  set(O::ds_min_rtn_u32, ds_atomic<DA::UMin, true>);
+  set(O::ds_max_rtn_u32, ds_atomic<DA::UMax, true>);
+  set(O::ds_and_rtn_b32, ds_atomic<DA::And, true>);
+  set(O::ds_or_rtn_b32, ds_atomic<DA::Or, true>);
+  set(O::ds_xor_rtn_b32, ds_atomic<DA::Xor, true>);
+  set(O::ds_add_rtn_f32, ds_atomic<DA::AddF32, true>);
+  set(O::ds_min_rtn_f32, ds_atomic<DA::MinF32, true>);
+  set(O::ds_max_rtn_f32, ds_atomic<DA::MaxF32, true>);
+  set(O::ds_wrxchg_rtn_b32, ds_atomic<DA::Swap, true>);
+  set(O::ds_cmpst_rtn_b32, ds_atomic<DA::CmpSt, true>);
+  set(O::ds_nop, ds_nop);
+}
+
+}  // namespace cdna::simulator

@@ -1,0 +1,75 @@
+#include "simulator/memory.hpp"
+
+#include <sstream>
+
+namespace cdna::simulator {
+namespace {
+std::string hex(std::uint64_t v) {
+  std::ostringstream o;
+  o << "0x" << std::hex << v;
+  return o.str();
+}
+}  // namespace
+
+void GlobalMemory::clear() {
+  regions_.clear();
+  hint_ = 0;
+  next_ = kBase;
+}
+
+std::uint64_t GlobalMemory::map(std::uint8_t* data, std::uint64_t size, bool writable,
+                                std::string name) {
+  constexpr std::uint64_t kAlign = 0x10000;
+  std::uint64_t base = next_;
+  regions_.push_back(Region{base, size, data, writable, std::move(name)});
+  next_ = (base + size + kAlign - 1) / kAlign * kAlign + kAlign;  // leave an unmapped gap
+  return base;
+}
+
+void GlobalMemory::map_at(std::uint64_t base, std::uint8_t* data, std::uint64_t size,
+                          bool writable, std::string name) {
+  regions_.push_back(Region{base, size, data, writable, std::move(name)});
+}
+
+std::uint8_t* GlobalMemory::translate_slow(std::uint64_t addr, std::uint32_t n, bool write) {
+  // Regions are few (one per kernel argument): a linear scan is fine off the fast path.
+  for (std::size_t i = 0; i < regions_.size(); ++i) {
+    const Region& r = regions_[i];
+    if (addr - r.base < r.size && n <= r.size - (addr - r.base)) {
+      if (write && !r.writable) return nullptr;
+      hint_ = i;
+      return r.data + (addr - r.base);
+    }
+  }
+  return nullptr;
+}
+
+std::string GlobalMemory::describe_fault(std::uint64_t addr, std::uint32_t n, bool write) const {
+  std::ostringstream o;
+  o << (write ? "store to " : "load from ") << "address " << hex(addr) << " (" << n
+    << " bytes) ";
+  const Region* nearest = nullptr;
+  std::uint64_t best = ~0ull;
+  for (const Region& r : regions_) {
+    if (addr - r.base < r.size && n <= r.size - (addr - r.base)) {
+      o << "is inside read-only buffer " << r.name << " [" << hex(r.base) << ", +" << r.size
+        << "); expected a store into a writable (output) buffer";
+      return o.str();
+    }
+    std::uint64_t d = addr < r.base ? r.base - addr : addr - (r.base + r.size);
+    if (addr >= r.base && addr < r.base + r.size) d = 0;
+    if (d < best) {
+      best = d;
+      nearest = &r;
+    }
+  }
+  o << "is outside every buffer";
+  if (nearest) {
+    o << " (nearest: " << nearest->name << " [" << hex(nearest->base) << ", +" << nearest->size
+      << "))";
+  }
+  o << "; expected an address inside a buffer the host allocated";
+  return o.str();
+}
+
+}  // namespace cdna::simulator

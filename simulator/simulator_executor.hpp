@@ -1,0 +1,58 @@
+// The simulator fallback of cdna::device::Executor: loads the gfx942 code object, decodes the
+// kernel once (cached per code-object bytes), allocates the host's buffers in simulated
+// global memory, packs the kernarg segment per the metadata, runs every workgroup on the CPU
+// and copies writable buffers back.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "device/executor.hpp"
+#include "simulator/code_object.hpp"
+#include "simulator/isa.hpp"
+#include "simulator/scheduler.hpp"
+
+namespace cdna::simulator {
+
+// Counters of the last run().
+struct SimStats {
+  std::uint64_t wave_instructions = 0;  // instructions executed, summed over waves
+  std::uint64_t mfma_instructions = 0;
+  std::uint64_t workgroups = 0;
+  double seconds = 0;                   // wall time of the run (load + decode + execute)
+};
+
+class SimulatorExecutor : public device::Executor {
+ public:
+  SimulatorExecutor();
+  ~SimulatorExecutor() override;
+
+  std::string name() const override { return "simulator"; }
+  void run(std::span<const std::byte> code_object, const device::Dispatch& dispatch) override;
+
+  const SimStats& last_stats() const { return stats_; }
+  SchedulerOptions& options() { return options_; }
+  // Names code objects in messages (e.g. the file name); default "<N-byte code object>".
+  void set_code_object_label(std::string label) { label_ = std::move(label); }
+
+  // The decoded kernel (decoding it if not cached yet).
+  std::shared_ptr<const Program> program(std::span<const std::byte> code_object,
+                                         std::string_view kernel);
+  // The loaded code object (cached).
+  const CodeObject& code_object(std::span<const std::byte> code_object);
+
+ private:
+  struct Entry;
+  std::shared_ptr<Entry> entry_for(std::span<const std::byte> code_object);
+
+  std::vector<std::shared_ptr<Entry>> cache_;  // most recently used last
+  SimStats stats_;
+  SchedulerOptions options_;
+  std::string label_;
+};
+
+}  // namespace cdna::simulator
