@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string_view>
 #include <vector>
 
@@ -15,6 +16,9 @@ enum class Mask : std::uint8_t {
   CausalTopLeft,      // j <= i (PyTorch is_causal / tril)
 };
 std::string_view to_string(Mask mask);
+// Inverse of to_string ("none", "causal_bottom_right", "causal_top_left"), case-insensitive;
+// nullopt for anything else.
+std::optional<Mask> parse_mask(std::string_view name);
 
 // Shape of one attention forward; Dv = D. Layout BSHD, contiguous:
 //   Q [B, Sq, Hq, D], K and V [B, Sk, Hkv, D], O [B, Sq, Hq, D], LSE [B, Hq, Sq].
@@ -60,5 +64,36 @@ void validate(const AttentionProblem& problem);
 // `precision_bits` (>= 128) working precision, results rounded to nearest double.
 AttentionResult attention_forward_exact(const AttentionProblem& problem,
                                         unsigned precision_bits = 128);
+
+// How attention_forward_exact evaluates; the defaults are what attention_forward_exact uses.
+struct ExactOptions {
+  unsigned precision_bits = 128;  // MPFR working precision p (>= 128)
+  // Generic: every product, sum, exp and log is an MPFR operation at p bits (slow; the
+  // cross-check of the default). Auto: at p = 128, exact integer/double dot products, a 192-bit
+  // fixed-point exp and 256-bit fixed-point accumulation of the softmax sums (fast); p > 128
+  // always runs Generic. Both meet the guarantee below.
+  enum class Algorithm : std::uint8_t { Auto, Generic } algorithm = Algorithm::Auto;
+  unsigned threads = 0;  // worker threads; 0 = std::thread::hardware_concurrency()
+};
+
+// attention_forward_exact with explicit options. Throws std::invalid_argument as validate()
+// does, and if precision_bits < 128 or > MPFR_PREC_MAX.
+//
+// Guarantee (derivation: docs/semantics.md, "The oracle"): for a row with n visible keys and
+// finite, non-+inf scores, each O element is the double nearest to a value o~ with
+//   |o~ - O| <= exact_o_error_factor(n, p) * sum_j P_j |V_j,d|,
+// and LSE is the double nearest to a value l~ with |l~ - LSE| <= exact_lse_error(n, p, LSE).
+// Every other case (no visible key, NaN, +inf) is returned exactly as the definition says.
+AttentionResult attention_forward_exact_with(const AttentionProblem& problem,
+                                             const ExactOptions& options);
+
+// (2n + 8) * 2^-p: the oracle's relative-to-sum_j P_j|V_j,d| error before the final rounding
+// to double (n = visible keys, p = precision_bits). Valid for n <= 2^(p/2 - 2).
+double exact_o_error_factor(std::int64_t visible_keys, unsigned precision_bits);
+// (2n + 8 + |lse|) * 2^-p: the oracle's absolute LSE error before the final rounding to double.
+double exact_lse_error(std::int64_t visible_keys, unsigned precision_bits, double lse);
+
+// Number of keys visible to query i: keys 0 .. n-1 (every mask here keeps a prefix of the keys).
+std::int64_t visible_keys(Mask mask, std::int64_t i, std::int64_t seqlen_q, std::int64_t seqlen_k);
 
 }  // namespace cdna::reference
