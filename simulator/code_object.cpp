@@ -8,6 +8,7 @@
 
 #include <llvm/BinaryFormat/ELF.h>
 #include <llvm/BinaryFormat/MsgPackDocument.h>
+#include <llvm/BinaryFormat/MsgPackReader.h>
 #include <llvm/Object/ELFObjectFile.h>
 #include <llvm/Object/ObjectFile.h>
 #include <llvm/Support/Error.h>
@@ -109,6 +110,42 @@ struct Meta {
   }
 };
 
+// Walks the msgpack objects with llvm::msgpack::Reader before building a Document: map keys
+// must be strings or integers and no extension objects may appear (llvm::msgpack::Document
+// cannot order map keys that are maps or arrays and aborts on them).
+std::string msgpack_problem(llvm::StringRef blob) {
+  llvm::msgpack::Reader reader(blob);
+  struct Level {
+    std::uint64_t remaining;
+    bool is_map;
+  };
+  std::vector<Level> stack;
+  std::uint64_t objects = 0;
+  bool first = true;
+  while (first || !stack.empty()) {
+    first = false;
+    llvm::msgpack::Object obj;
+    auto r = reader.read(obj);
+    if (!r) return one_line(take(r.takeError()));
+    if (!*r) return "ends early";
+    if (++objects > (1u << 22)) return "has too many objects";
+    bool is_key = !stack.empty() && stack.back().is_map && stack.back().remaining % 2 == 0;
+    if (!stack.empty()) --stack.back().remaining;
+    using T = llvm::msgpack::Type;
+    if (obj.Kind == T::Extension) return "contains an extension object";
+    if (is_key && obj.Kind != T::String && obj.Kind != T::Int && obj.Kind != T::UInt)
+      return "has a map key that is not a string or integer";
+    if (obj.Kind == T::Array || obj.Kind == T::Map) {
+      if (stack.size() > 64) return "nests too deeply";
+      std::uint64_t n = obj.Kind == T::Map ? 2ull * obj.Length : obj.Length;
+      if (n > blob.size()) return "declares more elements than it has bytes";
+      stack.push_back({n, obj.Kind == T::Map});
+    }
+    while (!stack.empty() && stack.back().remaining == 0) stack.pop_back();
+  }
+  return {};
+}
+
 llvm::msgpack::DocNode* find_key(llvm::msgpack::MapDocNode& map, llvm::StringRef key) {
   auto it = map.find(key);
   return it == map.end() ? nullptr : &it->second;
@@ -206,7 +243,8 @@ CodeObject CodeObject::load(std::span<const std::byte> bytes, std::string label)
     llvm::Error err = llvm::Error::success();
     for (const auto& note : ef.notes(sh, err)) {
       if (note.getName() == "AMDGPU" && note.getType() == kNtAmdgpuMetadata) {
-        auto desc = note.getDesc(sh.sh_addralign ? sh.sh_addralign : 4);
+        std::size_t align = sh.sh_addralign == 8 ? 8 : 4;
+        auto desc = note.getDesc(align);
         blob.assign(reinterpret_cast<const char*>(desc.data()), desc.size());
         found_note = true;
       }
@@ -218,6 +256,8 @@ CodeObject CodeObject::load(std::span<const std::byte> bytes, std::string label)
     fail(L, "has no NT_AMDGPU_METADATA note; expected code object v4/v5 metadata "
             "(amdhsa.kernels)");
 
+  if (auto problem = msgpack_problem(blob); !problem.empty())
+    fail(L, "NT_AMDGPU_METADATA msgpack " + problem + "; expected a well-formed msgpack map");
   llvm::msgpack::Document doc;
   if (!doc.readFromBlob(blob, false))
     fail(L, "NT_AMDGPU_METADATA is not valid msgpack; expected a msgpack map");

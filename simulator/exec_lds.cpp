@@ -1,6 +1,7 @@
 // LDS (DS instructions): reads, writes, read2/write2, atomics, and the cross-lane
 // ds_bpermute_b32 / ds_permute_b32 (which do not touch LDS memory).
 //
+// Addresses are 32-bit: vaddr + offset wraps modulo 2^32.
 // LDS is per workgroup, sized group_segment_fixed_size + the launch's dynamic LDS. An access
 // outside it is an error (hardware would return 0 / drop the write; a kernel that relies on
 // that is not supported). Accesses complete immediately, in lane order.
@@ -38,7 +39,7 @@ void ds_read(Wave& w, const Inst& I) {  // vdst, vaddr offset:N
   const Operand& d = I.ops[0];
   for (int l = 0; l < kLanes; ++l) {
     if (!((e >> l) & 1)) continue;
-    const std::uint8_t* p = lds_at(w, u64{addr.u[l]} + static_cast<u32>(I.offset), bytes, l);
+    const std::uint8_t* p = lds_at(w, u64{addr.u[l] + static_cast<u32>(I.offset)}, bytes, l);
     if constexpr (K == RK::D32) {
       for (u32 i = 0; i < Dwords; ++i) std::memcpy(&w.row(d.reg + i)[l], p + 4 * i, 4);
     } else {
@@ -70,7 +71,7 @@ void ds_write(Wave& w, const Inst& I) {  // vaddr, vdata offset:N
   const Operand& d = I.ops[1];
   for (int l = 0; l < kLanes; ++l) {
     if (!((e >> l) & 1)) continue;
-    std::uint8_t* p = lds_at(w, u64{a[l]} + static_cast<u32>(I.offset), bytes, l);
+    std::uint8_t* p = lds_at(w, u64{a[l] + static_cast<u32>(I.offset)}, bytes, l);
     if constexpr (K == WK::D32) {
       for (u32 i = 0; i < Dwords; ++i) std::memcpy(p + 4 * i, &w.row(d.reg + i)[l], 4);
     } else {
@@ -93,8 +94,8 @@ void ds_read2(Wave& w, const Inst& I) {  // vdst (2*Dwords regs), vaddr
   const Operand& d = I.ops[0];
   for (int l = 0; l < kLanes; ++l) {
     if (!((e >> l) & 1)) continue;
-    const std::uint8_t* p0 = lds_at(w, u64{addr.u[l]} + u64{I.offset0} * Stride, 4 * Dwords, l);
-    const std::uint8_t* p1 = lds_at(w, u64{addr.u[l]} + u64{I.offset1} * Stride, 4 * Dwords, l);
+    const std::uint8_t* p0 = lds_at(w, u64{addr.u[l] + u32{I.offset0} * Stride}, 4 * Dwords, l);
+    const std::uint8_t* p1 = lds_at(w, u64{addr.u[l] + u32{I.offset1} * Stride}, 4 * Dwords, l);
     for (u32 i = 0; i < Dwords; ++i) {
       std::memcpy(&w.row(d.reg + i)[l], p0 + 4 * i, 4);
       std::memcpy(&w.row(d.reg + Dwords + i)[l], p1 + 4 * i, 4);
@@ -108,8 +109,8 @@ void ds_write2(Wave& w, const Inst& I) {  // vaddr, data0, data1
   u64 e = w.exec();
   for (int l = 0; l < kLanes; ++l) {
     if (!((e >> l) & 1)) continue;
-    std::uint8_t* p0 = lds_at(w, u64{a[l]} + u64{I.offset0} * Stride, 4 * Dwords, l);
-    std::uint8_t* p1 = lds_at(w, u64{a[l]} + u64{I.offset1} * Stride, 4 * Dwords, l);
+    std::uint8_t* p0 = lds_at(w, u64{a[l] + u32{I.offset0} * Stride}, 4 * Dwords, l);
+    std::uint8_t* p1 = lds_at(w, u64{a[l] + u32{I.offset1} * Stride}, 4 * Dwords, l);
     for (u32 i = 0; i < Dwords; ++i) {
       std::memcpy(p0 + 4 * i, &w.row(I.ops[1].reg + i)[l], 4);
       std::memcpy(p1 + 4 * i, &w.row(I.ops[2].reg + i)[l], 4);
@@ -156,7 +157,7 @@ void ds_atomic(Wave& w, const Inst& I) {
   u64 e = w.exec();
   for (int l = 0; l < kLanes; ++l) {
     if (!((e >> l) & 1)) continue;
-    std::uint8_t* p = lds_at(w, u64{addr.u[l]} + static_cast<u32>(I.offset), 4, l);
+    std::uint8_t* p = lds_at(w, u64{addr.u[l] + static_cast<u32>(I.offset)}, 4, l);
     u32 old;
     std::memcpy(&old, p, 4);
     u32 s = w.row(I.ops[base + 1].reg)[l];

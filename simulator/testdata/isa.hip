@@ -1,2 +1,363 @@
+// One instruction (or a short sequence) per kernel through inline asm, for instruction-level
+// tests. Every kernel reads a[t], b[t], c[t] and writes o[t] (t = work-item, one wave).
 #include <hip/hip_runtime.h>
-extern "C" __global__ void placeholder(int* p) { p[0] = 1; }
+#include <stdint.h>
+
+#define ARGS const uint32_t *a, const uint32_t *b, const uint32_t *c, uint32_t *o
+#define K1(name, text)                                                   \
+  extern "C" __global__ void name(ARGS) {                                \
+    int t = threadIdx.x;                                                 \
+    uint32_t r;                                                          \
+    asm volatile(text : "=v"(r) : "v"(a[t]));                            \
+    o[t] = r;                                                            \
+  }
+#define K2(name, text)                                                   \
+  extern "C" __global__ void name(ARGS) {                                \
+    int t = threadIdx.x;                                                 \
+    uint32_t r;                                                          \
+    asm volatile(text : "=v"(r) : "v"(a[t]), "v"(b[t]));                 \
+    o[t] = r;                                                            \
+  }
+#define K3(name, text)                                                   \
+  extern "C" __global__ void name(ARGS) {                                \
+    int t = threadIdx.x;                                                 \
+    uint32_t r;                                                          \
+    asm volatile(text : "=v"(r) : "v"(a[t]), "v"(b[t]), "v"(c[t]));     \
+    o[t] = r;                                                            \
+  }
+// Old value of the destination is c[t] (for instructions that keep some lanes or bits).
+#define K1_KEEP(name, text)                                              \
+  extern "C" __global__ void name(ARGS) {                                \
+    int t = threadIdx.x;                                                 \
+    uint32_t r = c[t];                                                   \
+    asm volatile(text : "+v"(r) : "v"(a[t]));                            \
+    o[t] = r;                                                            \
+  }
+#define K2_KEEP(name, text)                                              \
+  extern "C" __global__ void name(ARGS) {                                \
+    int t = threadIdx.x;                                                 \
+    uint32_t r = c[t];                                                   \
+    asm volatile(text : "+v"(r) : "v"(a[t]), "v"(b[t]));                 \
+    o[t] = r;                                                            \
+  }
+
+// ---- VOP3 integer
+K3(perm_b32, "v_perm_b32 %0, %1, %2, %3")
+K3(alignbit_b32, "v_alignbit_b32 %0, %1, %2, %3")
+K3(alignbyte_b32, "v_alignbyte_b32 %0, %1, %2, %3")
+K3(bfe_u32, "v_bfe_u32 %0, %1, %2, %3")
+K3(bfe_i32, "v_bfe_i32 %0, %1, %2, %3")
+K3(bfi_b32, "v_bfi_b32 %0, %1, %2, %3")
+K3(lshl_or_b32, "v_lshl_or_b32 %0, %1, %2, %3")
+K3(and_or_b32, "v_and_or_b32 %0, %1, %2, %3")
+K3(or3_b32, "v_or3_b32 %0, %1, %2, %3")
+K3(add3_u32, "v_add3_u32 %0, %1, %2, %3")
+K3(lshl_add_u32, "v_lshl_add_u32 %0, %1, %2, %3")
+K3(add_lshl_u32, "v_add_lshl_u32 %0, %1, %2, %3")
+K3(xad_u32, "v_xad_u32 %0, %1, %2, %3")
+K3(med3_i32, "v_med3_i32 %0, %1, %2, %3")
+K3(med3_u32, "v_med3_u32 %0, %1, %2, %3")
+K3(min3_i32, "v_min3_i32 %0, %1, %2, %3")
+K3(max3_u32, "v_max3_u32 %0, %1, %2, %3")
+K3(mad_u32_u24, "v_mad_u32_u24 %0, %1, %2, %3")
+K3(mad_i32_i24, "v_mad_i32_i24 %0, %1, %2, %3")
+K3(sad_u32, "v_sad_u32 %0, %1, %2, %3")
+K2(mul_hi_u32, "v_mul_hi_u32 %0, %1, %2")
+K2(mul_hi_i32, "v_mul_hi_i32 %0, %1, %2")
+K2(mul_lo_u32, "v_mul_lo_u32 %0, %1, %2")
+K2(mul_i32_i24, "v_mul_i32_i24_e32 %0, %1, %2")
+K2(mul_hi_i32_i24, "v_mul_hi_i32_i24_e32 %0, %1, %2")
+K2(mul_u32_u24, "v_mul_u32_u24_e32 %0, %1, %2")
+K2(mul_hi_u32_u24, "v_mul_hi_u32_u24_e32 %0, %1, %2")
+K2(bcnt_u32_b32, "v_bcnt_u32_b32 %0, %1, %2")
+K2(bfm_b32, "v_bfm_b32 %0, %1, %2")
+K2(ashrrev_i32, "v_ashrrev_i32_e32 %0, %1, %2")
+K2(lshrrev_b32, "v_lshrrev_b32_e32 %0, %1, %2")
+K2(lshlrev_b32, "v_lshlrev_b32_e32 %0, %1, %2")
+K2(xnor_b32, "v_xnor_b32_e32 %0, %1, %2")
+K2(subrev_u32, "v_subrev_u32_e32 %0, %1, %2")
+K2(min_i32, "v_min_i32_e32 %0, %1, %2")
+K2(max_u32, "v_max_u32_e32 %0, %1, %2")
+K1(ffbh_u32, "v_ffbh_u32_e32 %0, %1")
+K1(ffbl_b32, "v_ffbl_b32_e32 %0, %1")
+K1(ffbh_i32, "v_ffbh_i32_e32 %0, %1")
+K1(bfrev_b32, "v_bfrev_b32_e32 %0, %1")
+K1(not_b32, "v_not_b32_e32 %0, %1")
+K1(mov_b32_literal, "v_add_u32_e32 %0, 0x12345678, %1")
+K1(inline_neg16, "v_add_u32_e32 %0, -16, %1")
+
+// ---- f32 with modifiers, f16 packing
+K3(fma_f32_mods, "v_fma_f32 %0, -|%1|, %2, -%3")
+K2(mul_f32_omod, "v_mul_f32_e64 %0, %1, %2 mul:2")
+K2(add_f32_clamp, "v_add_f32_e64 %0, %1, %2 clamp")
+K2(sub_f32_div2, "v_sub_f32_e64 %0, %1, %2 div:2")
+K3(med3_f32, "v_med3_f32 %0, %1, %2, %3")
+K3(max3_f32, "v_max3_f32 %0, %1, %2, %3")
+K2(ldexp_f32, "v_ldexp_f32 %0, %1, %2")
+K2(cvt_pkrtz, "v_cvt_pkrtz_f16_f32 %0, %1, %2")
+K2(pack_b32_f16, "v_pack_b32_f16 %0, %1, %2")
+K2(pack_b32_f16_opsel, "v_pack_b32_f16 %0, %1, -%2 op_sel:[1,1]")
+K1(cvt_f16_f32, "v_cvt_f16_f32_e32 %0, %1")
+K1(cvt_f32_f16, "v_cvt_f32_f16_e32 %0, %1")
+K1(cvt_u32_f32, "v_cvt_u32_f32_e32 %0, %1")
+K1(cvt_i32_f32, "v_cvt_i32_f32_e32 %0, %1")
+K1(cvt_f32_ubyte2, "v_cvt_f32_ubyte2_e32 %0, %1")
+K1(rndne_f32, "v_rndne_f32_e32 %0, %1")
+K1(sqrt_f32, "v_sqrt_f32_e32 %0, %1")
+K1(mul_f32_inline_inv2pi, "v_mul_f32_e32 %0, 0.15915494, %1")
+
+// ---- compares and cndmask with modifiers (mask in an SGPR pair)
+extern "C" __global__ void cndmask_mods(ARGS) {
+  int t = threadIdx.x;
+  uint32_t r;
+  uint64_t m;
+  asm volatile("v_cmp_gt_u32_e64 %1, %2, %3\n\tv_cndmask_b32_e64 %0, -%4, |%5|, %1"
+               : "=v"(r), "=&s"(m) : "v"(a[t]), "v"(b[t]), "v"(c[t]), "v"(a[t]));
+  o[t] = r;
+}
+extern "C" __global__ void cmp_class_f32(ARGS) {
+  int t = threadIdx.x;
+  uint64_t m;
+  asm volatile("v_cmp_class_f32_e64 %0, %1, %2" : "=s"(m) : "v"(a[t]), "v"(b[t]));
+  o[t] = (uint32_t)((m >> t) & 1);
+}
+extern "C" __global__ void cmp_u_f32(ARGS) {
+  int t = threadIdx.x;
+  uint64_t m;
+  asm volatile("v_cmp_u_f32_e64 %0, %1, %2" : "=s"(m) : "v"(a[t]), "v"(b[t]));
+  o[t] = (uint32_t)((m >> t) & 1);
+}
+extern "C" __global__ void cmp_nlt_f32(ARGS) {
+  int t = threadIdx.x;
+  uint64_t m;
+  asm volatile("v_cmp_nlt_f32_e64 %0, %1, %2" : "=s"(m) : "v"(a[t]), "v"(b[t]));
+  o[t] = (uint32_t)((m >> t) & 1);
+}
+// v_cmpx: EXEC becomes the compare; only the lanes still active write 0x77 over c[t].
+extern "C" __global__ void cmpx_write(ARGS) {
+  int t = threadIdx.x;
+  uint32_t r = c[t];
+  uint64_t saved, cmp;
+  asm volatile("s_mov_b64 %1, exec\n\tv_cmpx_lt_u32_e64 %2, %3, %4\n\tv_mov_b32_e32 %0, 0x77\n\ts_mov_b64 exec, %1"
+               : "+v"(r), "=&s"(saved), "=&s"(cmp) : "v"(a[t]), "v"(b[t]));
+  o[t] = r;
+}
+
+// ---- 64-bit
+extern "C" __global__ void mad_u64_u32(ARGS) {
+  int t = threadIdx.x;
+  uint64_t r, cc;
+  uint64_t add = ((uint64_t)c[t] << 32) | c[t];
+  asm volatile("v_mad_u64_u32 %0, %1, %2, %3, %4" : "=v"(r), "=s"(cc) : "v"(a[t]), "v"(b[t]), "v"(add));
+  o[3 * t] = (uint32_t)r;
+  o[3 * t + 1] = (uint32_t)(r >> 32);
+  o[3 * t + 2] = (uint32_t)((cc >> t) & 1);
+}
+extern "C" __global__ void mad_i64_i32(ARGS) {
+  int t = threadIdx.x;
+  uint64_t r, cc;
+  uint64_t add = ((uint64_t)c[t] << 32) | b[t];
+  asm volatile("v_mad_i64_i32 %0, %1, %2, %3, %4" : "=v"(r), "=s"(cc) : "v"(a[t]), "v"(b[t]), "v"(add));
+  o[3 * t] = (uint32_t)r;
+  o[3 * t + 1] = (uint32_t)(r >> 32);
+  o[3 * t + 2] = (uint32_t)((cc >> t) & 1);
+}
+extern "C" __global__ void lshl_add_u64(ARGS) {
+  int t = threadIdx.x;
+  uint64_t x = ((uint64_t)b[t] << 32) | a[t], y = ((uint64_t)a[t] << 32) | c[t], r;
+  asm volatile("v_lshl_add_u64 %0, %1, 3, %2" : "=v"(r) : "v"(x), "v"(y));
+  o[2 * t] = (uint32_t)r;
+  o[2 * t + 1] = (uint32_t)(r >> 32);
+}
+extern "C" __global__ void add_co_chain(ARGS) {
+  int t = threadIdx.x;
+  uint32_t lo, hi;
+  asm volatile("v_add_co_u32_e32 %0, vcc, %2, %3\n\tv_addc_co_u32_e32 %1, vcc, %4, %5, vcc"
+               : "=&v"(lo), "=v"(hi) : "v"(a[t]), "v"(b[t]), "v"(c[t]), "v"(a[t]) : "vcc");
+  o[2 * t] = lo;
+  o[2 * t + 1] = hi;
+}
+extern "C" __global__ void sub_co_chain(ARGS) {
+  int t = threadIdx.x;
+  uint32_t lo, hi;
+  asm volatile("v_sub_co_u32_e32 %0, vcc, %2, %3\n\tv_subb_co_u32_e32 %1, vcc, %4, %5, vcc"
+               : "=&v"(lo), "=v"(hi) : "v"(a[t]), "v"(b[t]), "v"(c[t]), "v"(a[t]) : "vcc");
+  o[2 * t] = lo;
+  o[2 * t + 1] = hi;
+}
+extern "C" __global__ void pk_mul_f32_opsel(ARGS) {
+  int t = threadIdx.x;
+  float2 x = make_float2(__uint_as_float(a[t]), __uint_as_float(b[t]));
+  float2 y = make_float2(__uint_as_float(c[t]), __uint_as_float(a[t] ^ 0x80000000u));
+  float2 r;
+  asm volatile("v_pk_mul_f32 %0, %1, %2 op_sel_hi:[1,0]" : "=v"(r) : "v"(x), "v"(y));
+  o[2 * t] = __float_as_uint(r.x);
+  o[2 * t + 1] = __float_as_uint(r.y);
+}
+extern "C" __global__ void pk_fma_f32_neg(ARGS) {
+  int t = threadIdx.x;
+  float2 x = make_float2(__uint_as_float(a[t]), __uint_as_float(b[t]));
+  float2 y = make_float2(__uint_as_float(c[t]), __uint_as_float(a[t]));
+  float2 z = make_float2(__uint_as_float(b[t]), __uint_as_float(c[t]));
+  float2 r;
+  asm volatile("v_pk_fma_f32 %0, %1, %2, %3 op_sel:[1,0,0] neg_lo:[0,0,1] neg_hi:[1,0,0]"
+               : "=v"(r) : "v"(x), "v"(y), "v"(z));
+  o[2 * t] = __float_as_uint(r.x);
+  o[2 * t + 1] = __float_as_uint(r.y);
+}
+extern "C" __global__ void pk_mov_b32(ARGS) {
+  int t = threadIdx.x;
+  uint64_t x = ((uint64_t)b[t] << 32) | a[t], y = ((uint64_t)a[t] << 32) | c[t], r;
+  asm volatile("v_pk_mov_b32 %0, %1, %2 op_sel:[1,0]" : "=v"(r) : "v"(x), "v"(y));
+  o[2 * t] = (uint32_t)r;
+  o[2 * t + 1] = (uint32_t)(r >> 32);
+}
+
+// ---- SDWA
+K2(sdwa_add_sel, "v_add_u32_sdwa %0, %1, %2 dst_sel:DWORD dst_unused:UNUSED_PAD src0_sel:BYTE_1 src1_sel:WORD_1")
+K2(sdwa_sext, "v_add_u32_sdwa %0, sext(%1), %2 dst_sel:DWORD dst_unused:UNUSED_PAD src0_sel:BYTE_0 src1_sel:BYTE_3")
+K2_KEEP(sdwa_preserve, "v_and_b32_sdwa %0, %1, %2 dst_sel:BYTE_2 dst_unused:UNUSED_PRESERVE src0_sel:DWORD src1_sel:DWORD")
+K2(sdwa_pad_word1, "v_or_b32_sdwa %0, %1, %2 dst_sel:WORD_1 dst_unused:UNUSED_PAD src0_sel:WORD_0 src1_sel:BYTE_2")
+K2(sdwa_dst_sext, "v_sub_u32_sdwa %0, %1, %2 dst_sel:BYTE_1 dst_unused:UNUSED_SEXT src0_sel:DWORD src1_sel:DWORD")
+K1(sdwa_vop1, "v_cvt_f32_u32_sdwa %0, %1 dst_sel:DWORD dst_unused:UNUSED_PAD src0_sel:WORD_1")
+extern "C" __global__ void sdwa_vopc(ARGS) {
+  int t = threadIdx.x;
+  uint64_t m;
+  asm volatile("v_cmp_eq_u32_sdwa %0, %1, %2 src0_sel:BYTE_0 src1_sel:BYTE_1" : "=s"(m) : "v"(a[t]), "v"(b[t]));
+  o[t] = (uint32_t)((m >> t) & 1);
+}
+
+// ---- DPP (old value c[t] kept where a lane is not written)
+K1_KEEP(dpp_quad_perm, "v_mov_b32_dpp %0, %1 quad_perm:[3,0,2,1] row_mask:0xf bank_mask:0xf")
+K1_KEEP(dpp_row_shl, "v_mov_b32_dpp %0, %1 row_shl:3 row_mask:0xf bank_mask:0xf")
+K1_KEEP(dpp_row_shr_bound, "v_mov_b32_dpp %0, %1 row_shr:2 row_mask:0xf bank_mask:0xf bound_ctrl:1")
+K1_KEEP(dpp_row_ror, "v_mov_b32_dpp %0, %1 row_ror:5 row_mask:0xf bank_mask:0xf")
+K1_KEEP(dpp_row_mirror, "v_mov_b32_dpp %0, %1 row_mirror row_mask:0xf bank_mask:0xf")
+K1_KEEP(dpp_row_half_mirror, "v_mov_b32_dpp %0, %1 row_half_mirror row_mask:0xf bank_mask:0xf")
+K1_KEEP(dpp_row_bcast15, "v_mov_b32_dpp %0, %1 row_bcast:15 row_mask:0xa bank_mask:0xf")
+K1_KEEP(dpp_row_bcast31, "v_mov_b32_dpp %0, %1 row_bcast:31 row_mask:0xc bank_mask:0xf")
+K1_KEEP(dpp_wave_shr, "v_mov_b32_dpp %0, %1 wave_shr:1 row_mask:0xf bank_mask:0xf")
+K1_KEEP(dpp_wave_rol, "v_mov_b32_dpp %0, %1 wave_rol:1 row_mask:0xf bank_mask:0xf")
+K1_KEEP(dpp_masks, "v_mov_b32_dpp %0, %1 quad_perm:[1,1,1,1] row_mask:0x5 bank_mask:0x6")
+K2_KEEP(dpp_add, "v_add_u32_dpp %0, %1, %2 row_shr:1 row_mask:0xf bank_mask:0xf")
+
+// ---- lane operations
+extern "C" __global__ void lane_ops(ARGS) {
+  int t = threadIdx.x;
+  uint32_t x = a[t];
+  uint32_t first, l13, m;
+  asm volatile("v_readfirstlane_b32 %0, %1" : "=s"(first) : "v"(x));
+  asm volatile("v_readlane_b32 %0, %1, 13" : "=s"(l13) : "v"(x));
+  uint32_t w = b[t];
+  asm volatile("v_writelane_b32 %0, %1, 7" : "+v"(w) : "s"(l13));
+  asm volatile("v_mbcnt_lo_u32_b32 %0, -1, 0\n\tv_mbcnt_hi_u32_b32 %0, -1, %0" : "=&v"(m));
+  o[4 * t] = first;
+  o[4 * t + 1] = l13;
+  o[4 * t + 2] = w;
+  o[4 * t + 3] = m;
+}
+
+// ---- scalar ALU on uniform operands (kernel arguments); o[0..] = results
+extern "C" __global__ void scalar_ops(uint32_t* o, uint32_t x, uint32_t y, uint64_t z) {
+  if (threadIdx.x != 0) return;
+  uint32_t r[12];
+  uint64_t r64[3];
+  asm volatile("s_bfe_u32 %0, %1, %2" : "=s"(r[0]) : "s"(x), "s"(y));
+  asm volatile("s_bfe_i32 %0, %1, %2" : "=s"(r[1]) : "s"(x), "s"(y));
+  asm volatile("s_lshl2_add_u32 %0, %1, %2" : "=s"(r[2]) : "s"(x), "s"(y));
+  asm volatile("s_mul_hi_u32 %0, %1, %2" : "=s"(r[3]) : "s"(x), "s"(y));
+  asm volatile("s_mul_hi_i32 %0, %1, %2" : "=s"(r[4]) : "s"(x), "s"(y));
+  asm volatile("s_absdiff_i32 %0, %1, %2" : "=s"(r[5]) : "s"(x), "s"(y));
+  asm volatile("s_cmp_lt_u32 %1, %2\n\ts_cselect_b32 %0, %1, %2" : "=s"(r[6]) : "s"(x), "s"(y));
+  asm volatile("s_pack_lh_b32_b16 %0, %1, %2" : "=s"(r[7]) : "s"(x), "s"(y));
+  asm volatile("s_flbit_i32 %0, %1" : "=s"(r[8]) : "s"(x));
+  asm volatile("s_ff1_i32_b64 %0, %1" : "=s"(r[9]) : "s"(z));
+  asm volatile("s_bcnt1_i32_b64 %0, %1" : "=s"(r[10]) : "s"(z));
+  asm volatile("s_movk_i32 %0, 0x8001\n\ts_addk_i32 %0, 0x7fff" : "=s"(r[11]));
+  asm volatile("s_bfe_u64 %0, %1, %2" : "=s"(r64[0]) : "s"(z), "s"(y));
+  asm volatile("s_ashr_i64 %0, %1, %2" : "=s"(r64[1]) : "s"(z), "s"(x));
+  asm volatile("s_brev_b64 %0, %1" : "=s"(r64[2]) : "s"(z));
+  for (int i = 0; i < 12; ++i) o[i] = r[i];
+  for (int i = 0; i < 3; ++i) {
+    o[12 + 2 * i] = (uint32_t)r64[i];
+    o[13 + 2 * i] = (uint32_t)(r64[i] >> 32);
+  }
+}
+
+// ---- carry / overflow flags of scalar adds: o[0..3]
+extern "C" __global__ void scalar_carry(uint32_t* o, uint32_t x, uint32_t y) {
+  if (threadIdx.x != 0) return;
+  uint32_t lo, hi, ov, sub;
+  asm volatile("s_add_u32 %0, %2, %3\n\ts_addc_u32 %1, 0, 0" : "=s"(lo), "=s"(hi) : "s"(x), "s"(y));
+  asm volatile("s_add_i32 %0, %1, %2\n\ts_cselect_b32 %0, 1, 0" : "=s"(ov) : "s"(x), "s"(y));
+  asm volatile("s_sub_u32 %0, %1, %2\n\ts_cselect_b32 %0, 1, 0" : "=s"(sub) : "s"(x), "s"(y));
+  o[0] = lo;
+  o[1] = hi;
+  o[2] = ov;
+  o[3] = sub;
+}
+
+// ---- MODE: flush fp32 denormals with s_setreg, then multiply.
+extern "C" __global__ void mode_flush(ARGS) {
+  int t = threadIdx.x;
+  uint32_t r, mode;
+  asm volatile("s_getreg_b32 %1, hwreg(HW_REG_MODE, 4, 2)\n\t"
+               "s_setreg_imm32_b32 hwreg(HW_REG_MODE, 4, 2), 0\n\t"
+               "v_mul_f32_e32 %0, %2, %3\n\t"
+               "s_setreg_b32 hwreg(HW_REG_MODE, 4, 2), %1"
+               : "=&v"(r), "=&s"(mode) : "v"(a[t]), "v"(b[t]));
+  o[t] = r;
+}
+// MODE round toward zero: an fp32 add must be refused.
+extern "C" __global__ void mode_round_rtz(ARGS) {
+  int t = threadIdx.x;
+  uint32_t r;
+  asm volatile("s_setreg_imm32_b32 hwreg(HW_REG_MODE, 0, 2), 3\n\tv_add_f32_e32 %0, %1, %2"
+               : "=v"(r) : "v"(a[t]), "v"(b[t]));
+  o[t] = r;
+}
+
+// ---- LDS: read2/write2, b64/b128, byte/short, atomics, permute
+extern "C" __global__ void lds_ops(ARGS) {
+  __shared__ uint32_t s[1024];
+  int t = threadIdx.x;
+  uint32_t addr = (uint32_t)t * 8;
+  asm volatile("ds_write2_b32 %0, %1, %2 offset0:0 offset1:1" : : "v"(addr), "v"(a[t]), "v"(b[t]) : "memory");
+  uint64_t x;
+  uint32_t raddr = (uint32_t)((t ^ 1) * 8);
+  asm volatile("s_waitcnt lgkmcnt(0)\n\tds_read2_b32 %0, %1 offset0:1 offset1:0\n\ts_waitcnt lgkmcnt(0)"
+               : "=v"(x) : "v"(raddr) : "memory");
+  uint32_t x0 = (uint32_t)x, x1 = (uint32_t)(x >> 32);
+  uint32_t sum;
+  asm volatile("ds_add_rtn_u32 %0, %1, %2 offset:2048\n\ts_waitcnt lgkmcnt(0)" : "=v"(sum) : "v"(0u), "v"(c[t] & 0xff) : "memory");
+  uint32_t perm;
+  asm volatile("ds_permute_b32 %0, %1, %2\n\ts_waitcnt lgkmcnt(0)" : "=v"(perm) : "v"((uint32_t)((63 - t) * 4)), "v"(a[t]));
+  uint32_t bytev;
+  asm volatile("ds_write_b8 %1, %2 offset:3000\n\ts_waitcnt lgkmcnt(0)\n\tds_read_i8 %0, %1 offset:3000\n\ts_waitcnt lgkmcnt(0)"
+               : "=v"(bytev) : "v"((uint32_t)t), "v"(a[t]) : "memory");
+  (void)s;
+  o[5 * t] = x0;
+  o[5 * t + 1] = x1;
+  o[5 * t + 2] = sum;
+  o[5 * t + 3] = perm;
+  o[5 * t + 4] = bytev;
+}
+
+// ---- global: sub-dword loads/stores, d16, atomics with return
+extern "C" __global__ void global_ops(ARGS) {
+  int t = threadIdx.x;
+  const uint8_t* ab = (const uint8_t*)a;
+  const int16_t* bs = (const int16_t*)b;
+  uint32_t v = (uint32_t)(int8_t)ab[t * 3] + (uint32_t)bs[t] * 3u;
+  o[t] = v;
+  uint32_t old = atomicAdd(&o[64 + (t & 7)], 1u);
+  o[128 + t] = old < 64 ? 1u : 0u;  // every old value is a count below 64
+  atomicMax(&o[200], c[t]);
+  atomicMin(&o[201], c[t]);
+  atomicXor(&o[202], c[t]);
+  unsigned long long* p64 = (unsigned long long*)&o[204];
+  atomicAdd(p64, (unsigned long long)c[t] << 16);
+  uint32_t prev = atomicCAS(&o[210], (uint32_t)t, (uint32_t)t + 1);
+  o[256 + t] = prev;
+  ((uint16_t*)&o[320])[t] = (uint16_t)(a[t] >> 5);
+}
