@@ -91,7 +91,7 @@ AttentionOutput run_attention(Executor& executor, std::span<const std::byte> cod
   p.o_stride_b = p.q_stride_b;
 
   Dispatch dispatch;
-  dispatch.kernel = d == 64 ? "attn_fwd_d64" : "attn_fwd_d128";
+  dispatch.kernel = d == 64 ? kAttentionKernels[0] : kAttentionKernels[1];
   dispatch.grid = {static_cast<std::uint32_t>((s.seqlen_q + 15) / 16),
                    static_cast<std::uint32_t>(s.heads_q), static_cast<std::uint32_t>(s.batch)};
   dispatch.block = {64, 1, 1};

@@ -21,6 +21,9 @@ namespace cdna::device {
 std::filesystem::path attention_code_object(numerics::Rounding mode,
                                             const std::filesystem::path& dir = CDNA_CODE_OBJECT_DIR);
 
+// The kernels each attention code object holds, one per supported head dim D.
+inline constexpr const char* kAttentionKernels[] = {"attn_fwd_d64", "attn_fwd_d128"};
+
 // Reads a whole file. Throws std::runtime_error "cannot read <what> '<path>': <reason>".
 std::vector<std::byte> read_file(const std::filesystem::path& path, std::string_view what);
 

@@ -1,0 +1,191 @@
+#include "reference/compare.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <numbers>
+#include <sstream>
+#include <stdexcept>
+#include <vector>
+
+namespace cdna::reference {
+namespace {
+
+constexpr double kInf = std::numeric_limits<double>::infinity();
+
+double bf16_value(std::uint16_t bits) { return static_cast<double>(numerics::f32_from_bf16(bits)); }
+
+// Unit roundoff of one fp32 -> bf16 rounding (relative, normal range): half an ULP for the
+// nearest modes, a whole ULP for truncation. bf16 has 8 significant bits.
+double bf16_unit_roundoff(numerics::Rounding mode) {
+  return mode == numerics::Rounding::RTZ ? 0x1p-7 : 0x1p-8;
+}
+
+// Error of one MFMA chain of `blocks` blocks of the CDNA3 block model whose terms (products and
+// the incoming C) sum in magnitude to `abs_sum` (docs/pass-rule.md §2).
+double mfma_chain_error(double blocks, double abs_sum) { return blocks * 0x1p-20 * abs_sum; }
+
+struct RowContext {
+  std::int64_t b, h, i;
+};
+
+std::string where(const RowContext& r, std::int64_t d) {
+  std::ostringstream s;
+  s << "b=" << r.b << " h=" << r.h << " i=" << r.i;
+  if (d >= 0) s << " d=" << d;
+  return s.str();
+}
+
+}  // namespace
+
+AttentionComparison compare_attention(const AttentionProblem& problem, const AttentionResult& exact,
+                                      std::span<const std::uint16_t> o, std::span<const float> lse,
+                                      numerics::Rounding mode) {
+  const AttentionShape& s = problem.shape;
+  if (std::ssize(o) != s.o_elements() || std::ssize(lse) != s.lse_elements() ||
+      std::ssize(exact.o) != s.o_elements() || std::ssize(exact.lse) != s.lse_elements()) {
+    throw std::invalid_argument("compare_attention: output sizes do not match the shape");
+  }
+  const std::int64_t D = s.head_dim, Sq = s.seqlen_q, Sk = s.seqlen_k;
+  const std::int64_t group = s.heads_q / s.heads_kv;
+  const double u_p = bf16_unit_roundoff(mode);
+  const double u_o = u_p;
+  const double scale = static_cast<double>(problem.scale);
+  // The kernel multiplies by fl32(scale * log2 e): scores in base 2.
+  const double scale_log2 = scale * std::numbers::log2e;
+  const double blocks_qk = std::ceil(static_cast<double>(D) / 8.0);
+  const double kv_blocks16 = std::ceil(static_cast<double>(Sk) / 16.0);
+  // P·V: two 8-blocks per 16-key MFMA; one rescale multiply per 16-key block (§3).
+  const double eta_pv = mfma_chain_error(2.0 * kv_blocks16, 1.0) + kv_blocks16 * 0x1p-24;
+  // Running sum l: 4 lane adds, 2 cross-lane adds, 1 rescale multiply, 1 add per block (§4).
+  const double eta_l = (8.0 * kv_blocks16 + 2.0) * 0x1p-24;
+
+  AttentionComparison c;
+  auto fail = [&](const std::string& what) {
+    if (c.first_failure.empty()) c.first_failure = what;
+  };
+
+  std::vector<double> score(static_cast<std::size_t>(Sk)), abs_dot(static_cast<std::size_t>(Sk));
+  std::vector<double> weight(static_cast<std::size_t>(Sk));
+  for (std::int64_t b = 0; b < s.batch; ++b) {
+    for (std::int64_t h = 0; h < s.heads_q; ++h) {
+      const std::int64_t hk = h / group;
+      for (std::int64_t i = 0; i < Sq; ++i) {
+        const RowContext rc{b, h, i};
+        const std::int64_t o_row = ((b * Sq + i) * s.heads_q + h) * D;
+        const std::int64_t lse_idx = (b * s.heads_q + h) * Sq + i;
+        const double lse_exact = exact.lse[static_cast<std::size_t>(lse_idx)];
+        const double lse_got = static_cast<double>(lse[static_cast<std::size_t>(lse_idx)]);
+
+        // Exact semantic fact: a row with no visible key is O = +0.0, LSE = -inf.
+        if (lse_exact == -kInf) {
+          bool ok = lse_got == -kInf;
+          for (std::int64_t d = 0; d < D; ++d) ok = ok && o[static_cast<std::size_t>(o_row + d)] == 0;
+          if (!ok) {
+            ++c.semantic_violations;
+            fail("fully masked row " + where(rc, -1) + " is not O = +0.0, LSE = -inf");
+          }
+          continue;
+        }
+
+        // Scores in double: bf16 products are exact in double, the sum's error is negligible
+        // next to the fp32 terms bounded below.
+        double s2_max = -kInf;
+        const std::uint16_t* qrow = &problem.q[static_cast<std::size_t>(((b * Sq + i) * s.heads_q + h) * D)];
+        double v_abs_max = 0;
+        for (std::int64_t j = 0; j < Sk; ++j) {
+          weight[static_cast<std::size_t>(j)] = 0;
+          if (!key_visible(problem.mask, i, j, Sq, Sk)) continue;
+          const std::uint16_t* krow = &problem.k[static_cast<std::size_t>(((b * Sk + j) * s.heads_kv + hk) * D)];
+          double dot = 0, adot = 0;
+          for (std::int64_t d = 0; d < D; ++d) {
+            const double p = bf16_value(qrow[d]) * bf16_value(krow[d]);
+            dot += p;
+            adot += std::abs(p);
+          }
+          score[static_cast<std::size_t>(j)] = scale * dot;
+          abs_dot[static_cast<std::size_t>(j)] = adot;
+          s2_max = std::max(s2_max, scale_log2 * dot);
+          weight[static_cast<std::size_t>(j)] = std::exp(scale * dot - lse_exact);  // exact P_ij
+        }
+        // Largest relative error of one kernel probability p_j = 2^(s2_j - m) (§1).
+        double eps_p = 0;
+        for (std::int64_t j = 0; j < Sk; ++j) {
+          if (!key_visible(problem.mask, i, j, Sq, Sk)) continue;
+          const double s2 = score[static_cast<std::size_t>(j)] * std::numbers::log2e;
+          const double arg_err = std::abs(scale_log2) * mfma_chain_error(blocks_qk, abs_dot[static_cast<std::size_t>(j)]) +
+                                 0x1p-23 * std::abs(s2) + 0x1p-24 * std::abs(s2 - s2_max);
+          const double arg = arg_err * 1.0001;
+          eps_p = std::max(eps_p, std::expm1(arg * std::numbers::ln2) + 0x1p-23);
+        }
+        const double denom_rel = eps_p + eta_l + 0x1p-23 + 0x1p-24;  // p, l, v_rcp, final multiply
+
+        for (std::int64_t d = 0; d < D; ++d) {
+          double e_abs = 0;  // E_d = sum_j P_j |V_jd|
+          for (std::int64_t j = 0; j < Sk; ++j) {
+            const double w = weight[static_cast<std::size_t>(j)];
+            if (w == 0) continue;
+            const double vv = std::abs(bf16_value(problem.v[static_cast<std::size_t>(((b * Sk + j) * s.heads_kv + hk) * D + d)]));
+            e_abs += w * vv;
+            v_abs_max = std::max(v_abs_max, vv);
+          }
+          const double o_exact = exact.o[static_cast<std::size_t>(o_row + d)];
+          const double o_got = bf16_value(o[static_cast<std::size_t>(o_row + d)]);
+          if (std::isnan(o_exact)) {
+            if (!std::isnan(o_got)) {
+              ++c.semantic_violations;
+              fail("O " + where(rc, d) + " is " + std::to_string(o_got) + " where the definition gives NaN");
+            }
+            continue;
+          }
+          if (!std::isfinite(o_got)) {
+            ++c.semantic_violations;
+            fail("O " + where(rc, d) + " is " + std::to_string(o_got) + " where the exact value is finite");
+            continue;
+          }
+          // Probabilities below fp32's normal range are flushed by v_exp_f32 (§1).
+          const double underflow = static_cast<double>(Sk) * 0x1p-126 * v_abs_max;
+          const double err_fp32 = (u_p + eps_p * (1 + u_p) + eta_pv) * e_abs + denom_rel * std::abs(o_exact) + underflow;
+          const double bound = (1 + u_o) * err_fp32 + u_o * std::abs(o_exact) + 0x1p-133;
+          const double err = std::abs(o_got - o_exact);
+          c.max_abs_err_o = std::max(c.max_abs_err_o, err);
+          c.max_ulp_err_o = std::max(c.max_ulp_err_o, err / numerics::bf16_ulp(o_exact));
+          c.max_err_to_bound_o = std::max(c.max_err_to_bound_o, err / bound);
+          if (!(err <= bound)) {
+            ++c.o_violations;
+            std::ostringstream m;
+            m << "O " << where(rc, d) << " = " << o_got << ", exact " << o_exact << ", |err| " << err
+              << " > bound " << bound;
+            fail(m.str());
+          }
+        }
+
+        // LSE = ln2 * (m + log2 l) in fp32 (§5).
+        if (!std::isfinite(lse_got)) {
+          ++c.semantic_violations;
+          fail("LSE " + where(rc, -1) + " is " + std::to_string(lse_got) + " where the exact value is finite");
+          continue;
+        }
+        const double lse2 = lse_exact * std::numbers::log2e;
+        const double log2_l = lse2 - s2_max;
+        const double lse_bound =
+            std::numbers::ln2 * ((eps_p + eta_l) / std::numbers::ln2 * 1.0001 + 0x1p-23 * std::abs(log2_l) +
+                                 0x1p-24 * std::abs(lse2) + 0x1p-149) +
+            0x1p-23 * std::abs(lse_exact);
+        const double lse_err = std::abs(lse_got - lse_exact);
+        c.max_abs_err_lse = std::max(c.max_abs_err_lse, lse_err);
+        c.max_err_to_bound_lse = std::max(c.max_err_to_bound_lse, lse_err / lse_bound);
+        if (!(lse_err <= lse_bound)) {
+          ++c.lse_violations;
+          std::ostringstream m;
+          m << "LSE " << where(rc, -1) << " = " << lse_got << ", exact " << lse_exact << ", |err| " << lse_err
+            << " > bound " << lse_bound;
+          fail(m.str());
+        }
+      }
+    }
+  }
+  return c;
+}
+
+}  // namespace cdna::reference

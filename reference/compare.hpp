@@ -1,0 +1,38 @@
+// The provisional pass rule of the skeleton audit: kernel O and LSE against the exact oracle,
+// with a per-element a-priori error bound derived from the kernel's arithmetic (bf16 rounding of
+// P and O in the declared mode, fp32 MFMA block model, fp32 VALU, 1-ULP v_exp/v_log/v_rcp).
+// Derivation and its sources: docs/pass-rule.md. Certified bounds and the floor model replace
+// it in a later issue.
+#pragma once
+
+#include <cstdint>
+#include <span>
+#include <string>
+
+#include "numerics/bf16.hpp"
+#include "reference/attention.hpp"
+
+namespace cdna::reference {
+
+// Error figures and verdict of one kernel output against the exact result.
+struct AttentionComparison {
+  double max_abs_err_o = 0;        // max |O_kernel - O_exact| over finite exact elements
+  double max_ulp_err_o = 0;        // the same in bf16 ULPs of O_exact
+  double max_err_to_bound_o = 0;   // max |err| / bound (> 1 is a violation)
+  double max_abs_err_lse = 0;      // max |LSE_kernel - LSE_exact| over finite exact rows
+  double max_err_to_bound_lse = 0;
+  std::int64_t o_violations = 0;   // elements of O outside their bound
+  std::int64_t lse_violations = 0;
+  std::int64_t semantic_violations = 0;  // masked row not (+0.0, -inf); NaN/inf where exact is finite
+  std::string first_failure;       // one line on the first violation, empty if none
+  bool pass() const { return o_violations == 0 && lse_violations == 0 && semantic_violations == 0; }
+};
+
+// Compares kernel outputs (O bf16 bits [B, Sq, Hq, D], LSE fp32 [B, Hq, Sq]) of `problem`
+// computed by a kernel that rounds P and O in `mode`, against `exact`. Throws
+// std::invalid_argument if a size does not match the shape.
+AttentionComparison compare_attention(const AttentionProblem& problem, const AttentionResult& exact,
+                                      std::span<const std::uint16_t> o, std::span<const float> lse,
+                                      numerics::Rounding mode);
+
+}  // namespace cdna::reference

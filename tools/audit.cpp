@@ -1,0 +1,264 @@
+#include "tools/audit.hpp"
+
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <fstream>
+#include <iomanip>
+#include <nlohmann/json.hpp>
+#include <regex>
+#include <sstream>
+
+#include "device/attention_launcher.hpp"
+#include "simulator/code_object.hpp"
+
+namespace cdna::tools {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+double seconds_since(Clock::time_point t0) {
+  return std::chrono::duration<double>(Clock::now() - t0).count();
+}
+
+std::string shape_text(const reference::AttentionShape& s) {
+  std::ostringstream o;
+  o << "B" << s.batch << " Sq" << s.seqlen_q << " Sk" << s.seqlen_k << " H" << s.heads_q << "/" << s.heads_kv
+    << " D" << s.head_dim;
+  return o.str();
+}
+
+CaseResult base_row(const AuditCase& c) {
+  CaseResult r;
+  r.id = c.id;
+  r.description = c.description;
+  r.mask = std::string(reference::to_string(c.problem.mask));
+  r.shape = c.problem.shape;
+  r.scale = c.problem.scale;
+  r.seed = c.seed;
+  r.mode = "-";
+  return r;
+}
+
+std::string fmt(double x, int precision = 3) {
+  std::ostringstream o;
+  o << std::setprecision(precision) << x;
+  return o.str();
+}
+
+void write_atomically(const std::filesystem::path& path, const std::string& text) {
+  const std::filesystem::path tmp = path.string() + ".partial";
+  {
+    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
+    out << text;
+    out.flush();
+    if (!out) {
+      std::error_code ec;
+      std::filesystem::remove(tmp, ec);
+      throw std::runtime_error("cannot write '" + tmp.string() + "'");
+    }
+  }
+  std::error_code ec;
+  std::filesystem::rename(tmp, path, ec);
+  if (ec) throw std::runtime_error("cannot write '" + path.string() + "': " + ec.message());
+}
+
+}  // namespace
+
+std::string_view to_string(Verdict v) {
+  switch (v) {
+    case Verdict::Pass: return "pass";
+    case Verdict::Fail: return "FAIL";
+    case Verdict::Rejected: return "rejected";
+  }
+  return "?";
+}
+
+int AuditResult::count(Verdict v) const {
+  int n = 0;
+  for (const auto& r : rows) n += r.verdict == v;
+  return n;
+}
+
+AuditResult run_audit(const AuditOptions& options, device::Executor& executor,
+                      const std::function<std::uint64_t()>& wave_instructions) {
+  const auto t_start = Clock::now();
+  AuditResult result;
+  result.executor = executor.name();
+
+  std::vector<AuditCase> cases;
+  if (options.matrix) cases = default_matrix();
+  if (options.handed) {
+    auto h = handed_cases();
+    cases.insert(cases.end(), std::make_move_iterator(h.begin()), std::make_move_iterator(h.end()));
+  }
+  if (!options.case_filter.empty()) {
+    const std::regex re(options.case_filter);
+    std::erase_if(cases, [&](const AuditCase& c) { return !std::regex_search(c.id, re); });
+  }
+
+  std::map<numerics::Rounding, std::vector<std::byte>> code;
+  for (numerics::Rounding mode : options.modes) {
+    auto it = options.code_objects.find(mode);
+    const auto path = it != options.code_objects.end() ? it->second : device::attention_code_object(mode);
+    code[mode] = device::read_file(path, "code object");
+    // A bad code object is bad input, not a failing case: stop here with its one-line error.
+    const auto loaded = simulator::CodeObject::load(code[mode], path.string());
+    for (const char* kernel : device::kAttentionKernels) loaded.kernel(kernel);
+  }
+
+  const std::size_t total = cases.size() * options.modes.size();
+  std::size_t done = 0;
+  auto progress = [&](const CaseResult& r) {
+    if (!options.progress) return;
+    *options.progress << "[" << std::setw(3) << done << "/" << total << "] " << std::left << std::setw(34) << r.id
+                      << std::right << " " << std::setw(4) << r.mode << "  " << to_string(r.verdict);
+    if (r.compared) *options.progress << "  max|err| " << fmt(r.comparison.max_abs_err_o);
+    *options.progress << "  (" << fmt(r.kernel_seconds + r.oracle_seconds, 2) << " s)";
+    if (!r.note.empty() && r.verdict != Verdict::Pass) *options.progress << "  " << r.note;
+    *options.progress << std::endl;
+  };
+
+  for (const AuditCase& c : cases) {
+    const auto why = device::attention_unsupported_reason(c.problem);
+    if (c.expect_rejection || why || !c.unsupported_feature.empty()) {
+      CaseResult r = base_row(c);
+      done += options.modes.size();
+      if (c.expect_rejection) {
+        r.verdict = why ? Verdict::Pass : Verdict::Fail;
+        r.note = why ? "rejected as required: " + *why : "the kernel accepts a problem it must reject";
+      } else {
+        r.verdict = Verdict::Rejected;
+        r.note = why ? *why : c.unsupported_feature;
+      }
+      progress(r);
+      result.rows.push_back(std::move(r));
+      continue;
+    }
+
+    const auto t_oracle = Clock::now();
+    const reference::AttentionResult exact = reference::attention_forward_exact(c.problem);
+    const double oracle_seconds = seconds_since(t_oracle);
+
+    for (numerics::Rounding mode : options.modes) {
+      CaseResult r = base_row(c);
+      r.mode = std::string(numerics::to_string(mode));
+      r.oracle_seconds = mode == options.modes.front() ? oracle_seconds : 0.0;
+      const auto t_kernel = Clock::now();
+      try {
+        const device::AttentionOutput out = device::run_attention(executor, code.at(mode), c.problem);
+        r.kernel_seconds = seconds_since(t_kernel);
+        if (wave_instructions) r.wave_instructions = wave_instructions();
+        r.comparison = reference::compare_attention(c.problem, exact, out.o, out.lse, mode);
+        r.compared = true;
+        std::string facts = c.exact_facts ? c.exact_facts(c.problem, out) : "";
+        r.verdict = r.comparison.pass() && facts.empty() ? Verdict::Pass : Verdict::Fail;
+        r.note = !r.comparison.first_failure.empty() ? r.comparison.first_failure : facts;
+      } catch (const std::exception& e) {
+        r.kernel_seconds = seconds_since(t_kernel);
+        r.verdict = Verdict::Fail;
+        r.note = e.what();
+      }
+      ++done;
+      progress(r);
+      result.rows.push_back(std::move(r));
+    }
+  }
+  result.seconds = seconds_since(t_start);
+  return result;
+}
+
+std::string summary_table(const AuditResult& result) {
+  std::ostringstream o;
+  o << std::left << std::setw(34) << "case" << std::setw(6) << "mode" << std::setw(11) << "executor" << std::right
+    << std::setw(11) << "max|err|" << std::setw(9) << "ULP" << std::setw(11) << "LSE err" << std::setw(9)
+    << "err/bnd" << "  verdict\n";
+  for (const auto& r : result.rows) {
+    o << std::left << std::setw(34) << r.id << std::setw(6) << r.mode << std::setw(11) << result.executor.substr(0, 10)
+      << std::right;
+    if (r.compared) {
+      o << std::setw(11) << fmt(r.comparison.max_abs_err_o) << std::setw(9) << fmt(r.comparison.max_ulp_err_o, 2)
+        << std::setw(11) << fmt(r.comparison.max_abs_err_lse) << std::setw(9)
+        << fmt(std::max(r.comparison.max_err_to_bound_o, r.comparison.max_err_to_bound_lse), 2);
+    } else {
+      o << std::setw(11) << "-" << std::setw(9) << "-" << std::setw(11) << "-" << std::setw(9) << "-";
+    }
+    o << "  " << to_string(r.verdict);
+    if (r.verdict != Verdict::Pass && !r.note.empty()) o << ": " << r.note;
+    o << "\n";
+  }
+  o << result.count(Verdict::Pass) << " passed, " << result.count(Verdict::Fail) << " failed, "
+    << result.count(Verdict::Rejected) << " rejected (not run: outside the kernel's features) in "
+    << fmt(result.seconds, 3) << " s on " << result.executor << "\n";
+  return o.str();
+}
+
+void write_reports(const AuditResult& result, const std::filesystem::path& dir) {
+  std::error_code ec;
+  std::filesystem::create_directories(dir, ec);
+  if (ec) throw std::runtime_error("cannot create report directory '" + dir.string() + "': " + ec.message());
+
+  nlohmann::json j;
+  j["tool"] = "cdna-verify";
+  j["version"] = CDNA_VERSION;
+  j["executor"] = result.executor;
+  j["pass_rule"] = "docs/pass-rule.md (provisional a-priori bound)";
+  j["seconds"] = result.seconds;
+  j["passed"] = result.count(Verdict::Pass);
+  j["failed"] = result.count(Verdict::Fail);
+  j["rejected"] = result.count(Verdict::Rejected);
+  auto& rows = j["cases"] = nlohmann::json::array();
+  for (const auto& r : result.rows) {
+    nlohmann::json row = {{"id", r.id},
+                          {"description", r.description},
+                          {"shape", {{"B", r.shape.batch}, {"Sq", r.shape.seqlen_q}, {"Sk", r.shape.seqlen_k},
+                                     {"Hq", r.shape.heads_q}, {"Hkv", r.shape.heads_kv}, {"D", r.shape.head_dim}}},
+                          {"mask", r.mask},
+                          {"scale", r.scale},
+                          {"seed", r.seed},
+                          {"rounding", r.mode},
+                          {"verdict", to_string(r.verdict)},
+                          {"note", r.note},
+                          {"kernel_seconds", r.kernel_seconds},
+                          {"oracle_seconds", r.oracle_seconds},
+                          {"wave_instructions", r.wave_instructions}};
+    if (r.compared) {
+      const auto& c = r.comparison;
+      // JSON has no inf: an unbounded ratio (bound = inf) is 0 here since err/inf = 0.
+      row["max_abs_err_o"] = c.max_abs_err_o;
+      row["max_ulp_err_o"] = c.max_ulp_err_o;
+      row["max_err_to_bound_o"] = c.max_err_to_bound_o;
+      row["max_abs_err_lse"] = c.max_abs_err_lse;
+      row["max_err_to_bound_lse"] = c.max_err_to_bound_lse;
+      row["o_violations"] = c.o_violations;
+      row["lse_violations"] = c.lse_violations;
+      row["semantic_violations"] = c.semantic_violations;
+    }
+    rows.push_back(std::move(row));
+  }
+  write_atomically(dir / "report.json", j.dump(2) + "\n");
+
+  std::ostringstream md;
+  md << "# cdna-verify audit\n\n"
+     << "Executor: `" << result.executor << "`. Pass rule: docs/pass-rule.md (provisional). "
+     << result.count(Verdict::Pass) << " passed, " << result.count(Verdict::Fail) << " failed, "
+     << result.count(Verdict::Rejected) << " rejected, " << fmt(result.seconds, 3) << " s.\n\n"
+     << "| case | shape | mask | mode | max abs err | max ULP | LSE err | err/bound | verdict | note |\n"
+     << "|---|---|---|---|---|---|---|---|---|---|\n";
+  for (const auto& r : result.rows) {
+    md << "| " << r.id << " | " << shape_text(r.shape) << " | " << r.mask << " | " << r.mode << " | ";
+    if (r.compared) {
+      md << fmt(r.comparison.max_abs_err_o) << " | " << fmt(r.comparison.max_ulp_err_o, 2) << " | "
+         << fmt(r.comparison.max_abs_err_lse) << " | "
+         << fmt(std::max(r.comparison.max_err_to_bound_o, r.comparison.max_err_to_bound_lse), 2) << " | ";
+    } else {
+      md << "- | - | - | - | ";
+    }
+    std::string note = r.note;
+    for (char& ch : note) if (ch == '|') ch = '/';
+    md << to_string(r.verdict) << " | " << note << " |\n";
+  }
+  write_atomically(dir / "report.md", md.str());
+}
+
+}  // namespace cdna::tools

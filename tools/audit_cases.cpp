@@ -1,0 +1,179 @@
+#include "tools/audit_cases.hpp"
+
+#include <cmath>
+#include <sstream>
+
+#include "numerics/bf16.hpp"
+#include "reference/inputs.hpp"
+
+namespace cdna::tools {
+namespace {
+
+using reference::AttentionProblem;
+using reference::AttentionShape;
+using reference::Mask;
+
+AuditCase make_case(std::string id, std::string description, AttentionShape shape, Mask mask,
+                    std::uint64_t seed, double qk_std = 1.0, double v_std = 1.0) {
+  AuditCase c;
+  c.id = std::move(id);
+  c.description = std::move(description);
+  c.seed = seed;
+  c.problem.shape = shape;
+  c.problem.mask = mask;
+  c.problem.scale = static_cast<float>(1.0 / std::sqrt(static_cast<double>(shape.head_dim)));
+  c.problem.q = reference::randn_bf16(static_cast<std::size_t>(shape.q_elements()), seed, qk_std);
+  c.problem.k = reference::randn_bf16(static_cast<std::size_t>(shape.kv_elements()), seed + 1, qk_std);
+  c.problem.v = reference::randn_bf16(static_cast<std::size_t>(shape.kv_elements()), seed + 2, v_std);
+  return c;
+}
+
+double o_at(const AttentionProblem& p, const device::AttentionOutput& out, std::int64_t b,
+            std::int64_t i, std::int64_t h, std::int64_t d) {
+  const auto& s = p.shape;
+  return numerics::f32_from_bf16(out.o[static_cast<std::size_t>(((b * s.seqlen_q + i) * s.heads_q + h) * s.head_dim + d)]);
+}
+
+double v_at(const AttentionProblem& p, std::int64_t b, std::int64_t j, std::int64_t hk, std::int64_t d) {
+  const auto& s = p.shape;
+  return numerics::f32_from_bf16(p.v[static_cast<std::size_t>(((b * s.seqlen_k + j) * s.heads_kv + hk) * s.head_dim + d)]);
+}
+
+// Rows [first, last] of every head see exactly key j: O row = V_j bit for bit (P = 1 exactly).
+std::string rows_equal_v(const AttentionProblem& p, const device::AttentionOutput& out,
+                         std::int64_t first, std::int64_t last, std::int64_t j) {
+  const auto& s = p.shape;
+  const std::int64_t group = s.heads_q / s.heads_kv;
+  for (std::int64_t h = 0; h < s.heads_q; ++h)
+    for (std::int64_t i = first; i <= last; ++i)
+      for (std::int64_t d = 0; d < s.head_dim; ++d) {
+        const double got = o_at(p, out, 0, i, h, d), want = v_at(p, 0, j, h / group, d);
+        if (got != want) {
+          std::ostringstream m;
+          m << "O[i=" << i << ", h=" << h << ", d=" << d << "] = " << got << " but the single visible key "
+            << j << " has V = " << want << " (must be equal bit for bit)";
+          return m.str();
+        }
+      }
+  return "";
+}
+
+}  // namespace
+
+std::vector<AuditCase> default_matrix() {
+  struct Model {
+    const char* name;
+    std::int64_t hq, hkv, d;
+  };
+  const Model models[] = {{"llama3-8b", 32, 8, 128}, {"llama3.2-1b", 32, 8, 64}};
+  const std::pair<std::int64_t, std::int64_t> lengths[] = {{1, 301}, {17, 17}, {17, 128}, {128, 17}, {128, 128}};
+  std::vector<AuditCase> cases;
+  std::uint64_t seed = 1000;
+  for (const Model& m : models) {
+    for (auto [sq, sk] : lengths) {
+      for (Mask mask : {Mask::None, Mask::CausalBottomRight}) {
+        std::ostringstream id;
+        id << m.name << "/sq" << sq << "-sk" << sk << (mask == Mask::None ? "" : "/causal");
+        std::ostringstream what;
+        what << m.name << " heads " << m.hq << "/" << m.hkv << " D " << m.d << ", Sq " << sq << ", Sk " << sk
+             << ", " << reference::to_string(mask);
+        cases.push_back(make_case(id.str(), what.str(), {1, sq, sk, m.hq, m.hkv, m.d}, mask, seed));
+        seed += 10;
+      }
+    }
+  }
+  return cases;
+}
+
+std::vector<AuditCase> handed_cases() {
+  std::vector<AuditCase> cases;
+  {
+    AuditCase c = make_case("C01", "one key: O = V bit for bit, LSE = the single scaled score",
+                            {1, 1, 1, 1, 1, 64}, Mask::None, 101, 3.0, 3.0);
+    c.exact_facts = [](const AttentionProblem& p, const device::AttentionOutput& o) {
+      return rows_equal_v(p, o, 0, 0, 0);
+    };
+    cases.push_back(std::move(c));
+  }
+  cases.push_back(make_case("C02-bottom-right", "Sq 1, Sk 239, causal bottom-right: same as no mask",
+                            {1, 1, 239, 8, 8, 128}, Mask::CausalBottomRight, 102));
+  {
+    AuditCase c = make_case("C02-top-left", "Sq 1, Sk 239, causal top-left: O = V of key 0",
+                            {1, 1, 239, 8, 8, 128}, Mask::CausalTopLeft, 102);
+    c.exact_facts = [](const AttentionProblem& p, const device::AttentionOutput& o) {
+      return rows_equal_v(p, o, 0, 0, 0);
+    };
+    cases.push_back(std::move(c));
+  }
+  {
+    AuditCase c = make_case("C03", "Sq 5, Sk 2 causal: rows 0-2 fully masked, row 3 = V0, row 4 sees both",
+                            {1, 5, 2, 4, 4, 64}, Mask::CausalBottomRight, 103);
+    c.exact_facts = [](const AttentionProblem& p, const device::AttentionOutput& o) {
+      return rows_equal_v(p, o, 3, 3, 0);
+    };
+    cases.push_back(std::move(c));
+  }
+  cases.push_back(make_case("C04", "Sq 301, Sk 190 causal: rows 0-110 fully masked, on no tile boundary",
+                            {1, 301, 190, 2, 2, 128}, Mask::CausalBottomRight, 104));
+  {
+    AuditCase c = make_case("C05", "varlen B 3, Sk_b 0/7/0: empty batches give O = 0, LSE = -inf",
+                            {3, 4, 7, 2, 2, 64}, Mask::None, 105);
+    c.unsupported_feature = "varlen (cu_seqlens) is not supported by attn_fwd";
+    cases.push_back(std::move(c));
+  }
+  {
+    AuditCase c = make_case("C06", "all inputs 133120, scale 0.25: huge equal scores, O = V exactly",
+                            {1, 1, 4, 1, 1, 64}, Mask::None, 106);
+    const std::size_t nq = static_cast<std::size_t>(c.problem.shape.q_elements());
+    const std::size_t nkv = static_cast<std::size_t>(c.problem.shape.kv_elements());
+    c.problem.q = reference::filled_bf16(nq, 133120.0);
+    c.problem.k = reference::filled_bf16(nkv, 133120.0);
+    c.problem.v = reference::filled_bf16(nkv, 133120.0);
+    c.problem.scale = 0.25f;
+    c.exact_facts = [](const AttentionProblem& p, const device::AttentionOutput& o) {
+      return rows_equal_v(p, o, 0, 0, 0);
+    };
+    cases.push_back(std::move(c));
+  }
+  cases.push_back(make_case("C07", "Sq 257, Sk 519, Q and K = 4 randn: logit std about 16",
+                            {1, 257, 519, 2, 2, 128}, Mask::None, 107, 4.0, 1.0));
+  {
+    AuditCase c = make_case("C08", "Sq = Sk = 64 causal, scale 0: row i = mean of V0..Vi, no NaN",
+                            {1, 64, 64, 2, 2, 64}, Mask::CausalBottomRight, 108);
+    c.problem.scale = 0.0f;
+    cases.push_back(std::move(c));
+  }
+  {
+    AuditCase c = make_case("C09", "Sq = Sk = 128, scale -1/sqrt(D)", {1, 128, 128, 2, 2, 128}, Mask::None, 109);
+    c.problem.scale = -c.problem.scale;
+    cases.push_back(std::move(c));
+  }
+  {
+    AuditCase c = make_case("C10", "Sq 64, Sk 300, every K row identical: all scores tie, O = mean of V",
+                            {1, 64, 300, 2, 2, 128}, Mask::None, 110);
+    const auto& s = c.problem.shape;
+    const std::size_t row = static_cast<std::size_t>(s.heads_kv * s.head_dim);
+    for (std::size_t j = 1; j < static_cast<std::size_t>(s.seqlen_k); ++j)
+      std::copy_n(c.problem.k.begin(), row, c.problem.k.begin() + static_cast<std::ptrdiff_t>(j * row));
+    cases.push_back(std::move(c));
+  }
+  {
+    AuditCase c = make_case("C11", "varlen over a padded KV cache, unused slots NaN",
+                            {4, 16, 128, 4, 4, 128}, Mask::None, 111);
+    c.unsupported_feature = "varlen over a padded KV cache (used lengths per batch) is not supported by attn_fwd";
+    cases.push_back(std::move(c));
+  }
+  cases.push_back(make_case("C12", "Sq = Sk = 256, 64/8 heads: LSE per query head, GQA mapping h / 8",
+                            {1, 256, 256, 64, 8, 128}, Mask::None, 112));
+  for (std::int64_t d : {59, 111}) {
+    AuditCase c = make_case("C13-d" + std::to_string(d), "D = " + std::to_string(d) + ": must be rejected",
+                            {1, 16, 16, 1, 1, d}, Mask::None, 113);
+    c.expect_rejection = true;
+    cases.push_back(std::move(c));
+  }
+  cases.push_back(make_case("C14", "Sq 4, Sk 33000: finite and within bound past 32768 keys",
+                            {1, 4, 33000, 1, 1, 128}, Mask::None, 114));
+  return cases;
+}
+
+}  // namespace cdna::tools

@@ -1,0 +1,84 @@
+// The audit on the simulator: the kernel passes, and each mutant (one plausible mistake built
+// into the kernel at compile time, device/CMakeLists.txt) fails on the cases its mistake
+// affects. This shows the pass rule of docs/pass-rule.md is strong enough to see them.
+#include "tools/audit.hpp"
+
+#include <gtest/gtest.h>
+
+#include "simulator/simulator_executor.hpp"
+
+namespace cdna::tools {
+namespace {
+
+const std::filesystem::path kCodeObjects = CDNA_CODE_OBJECT_DIR;
+
+AuditResult audit_rtne(const std::string& filter, const std::filesystem::path& code_object) {
+  AuditOptions options;
+  options.modes = {numerics::Rounding::RTNE};
+  options.case_filter = filter;
+  options.code_objects[numerics::Rounding::RTNE] = code_object;
+  simulator::SimulatorExecutor sim;
+  return run_audit(options, sim);
+}
+
+const Verdict* verdict_of(const AuditResult& r, const std::string& id) {
+  for (const auto& row : r.rows)
+    if (row.id == id) return &row.verdict;
+  return nullptr;
+}
+
+// Causal with Sq != Sk (alignment matters) and no mask with Sk > 16 (the max grows across KV
+// blocks, so the rescale matters), plus C03 (fully masked rows and a one-key row).
+const std::string kCases = "^(llama3.2-1b/sq17-sk128/causal|llama3.2-1b/sq128-sk17/causal|llama3.2-1b/sq17-sk128|C03)$";
+
+TEST(Audit, KernelPassesInEveryMode) {
+  AuditOptions options;
+  options.case_filter = kCases;
+  simulator::SimulatorExecutor sim;
+  const AuditResult r = run_audit(options, sim);
+  ASSERT_EQ(r.rows.size(), 4u * 3u);
+  for (const auto& row : r.rows) {
+    EXPECT_EQ(row.verdict, Verdict::Pass) << row.id << " " << row.mode << ": " << row.note;
+    EXPECT_TRUE(row.compared);
+  }
+}
+
+TEST(Audit, TopLeftMutantFails) {
+  const AuditResult r = audit_rtne(kCases, kCodeObjects / "attention_fwd_mutant_topleft.hsaco");
+  ASSERT_EQ(r.rows.size(), 4u);
+  EXPECT_FALSE(r.ok());
+  // Alignment only matters under a causal mask with Sq != Sk.
+  EXPECT_EQ(*verdict_of(r, "llama3.2-1b/sq17-sk128/causal"), Verdict::Fail);
+  EXPECT_EQ(*verdict_of(r, "llama3.2-1b/sq128-sk17/causal"), Verdict::Fail);
+  EXPECT_EQ(*verdict_of(r, "C03"), Verdict::Fail);
+  EXPECT_EQ(*verdict_of(r, "llama3.2-1b/sq17-sk128"), Verdict::Pass);
+}
+
+TEST(Audit, NoRescaleMutantFails) {
+  const AuditResult r = audit_rtne(kCases, kCodeObjects / "attention_fwd_mutant_no_rescale.hsaco");
+  ASSERT_EQ(r.rows.size(), 4u);
+  EXPECT_FALSE(r.ok());
+  EXPECT_EQ(*verdict_of(r, "llama3.2-1b/sq17-sk128"), Verdict::Fail);
+  EXPECT_EQ(*verdict_of(r, "llama3.2-1b/sq17-sk128/causal"), Verdict::Fail);
+}
+
+TEST(Audit, UnsupportedCasesAreRejectedNotPassed) {
+  AuditOptions options;
+  options.modes = {numerics::Rounding::RTNE};
+  options.matrix = false;
+  options.case_filter = "^(C02-top-left|C05|C11|C13-d59|C13-d111)$";
+  simulator::SimulatorExecutor sim;
+  const AuditResult r = run_audit(options, sim);
+  ASSERT_EQ(r.rows.size(), 5u);
+  EXPECT_EQ(*verdict_of(r, "C02-top-left"), Verdict::Rejected);
+  EXPECT_EQ(*verdict_of(r, "C05"), Verdict::Rejected);
+  EXPECT_EQ(*verdict_of(r, "C11"), Verdict::Rejected);
+  // C13 asks for rejection: being rejected is what passes.
+  EXPECT_EQ(*verdict_of(r, "C13-d59"), Verdict::Pass);
+  EXPECT_EQ(*verdict_of(r, "C13-d111"), Verdict::Pass);
+  EXPECT_TRUE(r.ok());
+  EXPECT_EQ(r.count(Verdict::Rejected), 3);
+}
+
+}  // namespace
+}  // namespace cdna::tools

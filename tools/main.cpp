@@ -1,0 +1,218 @@
+// cdna-verify: the command-line program. Subcommands: audit, run.
+#include <CLI/CLI.hpp>
+
+#include <cmath>
+#include <iostream>
+#include <optional>
+#include <memory>
+#include <regex>
+
+#include "device/hip_executor.hpp"
+#include "simulator/code_object.hpp"
+#include "simulator/simulator_executor.hpp"
+#include "reference/inputs.hpp"
+#include "tools/audit.hpp"
+
+namespace {
+
+using namespace cdna;
+
+std::vector<numerics::Rounding> parse_modes(const std::vector<std::string>& names) {
+  std::vector<numerics::Rounding> modes;
+  for (const auto& n : names) {
+    auto m = numerics::parse_rounding(n);
+    if (!m) throw CLI::ValidationError("--modes", "unknown rounding mode '" + n + "'; expected rtne, rtna or rtz");
+    modes.push_back(*m);
+  }
+  return modes;
+}
+
+// The executor named on the command line: "auto" takes a gfx942 device through the HIP runtime
+// if there is one and says once that it falls back to the simulator otherwise.
+struct ChosenExecutor {
+  std::unique_ptr<device::Executor> executor;
+  simulator::SimulatorExecutor* sim = nullptr;  // set when the simulator runs
+};
+
+ChosenExecutor choose_executor(const std::string& name) {
+  ChosenExecutor c;
+  if (name != "simulator") {
+    std::string why_not;
+    c.executor = device::make_hip_executor(why_not);
+    if (!c.executor) {
+      if (name == "hip") throw std::runtime_error(why_not);
+      std::cerr << "cdna-verify: " << why_not << "; falling back to the CDNA3 simulator\n";
+    }
+  }
+  if (!c.executor) {
+    auto s = std::make_unique<simulator::SimulatorExecutor>();
+    c.sim = s.get();
+    c.executor = std::move(s);
+  }
+  return c;
+}
+
+int run_audit_command(const std::string& out_dir, const std::vector<std::string>& mode_names,
+                      const std::string& cases, const std::string& set, const std::string& executor_name,
+                      const std::vector<std::string>& code_object_overrides, bool quiet) {
+  tools::AuditOptions options;
+  options.modes = parse_modes(mode_names);
+  options.case_filter = cases;
+  options.matrix = set != "handed";
+  options.handed = set != "matrix";
+  options.progress = quiet ? nullptr : &std::cerr;
+  for (const auto& item : code_object_overrides) {
+    const auto eq = item.find('=');
+    auto mode = eq == std::string::npos ? std::nullopt : numerics::parse_rounding(item.substr(0, eq));
+    if (!mode) {
+      throw CLI::ValidationError("--code-object", "'" + item + "' is not MODE=PATH with MODE rtne, rtna or rtz");
+    }
+    options.code_objects[*mode] = item.substr(eq + 1);
+  }
+
+  ChosenExecutor chosen = choose_executor(executor_name);
+  std::function<std::uint64_t()> wave_instructions;
+  if (auto* sim = chosen.sim) wave_instructions = [sim] { return sim->last_stats().wave_instructions; };
+
+  const tools::AuditResult result = tools::run_audit(options, *chosen.executor, wave_instructions);
+  std::cout << tools::summary_table(result);
+  tools::write_reports(result, out_dir);
+  std::cout << "reports: " << (std::filesystem::path(out_dir) / "report.json").string() << ", "
+            << (std::filesystem::path(out_dir) / "report.md").string() << "\n";
+  if (result.rows.empty()) {
+    std::cerr << "cdna-verify: error: no case matched\n";
+    return 1;
+  }
+  return result.ok() ? 0 : 1;
+}
+
+struct RunArgs {
+  std::vector<std::int64_t> shape;  // B, Sq, Sk, Hq, Hkv, D
+  std::string mask = "none";
+  std::string mode = "rtne";
+  std::optional<float> scale;
+  std::uint64_t seed = 1;
+  std::string code_object;
+  std::string executor = "auto";
+};
+
+// `cdna-verify run`: one problem with seeded randn inputs, kernel vs exact oracle.
+int run_one_command(const RunArgs& a) {
+  if (a.shape.size() != 6) {
+    throw CLI::ValidationError("--shape", "expected 6 comma-separated integers B,Sq,Sk,Hq,Hkv,D");
+  }
+  const auto mode = numerics::parse_rounding(a.mode);
+  if (!mode) throw CLI::ValidationError("--mode", "unknown rounding mode '" + a.mode + "'; expected rtne, rtna or rtz");
+  reference::AttentionProblem p;
+  p.shape = {a.shape[0], a.shape[1], a.shape[2], a.shape[3], a.shape[4], a.shape[5]};
+  p.mask = a.mask == "none"     ? reference::Mask::None
+           : a.mask == "causal" ? reference::Mask::CausalBottomRight
+                                : reference::Mask::CausalTopLeft;
+  for (std::int64_t x : a.shape)
+    if (x < 0) throw CLI::ValidationError("--shape", "extents must be >= 0");
+  if (p.shape.head_dim < 1 || p.shape.heads_kv < 1 || p.shape.heads_q < 1) {
+    throw CLI::ValidationError("--shape", "Hq, Hkv and D must be >= 1");
+  }
+  p.scale = a.scale.value_or(static_cast<float>(1.0 / std::sqrt(static_cast<double>(p.shape.head_dim))));
+  p.q = reference::randn_bf16(static_cast<std::size_t>(p.shape.q_elements()), a.seed);
+  p.k = reference::randn_bf16(static_cast<std::size_t>(p.shape.kv_elements()), a.seed + 1);
+  p.v = reference::randn_bf16(static_cast<std::size_t>(p.shape.kv_elements()), a.seed + 2);
+  reference::validate(p);
+  if (auto why = device::attention_unsupported_reason(p)) throw std::invalid_argument(*why);
+
+  const std::filesystem::path path = a.code_object.empty() ? device::attention_code_object(*mode)
+                                                                  : std::filesystem::path(a.code_object);
+  const std::vector<std::byte> code = device::read_file(path, "code object");
+  simulator::CodeObject::load(code, path.string()).kernel(p.shape.head_dim == 64 ? device::kAttentionKernels[0]
+                                                                                : device::kAttentionKernels[1]);
+  ChosenExecutor chosen = choose_executor(a.executor);
+  const device::AttentionOutput out = device::run_attention(*chosen.executor, code, p);
+  const reference::AttentionResult exact = reference::attention_forward_exact(p);
+  const reference::AttentionComparison c = reference::compare_attention(p, exact, out.o, out.lse, *mode);
+  std::cout << "executor " << chosen.executor->name() << ", code object " << path.string() << ", "
+            << numerics::to_string(*mode) << "\n"
+            << "max |err| O " << c.max_abs_err_o << " (" << c.max_ulp_err_o << " bf16 ULP, "
+            << c.max_err_to_bound_o << " of bound), max |err| LSE " << c.max_abs_err_lse << " ("
+            << c.max_err_to_bound_lse << " of bound)\n"
+            << (c.pass() ? "pass" : "FAIL: " + c.first_failure) << "\n";
+  return c.pass() ? 0 : 1;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  CLI::App app{"cdna-verify: verification of MI300X (gfx942) attention kernels against exact oracles"};
+  app.set_version_flag("--version", std::string(CDNA_VERSION));
+  app.require_subcommand(1);
+  // One line per error, the same prefix as every other error of the program.
+  app.failure_message([](const CLI::App*, const CLI::Error& e) {
+    return "cdna-verify: error: " + std::string(e.what()) + " (see --help)\n";
+  });
+
+  auto* audit = app.add_subcommand(
+      "audit",
+      "Run the default matrix and the handed cases C01-C14 on the available executor (a gfx942 device "
+      "through the HIP runtime, else the CDNA3 simulator), compare O and LSE with the exact MPFR oracle "
+      "(docs/pass-rule.md), print a table, write report.json and report.md. Exit 0 if every case that "
+      "ran passed, 1 if any failed, 2 on bad input.");
+  std::string out_dir = "report";
+  std::vector<std::string> modes{"rtne", "rtna", "rtz"};
+  std::string cases, set = "all", executor = "auto";
+  std::vector<std::string> code_objects;
+  bool quiet = false;
+  audit->add_option("--out", out_dir, "Directory for report.json and report.md")->capture_default_str();
+  audit->add_option("--modes", modes, "bf16 rounding modes to audit: rtne, rtna, rtz")
+      ->delimiter(',')
+      ->capture_default_str();
+  audit->add_option("--cases", cases, "Only cases whose id matches this regular expression (e.g. 'C0[1-4]')");
+  audit->add_option("--set", set, "Which cases: all, matrix (model layouts), handed (C01-C14)")
+      ->check(CLI::IsMember({"all", "matrix", "handed"}))
+      ->capture_default_str();
+  audit->add_option("--executor", executor, "auto (HIP device if present, else simulator), simulator, hip")
+      ->check(CLI::IsMember({"auto", "simulator", "hip"}))
+      ->capture_default_str();
+  audit->add_option("--code-object", code_objects,
+                    "MODE=PATH: audit this code object for MODE instead of the built one (repeatable)");
+  audit->add_flag("--quiet", quiet, "No progress lines");
+
+  RunArgs run_args;
+  auto* run = app.add_subcommand(
+      "run",
+      "Run one attention problem with seeded randn inputs on the available executor and compare it with "
+      "the exact oracle. Exit 0 on pass, 1 on fail, 2 on bad input (e.g. a shape the kernel does not support).");
+  run->add_option("--shape", run_args.shape, "B,Sq,Sk,Hq,Hkv,D")->delimiter(',')->required();
+  run->add_option("--mask", run_args.mask, "none, causal (bottom-right), causal-top-left")
+      ->check(CLI::IsMember({"none", "causal", "causal-top-left"}))
+      ->capture_default_str();
+  run->add_option("--mode", run_args.mode, "bf16 rounding mode of the kernel: rtne, rtna, rtz")->capture_default_str();
+  run->add_option("--scale", run_args.scale, "Score scale (default 1/sqrt(D))");
+  run->add_option("--seed", run_args.seed, "Seed of the randn inputs (Q: seed, K: seed+1, V: seed+2)")
+      ->capture_default_str();
+  run->add_option("--code-object", run_args.code_object, "Code object to run (default: the built one for --mode)");
+  run->add_option("--executor", run_args.executor, "auto, simulator, hip")
+      ->check(CLI::IsMember({"auto", "simulator", "hip"}))
+      ->capture_default_str();
+
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    const int rc = app.exit(e);  // prints help, version or the one-line parse error
+    return rc == 0 ? 0 : 2;
+  }
+  try {
+    if (audit->parsed()) {
+      return run_audit_command(out_dir, modes, cases, set, executor, code_objects, quiet);
+    }
+    if (run->parsed()) return run_one_command(run_args);
+  } catch (const CLI::Error& e) {
+    std::cerr << "cdna-verify: error: " << e.what() << "\n";
+    return 2;
+  } catch (const std::regex_error& e) {
+    std::cerr << "cdna-verify: error: --cases is not a valid regular expression: " << e.what() << "\n";
+    return 2;
+  } catch (const std::exception& e) {
+    std::cerr << "cdna-verify: error: " << e.what() << "\n";
+    return 2;
+  }
+  return 0;
+}
