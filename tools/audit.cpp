@@ -187,6 +187,20 @@ std::string summary_table(const AuditResult& result) {
     if (r.verdict != Verdict::Pass && !r.note.empty()) o << ": " << r.note;
     o << "\n";
   }
+  const CaseResult* largest = nullptr;
+  std::uint64_t total_instructions = 0;
+  double total_kernel_seconds = 0;
+  for (const auto& r : result.rows) {
+    total_instructions += r.wave_instructions;
+    total_kernel_seconds += r.kernel_seconds;
+    if (r.wave_instructions > 0 && (!largest || r.wave_instructions > largest->wave_instructions)) largest = &r;
+  }
+  if (largest) {
+    o << "simulator: " << total_instructions << " wave-instructions in " << fmt(total_kernel_seconds, 3)
+      << " s of kernel runs; largest case " << largest->id << " " << largest->mode << ": "
+      << largest->wave_instructions << " wave-instructions in " << fmt(largest->kernel_seconds, 3) << " s ("
+      << fmt(static_cast<double>(largest->wave_instructions) / largest->kernel_seconds / 1e6, 3) << " M/s)\n";
+  }
   o << result.count(Verdict::Pass) << " passed, " << result.count(Verdict::Fail) << " failed, "
     << result.count(Verdict::Rejected) << " rejected (not run: outside the kernel's features) in "
     << fmt(result.seconds, 3) << " s on " << result.executor << "\n";
