@@ -504,5 +504,46 @@ TEST(Isa, GlobalSubDwordAndAtomics) {
   EXPECT_EQ(o[210], 64u);
 }
 
+TEST(Isa, ScalarCompareSelectBranchAndWideLoad) {
+  std::vector<u32> table(64);
+  for (std::size_t i = 0; i < 64; ++i) table[i] = static_cast<u32>(i * i + 3);
+  const i32 xs[] = {-7, 5, 100, -2147483647, 0};
+  const i32 ys[] = {3, 5, -100, 31, 0};
+  for (int k = 0; k < 5; ++k) {
+    i32 x = xs[k], y = ys[k];
+    std::vector<u32> o(12, 0);
+    executor().run(isa_co(), dispatch("scalar_more", {1, 1, 1}, {64, 1, 1}, {out(o), in(table), val(x), val(y)}));
+    SCOPED_TRACE(k);
+    u32 ux = static_cast<u32>(x), uy = static_cast<u32>(y);
+    EXPECT_EQ(o[0], x < 0 ? 0u - ux : ux);
+    EXPECT_EQ(o[1], x >= y ? 1u : 0u);
+    EXPECT_EQ(o[2], ux >= uy ? 1u : 0u);
+    EXPECT_EQ(o[3], x < y ? 1u : 0u);
+    EXPECT_EQ(o[4], ux << (uy & 31));
+    EXPECT_EQ(o[5], static_cast<u32>(std::min(x, y)));
+    EXPECT_EQ(o[6], ux | uy);
+    EXPECT_EQ(o[7], ux - uy);
+    EXPECT_EQ(o[8], x > y ? 11u : 22u);
+    EXPECT_EQ(o[9], table[16] + table[21] + table[31]);
+    EXPECT_EQ(o[10], ux == uy ? 0xffffffffu : 0u);
+    EXPECT_EQ(o[11], ux == uy ? 0xffffffffu : 0u);
+  }
+}
+
+TEST(Isa, UnsignedShortLoadsAndCompares) {
+  Inputs in = float_inputs(14);
+  Inputs iv = int_inputs(15);
+  in.a = iv.a;
+  auto o = run("loads_and_compares", in, 256);
+  const auto* us = reinterpret_cast<const std::uint16_t*>(in.a.data());
+  for (std::size_t l = 0; l < 64; ++l) {
+    EXPECT_EQ(o[4 * l], u32{us[l * 2 + 1]} * 5u) << l;
+    u32 ge = static_cast<i32>(in.b[l]) >= static_cast<i32>(in.c[l]) ? 1u : 0u;
+    EXPECT_EQ(o[4 * l + 1], ge | (ge << 1)) << l;
+    EXPECT_EQ(o[4 * l + 2], u32{!(F(in.b[l]) == F(in.c[l]))}) << l;
+    EXPECT_EQ(o[4 * l + 3], u32{!std::isnan(F(in.b[l]))}) << l;
+  }
+}
+
 }  // namespace
 }  // namespace cdna::simulator

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <set>
 
 #include "simulator/test_util.hpp"
 #include "simulator/testdata/int_ops_common.h"
@@ -293,6 +294,51 @@ TEST(Kernels, Fp32MathAndTranscendentals) {
       EXPECT_TRUE(same(g[i], e[i])) << "t=" << t << " output " << i << " x=" << a << " y=" << b
                                      << " z=" << c << ": got " << g[i] << " expected " << e[i];
   }
+}
+
+}  // namespace
+}  // namespace cdna::simulator
+
+namespace cdna::simulator {
+namespace {
+
+// Every instruction form (opcode and encoding) in the attention-forward code objects of
+// device/ also occurs in a test kernel of simulator/testdata that the tests above run and
+// check; and none of them decodes to Unsupported.
+TEST(AttentionCodeObjects, EveryInstructionIsImplementedAndUnitTested) {
+  SimulatorExecutor ex;
+  auto forms = [&](const std::vector<std::byte>& bytes, std::vector<std::string>* unsupported) {
+    std::set<std::pair<Opcode, Encoding>> s;
+    const CodeObject& co = ex.code_object(bytes);
+    for (const auto& k : co.kernels()) {
+      auto p = ex.program(bytes, k.name);
+      for (std::size_t i = 0; i < p->insts.size(); ++i) {
+        if (!p->reason[i].empty() && unsupported)
+          unsupported->push_back(k.name + ": " + p->text[i] + " (" + p->reason[i] + ")");
+        s.insert({p->insts[i].op, p->insts[i].enc});
+      }
+    }
+    return s;
+  };
+  std::set<std::pair<Opcode, Encoding>> tested;
+  for (const char* name : {"vector_add", "reduce", "lds_sync", "int_ops", "fp32_math", "mfma", "isa", "scratch"}) {
+    auto f = forms(testing::testdata(name), nullptr);
+    tested.insert(f.begin(), f.end());
+  }
+  int objects = 0;
+  for (const char* mode : {"rtne", "rtna", "rtz"}) {
+    std::string path = std::string(CDNA_SIM_DEVICE_DIR) + "/attention_fwd_" + mode + ".hsaco";
+    auto bytes = testing::read_bytes(path);
+    ASSERT_FALSE(bytes.empty()) << "attention code object missing: " << path;
+    ++objects;
+    std::vector<std::string> unsupported;
+    auto used = forms(bytes, &unsupported);
+    for (const auto& u : unsupported) ADD_FAILURE() << path << ": " << u;
+    for (const auto& f : used)
+      EXPECT_TRUE(tested.count(f)) << path << ": " << mnemonic(f.first) << " (encoding "
+                                   << static_cast<int>(f.second) << ") occurs in no test kernel";
+  }
+  EXPECT_EQ(objects, 3);
 }
 
 }  // namespace

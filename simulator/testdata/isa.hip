@@ -363,3 +363,53 @@ extern "C" __global__ void global_ops(ARGS) {
   o[256 + t] = prev;
   ((uint16_t*)&o[320])[t] = (uint16_t)(a[t] >> 5);
 }
+
+// ---- more scalar ALU and control flow: o[0..] = results
+typedef int int16v __attribute__((ext_vector_type(16)));
+extern "C" __global__ void scalar_more(uint32_t* o, const uint32_t* table, int32_t x, int32_t y) {
+  if (threadIdx.x != 0) return;
+  uint32_t r[10];
+  uint64_t sel;
+  asm volatile("s_abs_i32 %0, %1" : "=s"(r[0]) : "s"(x));
+  asm volatile("s_cmp_eq_u32 %1, %2\n\ts_cselect_b64 %0, -1, 0" : "=s"(sel) : "s"(x), "s"(y));
+  asm volatile("s_cmp_ge_i32 %1, %2\n\ts_cselect_b32 %0, 1, 0" : "=s"(r[1]) : "s"(x), "s"(y));
+  asm volatile("s_cmp_ge_u32 %1, %2\n\ts_cselect_b32 %0, 1, 0" : "=s"(r[2]) : "s"(x), "s"(y));
+  asm volatile("s_cmp_lt_i32 %1, %2\n\ts_cselect_b32 %0, 1, 0" : "=s"(r[3]) : "s"(x), "s"(y));
+  asm volatile("s_lshl_b32 %0, %1, %2" : "=s"(r[4]) : "s"(x), "s"(y));
+  asm volatile("s_min_i32 %0, %1, %2" : "=s"(r[5]) : "s"(x), "s"(y));
+  asm volatile("s_or_b32 %0, %1, %2" : "=s"(r[6]) : "s"(x), "s"(y));
+  asm volatile("s_sub_i32 %0, %1, %2" : "=s"(r[7]) : "s"(x), "s"(y));
+  // s_cbranch_vccnz / s_branch: r[8] = (x > y) ? 11 : 22 computed by branches on VCC.
+  uint64_t m;
+  asm volatile("v_mov_b32_e32 v1, %3\n\t"
+               "v_cmp_gt_i32_e64 %1, %2, v1\n\t"
+               "s_mov_b64 vcc, %1\n\t"
+               "s_cbranch_vccnz 1f\n\t"
+               "s_mov_b32 %0, 22\n\t"
+               "s_branch 2f\n"
+               "1:\n\t"
+               "s_mov_b32 %0, 11\n"
+               "2:"
+               : "=s"(r[8]), "=&s"(m) : "s"(x), "s"(y) : "v1", "vcc");
+  int16v t16;
+  asm volatile("s_load_dwordx16 %0, %1, 0x40\n\ts_waitcnt lgkmcnt(0)" : "=s"(t16) : "s"(table));
+  r[9] = (uint32_t)(t16[0] + t16[5] + t16[15]);
+  for (int i = 0; i < 10; ++i) o[i] = r[i];
+  o[10] = (uint32_t)sel;
+  o[11] = (uint32_t)(sel >> 32);
+}
+
+// ---- unsigned 16-bit loads and more compares: o[4t..4t+3]
+extern "C" __global__ void loads_and_compares(ARGS) {
+  int t = threadIdx.x;
+  const uint16_t* us = (const uint16_t*)a;
+  uint64_t m1, m2, m3, m4;
+  asm volatile("v_cmp_ge_i32_e64 %0, %1, %2" : "=s"(m1) : "v"(b[t]), "v"(c[t]));
+  asm volatile("v_cmp_ge_i32_e32 vcc, %1, %2\n\ts_mov_b64 %0, vcc" : "=s"(m2) : "v"(b[t]), "v"(c[t]) : "vcc");
+  asm volatile("v_cmp_neq_f32_e64 %0, %1, %2" : "=s"(m3) : "v"(b[t]), "v"(c[t]));
+  asm volatile("v_cmp_o_f32_e64 %0, %1, %1" : "=s"(m4) : "v"(b[t]));
+  o[4 * t] = (uint32_t)us[t * 2 + 1] * 5u;
+  o[4 * t + 1] = (uint32_t)(((m1 >> t) & 1) | (((m2 >> t) & 1) << 1));
+  o[4 * t + 2] = (uint32_t)((m3 >> t) & 1);
+  o[4 * t + 3] = (uint32_t)((m4 >> t) & 1);
+}
