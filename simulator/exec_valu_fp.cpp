@@ -13,6 +13,7 @@
 #include <limits>
 
 #include "simulator/fp.hpp"
+#include "simulator/fp_lanes.hpp"
 
 namespace cdna::simulator {
 namespace {
@@ -66,7 +67,21 @@ void v_fmac_f32(Wave& w, const Inst& I) {
   Operand d = I.ops[0];
   d.neg = d.abs = false;
   const u32* c = fsrc32(w, d, tc, fi);
-  for (int l = 0; l < kLanes; ++l) r.u[l] = fbits(std::fma(as_float(a[l]), as_float(b[l]), as_float(c[l])));
+  fma32_lanes(a, b, c, r.u);
+  fix_nans32(r.u, a, b, c);
+  fdst32(w, I, r.u, w.flush_out32());
+}
+
+// Fused multiply-add: ops = vdst, src0, src1, src2 (v_fmamk/v_fmaak spell the constant as a
+// source in the same order).
+void v_fma_f32(Wave& w, const Inst& I) {
+  require_rne32(w);
+  Lanes ta, tb, tc, r;
+  bool fi = w.flush_in32();
+  const u32* a = fsrc32(w, I.ops[1], ta, fi);
+  const u32* b = fsrc32(w, I.ops[2], tb, fi);
+  const u32* c = fsrc32(w, I.ops[3], tc, fi);
+  fma32_lanes(a, b, c, r.u);
   fix_nans32(r.u, a, b, c);
   fdst32(w, I, r.u, w.flush_out32());
 }
@@ -97,10 +112,10 @@ template <bool Max>
 void v_minmax_f32(Wave& w, const Inst& I) {
   Lanes ta, tb, r;
   bool fi = w.flush_in32();
-  bool ieee = w.ieee();
   const u32* a = fsrc32(w, I.ops[1], ta, fi);
   const u32* b = fsrc32(w, I.ops[2], tb, fi);
-  for (int l = 0; l < kLanes; ++l) r.u[l] = fminmax<Max>(a[l], b[l], ieee);
+  if (Max) max32_lanes(a, b, r.u, w.ieee());
+  else min32_lanes(a, b, r.u, w.ieee());
   fdst32(w, I, r.u, w.flush_out32());
 }
 template <int Kind>  // 0 min3, 1 max3, 2 med3
@@ -470,9 +485,9 @@ void register_valu_fp(HandlerTable& t) {
   set(O::v_mul_f32, f2<([](float a, float b) { return a * b; })>);
   // Legacy multiply: 0 * anything (including inf and NaN) is 0.
   set(O::v_mul_legacy_f32, f2<([](float a, float b) { return (a == 0.0f || b == 0.0f) ? 0.0f : a * b; })>);
-  set(O::v_fma_f32, f3<([](float a, float b, float c) { return std::fma(a, b, c); })>);
-  set(O::v_fmaak_f32, f3<([](float a, float b, float c) { return std::fma(a, b, c); })>);
-  set(O::v_fmamk_f32, f3<([](float a, float b, float c) { return std::fma(a, b, c); })>);
+  set(O::v_fma_f32, v_fma_f32);
+  set(O::v_fmaak_f32, v_fma_f32);
+  set(O::v_fmamk_f32, v_fma_f32);
   set(O::v_fmac_f32, v_fmac_f32);
   set(O::v_min_f32, v_minmax_f32<false>);
   set(O::v_max_f32, v_minmax_f32<true>);

@@ -1,6 +1,7 @@
 // SDWA and DPP forms (wrappers around the plain handlers), packed (VOP3P) f32 operations,
 // f16 packing, and the handler for unsupported instructions.
 #include "simulator/fp.hpp"
+#include "simulator/fp_lanes.hpp"
 
 namespace cdna::simulator {
 
@@ -176,11 +177,11 @@ void pk_f32(Wave& w, const Inst& I) {
       }
       a[i] = in[i].u;
     }
-    for (int l = 0; l < kLanes; ++l) {
-      float x = as_float(a[0][l]);
-      float y = N > 1 ? as_float(a[1][l]) : 0.0f;
-      float z = N > 2 ? as_float(a[2][l]) : 0.0f;
-      r.u[l] = fbits(F(x, y, z));
+    if constexpr (N == 3) {
+      fma32_lanes(a[0], a[1], a[2], r.u);
+    } else {
+      for (int l = 0; l < kLanes; ++l)
+        r.u[l] = fbits(F(as_float(a[0][l]), N > 1 ? as_float(a[1][l]) : 0.0f, 0.0f));
     }
     fix_nans32(r.u, a[0], a[1], a[2]);
     if (I.clamp)
@@ -227,7 +228,7 @@ void v_pack_b32_f16(Wave& w, const Inst& I) {
 void register_valu_misc(HandlerTable& t) {
   auto set = [&](Opcode op, Handler h) { t[static_cast<std::size_t>(op)] = h; };
   using O = Opcode;
-  set(O::v_pk_fma_f32, pk_f32<3, [](float a, float b, float c) { return std::fma(a, b, c); }>);
+  set(O::v_pk_fma_f32, pk_f32<3, [](float, float, float) { return 0.0f; }>  /* fma32_lanes */);
   set(O::v_pk_mul_f32, pk_f32<2, [](float a, float b, float) { return a * b; }>);
   set(O::v_pk_add_f32, pk_f32<2, [](float a, float b, float) { return a + b; }>);
   set(O::v_pk_mov_b32, v_pk_mov_b32);
