@@ -43,19 +43,28 @@ TEST_P(AttentionOnSimulator, MatchesTheExactOracle) {
   auto co = device::read_file(path, "attention code object");
   SimulatorExecutor ex;
   ex.set_code_object_label(path.filename().string());
+#ifdef CDNA_SIM_LARGE_ATTENTION
+  std::vector<Case> cases = {
+      {"d128 none 256x512", problem(1, 256, 512, 4, 2, 128, Mask::None, 21)},
+      {"d64 causal 300x300", problem(2, 300, 300, 2, 1, 64, Mask::CausalBottomRight, 22)},
+      {"d128 causal 1x1000", problem(1, 1, 1000, 8, 8, 128, Mask::CausalBottomRight, 23)},
+  };
+#else
   std::vector<Case> cases = {
       {"d64 none", problem(1, 37, 45, 2, 1, 64, Mask::None, 11)},
       {"d64 causal", problem(2, 20, 33, 2, 2, 64, Mask::CausalBottomRight, 12)},
       {"d128 none gqa", problem(1, 17, 70, 4, 2, 128, Mask::None, 13)},
       {"d128 causal sq>sk", problem(1, 40, 24, 1, 1, 128, Mask::CausalBottomRight, 14)},
+      {"d128 empty keys", problem(1, 5, 0, 1, 1, 128, Mask::None, 15)},
   };
+#endif
   for (auto& c : cases) {
     SCOPED_TRACE(c.name);
     auto out = device::run_attention(ex, co, c.p);
     auto exact = reference::attention_forward_exact(c.p);
     auto cmp = reference::compare_attention(c.p, exact, out.o, out.lse, mode);
     EXPECT_TRUE(cmp.pass()) << cmp.first_failure << " (max ulp " << cmp.max_ulp_err_o << ")";
-    EXPECT_GT(ex.last_stats().mfma_instructions, 0u);
+    if (c.p.shape.seqlen_k > 0) EXPECT_GT(ex.last_stats().mfma_instructions, 0u);
     std::printf("[ sim ] %s %s: %llu wave instructions (%llu MFMA), %llu workgroups, %.3f s, %.1f M wave-inst/s\n",
                 std::string(numerics::to_string(mode)).c_str(), c.name,
                 static_cast<unsigned long long>(ex.last_stats().wave_instructions),

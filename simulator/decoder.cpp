@@ -576,7 +576,11 @@ std::shared_ptr<const Program> decode_kernel(const CodeObject& co, const KernelI
   auto prog = std::make_shared<Program>();
   prog->kernel = k.name;
   prog->code_object = co.label();
-  prog->entry_address = k.entry_address;
+  // With kernel arguments preloaded into SGPRs, firmware that supports preloading starts the
+  // wave 256 bytes into the code; the first 256 bytes are a fallback for firmware that does
+  // not (AMDGPUUsage "Preloaded Kernel Arguments").
+  const std::uint64_t start = k.entry_address + (k.descriptor.kernarg_preload_length() ? 256 : 0);
+  prog->entry_address = start;
   const std::uint32_t accum = k.descriptor.accum_offset();
   const std::uint32_t allocated = k.descriptor.allocated_vgprs();
 
@@ -588,7 +592,7 @@ std::shared_ptr<const Program> decode_kernel(const CodeObject& co, const KernelI
     std::uint32_t size;
   };
   std::map<std::uint64_t, Decoded> decoded;
-  std::vector<std::uint64_t> work{k.entry_address};
+  std::vector<std::uint64_t> work{start};
   constexpr std::size_t kMaxInstructions = 1u << 20;
   while (!work.empty()) {
     std::uint64_t a = work.back();
@@ -646,6 +650,7 @@ std::shared_ptr<const Program> decode_kernel(const CodeObject& co, const KernelI
     prog->text.push_back(d.text);
     prog->reason.push_back(d.reason);
   }
+  prog->entry_index = prog->index_of.at(start);
   for (std::size_t i = 0; i < prog->insts.size(); ++i) {
     Inst& I = prog->insts[i];
     if (prog->reason[i].empty() && is_branch(I.op)) {

@@ -123,7 +123,8 @@ struct Inst {
 struct Program {
   std::string kernel;
   std::string code_object;      // label for messages
-  std::uint64_t entry_address = 0;
+  std::uint64_t entry_address = 0;  // where waves start (code entry, +256 with kernarg preload)
+  std::uint32_t entry_index = 0;    // the instruction at entry_address
   std::vector<Inst> insts;
   std::vector<Inst> aux;        // derived instructions run by the SDWA/DPP wrappers
   std::vector<std::string> text;     // disassembly per instruction

@@ -7,6 +7,7 @@
 #include <limits>
 #include <set>
 
+#include "simulator/code_object.hpp"
 #include "simulator/test_util.hpp"
 #include "simulator/testdata/int_ops_common.h"
 
@@ -339,6 +340,27 @@ TEST(AttentionCodeObjects, EveryInstructionIsImplementedAndUnitTested) {
                                    << static_cast<int>(f.second) << ") occurs in no test kernel";
   }
   EXPECT_EQ(objects, 3);
+}
+
+}  // namespace
+}  // namespace cdna::simulator
+
+namespace cdna::simulator {
+namespace {
+
+TEST(Kernels, PreloadedKernelArguments) {
+  auto co = testing::testdata("preload");
+  CodeObject obj = CodeObject::load(co, "preload.hsaco");
+  EXPECT_GT(obj.kernel("vector_add_preloaded").descriptor.kernarg_preload_length(), 0u);
+  std::vector<float> a(300), b(300), c(300, 0.0f);
+  for (std::size_t i = 0; i < 300; ++i) {
+    a[i] = static_cast<float>(i);
+    b[i] = 0.25f * static_cast<float>(i);
+  }
+  SimulatorExecutor ex;
+  ex.run(co, testing::dispatch("vector_add_preloaded", {2, 1, 1}, {256, 1, 1},
+                               {testing::in(a), testing::in(b), testing::out(c), testing::val(300)}));
+  for (std::size_t i = 0; i < 300; ++i) EXPECT_EQ(c[i], a[i] + b[i]) << i;
 }
 
 }  // namespace

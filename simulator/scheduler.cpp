@@ -32,7 +32,7 @@ void init_wave(Wave& w, DispatchEnv& env, Workgroup& wg, std::uint32_t index,
   const KernelDescriptor& d = k.descriptor;
   std::memset(w.s, 0, sizeof w.s);
   w.scc = false;
-  w.pc = 0;
+  w.pc = env.program->entry_index;
   w.state = WaveState::Running;
   w.env = &env;
   w.wg = &wg;

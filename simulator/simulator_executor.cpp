@@ -62,7 +62,12 @@ std::shared_ptr<SimulatorExecutor::Entry> SimulatorExecutor::entry_for(std::span
       return keep;
     }
   }
-  std::string label = label_.empty() ? "<" + std::to_string(bytes.size()) + "-byte code object>" : label_;
+  std::string label = label_;
+  if (label.empty()) {
+    label = std::to_string(bytes.size());
+    label.insert(0, 1, '<');
+    label.append("-byte code object>");
+  }
   auto e = std::make_shared<Entry>();
   e->co = CodeObject::load(bytes, label);
   e->bytes.assign(bytes.begin(), bytes.end());
