@@ -13,6 +13,7 @@
 #include <llvm-c/Disassembler.h>
 #include <llvm-c/Target.h>
 
+#include "simulator/hazard.hpp"
 #include "simulator/wave.hpp"
 
 namespace cdna::simulator {
@@ -581,6 +582,7 @@ std::shared_ptr<const Program> decode_kernel(const CodeObject& co, const KernelI
   // not (AMDGPUUsage "Preloaded Kernel Arguments").
   const std::uint64_t start = k.entry_address + (k.descriptor.kernarg_preload_length() ? 256 : 0);
   prog->entry_address = start;
+  prog->code_entry = k.entry_address;
   const std::uint32_t accum = k.descriptor.accum_offset();
   const std::uint32_t allocated = k.descriptor.allocated_vgprs();
 
@@ -651,6 +653,9 @@ std::shared_ptr<const Program> decode_kernel(const CodeObject& co, const KernelI
     prog->reason.push_back(d.reason);
   }
   prog->entry_index = prog->index_of.at(start);
+  prog->accum_offset = accum;
+  prog->hazards.reserve(prog->insts.size());
+  for (const Inst& I : prog->insts) prog->hazards.push_back(classify_hazards(I));
   for (std::size_t i = 0; i < prog->insts.size(); ++i) {
     Inst& I = prog->insts[i];
     if (prog->reason[i].empty() && is_branch(I.op)) {

@@ -1,6 +1,8 @@
 // Decoder: LLVM disassembly text -> typed instruction records.
 #include <gtest/gtest.h>
 
+#include <cstring>
+
 #include "simulator/decoder.hpp"
 #include "simulator/test_util.hpp"
 #include "simulator/wave.hpp"
@@ -172,6 +174,32 @@ TEST(Decoder, KernelDecodeFollowsControlFlowOnly) {
   EXPECT_EQ(p->insts.back().op, Opcode::s_endpgm);  // the s_nop padding is never decoded
   for (std::size_t i = 0; i < p->insts.size(); ++i) EXPECT_EQ(p->reason[i], "") << p->text[i];
   EXPECT_LT(p->insts.size(), 40u);
+}
+
+}  // namespace
+}  // namespace cdna::simulator
+
+namespace cdna::simulator {
+namespace {
+
+// Whatever LLVM prints for arbitrary bytes, parsing it never crashes: it yields a record or a
+// reason.
+TEST(Decoder, ArbitraryInstructionWordsNeverCrash) {
+  Disassembler dis;
+  auto r = testing::random_u32(3 * 20000, 17);
+  int decoded = 0, supported = 0;
+  for (std::size_t i = 0; i + 2 < r.size(); i += 3) {
+    std::uint8_t bytes[12];
+    std::memcpy(bytes, &r[i], 12);
+    auto d = dis.at(bytes, sizeof bytes, 0x1000);
+    if (d.size == 0) continue;
+    ++decoded;
+    Inst I;
+    std::string reason = parse_instruction(d.text, 0x1000, 64, 128, I);
+    if (reason.empty()) ++supported;
+  }
+  EXPECT_GT(decoded, 1000);
+  EXPECT_GT(supported, 100);
 }
 
 }  // namespace

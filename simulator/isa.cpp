@@ -50,7 +50,7 @@ void sim_fail(const std::string& message) { throw SimError(message); }
 std::string Program::where(std::uint32_t index) const {
   if (index >= insts.size()) return "pc <out of range>";
   std::uint64_t a = insts[index].address;
-  return "pc " + hex(a - entry_address) + " (address " + hex(a) + ") '" + text[index] + "'";
+  return "pc " + hex(a - code_entry) + " (address " + hex(a) + ") '" + text[index] + "'";
 }
 
 const HandlerTable& handler_table() {

@@ -123,12 +123,15 @@ struct Inst {
 struct Program {
   std::string kernel;
   std::string code_object;      // label for messages
+  std::uint64_t code_entry = 0;     // the kernel's code entry (pc offsets are relative to it)
   std::uint64_t entry_address = 0;  // where waves start (code entry, +256 with kernarg preload)
   std::uint32_t entry_index = 0;    // the instruction at entry_address
+  std::uint32_t accum_offset = 0;   // first AGPR row of the unified register file
   std::vector<Inst> insts;
   std::vector<Inst> aux;        // derived instructions run by the SDWA/DPP wrappers
   std::vector<std::string> text;     // disassembly per instruction
   std::vector<std::string> reason;   // why an instruction is unsupported (empty otherwise)
+  std::vector<struct HazardInfo> hazards;  // per instruction (simulator/hazard.hpp)
   std::unordered_map<std::uint64_t, std::uint32_t> index_of;  // address -> instruction
 
   // "pc 0x1c (address 0x191c) 'v_add_f32_e32 v1, v2, v3'"

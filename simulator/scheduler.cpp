@@ -41,6 +41,7 @@ void init_wave(Wave& w, DispatchEnv& env, Workgroup& wg, std::uint32_t index,
   w.mfma_instructions = 0;
   w.priority = 0;
   w.mask_of = 0;
+  w.hazards.reset();
   // MODE: round 3:0 and denorm 7:4 from rsrc1 bits 15:12 / 19:16, DX10_CLAMP bit 8, IEEE bit 9.
   w.mode = ((d.compute_pgm_rsrc1 >> 12) & 0xffu) | (d.dx10_clamp() ? 1u << 8 : 0u) |
            (d.ieee_mode() ? 1u << 9 : 0u);
@@ -111,6 +112,8 @@ void run_dispatch(DispatchEnv& env, const LaunchAddresses& addresses,
   Workgroup wg;
   wg.lds.assign(env.lds_bytes, 0);
   const Inst* insts = prog.insts.data();
+  const HazardInfo* hz = prog.hazards.data();
+  const bool check = options.check_hazards;
   const std::uint32_t ninsts = static_cast<std::uint32_t>(prog.insts.size());
   for (std::uint32_t gz = 0; gz < env.grid[2]; ++gz) {
     for (std::uint32_t gy = 0; gy < env.grid[1]; ++gy) {
@@ -137,9 +140,14 @@ void run_dispatch(DispatchEnv& env, const LaunchAddresses& addresses,
                 index = w.pc;
                 if (index >= ninsts) sim_fail("control left the decoded code");
                 const Inst& I = insts[index];
+                const HazardInfo& h = hz[index];
+                if (check && h.kind != HazardInfo::Kind::Other &&
+                    (w.hazards.clock < w.hazards.quiet_after || h.kind == HazardInfo::Kind::Mfma))
+                  check_hazards(w.hazards, h, prog, index);
                 w.pc = index + 1;
                 ++n;
                 I.fn(w, I);
+                retire_hazards(w.hazards, h, index);
               }
             } catch (const std::exception& e) {
               fail_at(env, wg, w, index, e.what());

@@ -17,6 +17,7 @@ namespace cdna::simulator {
 struct SchedulerOptions {
   std::uint32_t quantum = 64;                           // instructions per wave turn
   std::uint64_t max_wave_instructions = 1ull << 30;     // per wave: beyond this it is hung
+  bool check_hazards = true;                            // simulator/hazard.hpp
 };
 
 struct RunCounters {

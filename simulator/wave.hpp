@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "simulator/hazard.hpp"
 #include "simulator/isa.hpp"
 #include "simulator/memory.hpp"
 
@@ -78,6 +79,7 @@ struct Wave {
   std::uint64_t instructions = 0;
   std::uint64_t mfma_instructions = 0;
   std::uint32_t priority = 0;
+  HazardState hazards;
 
   // Cached per-lane masks of EXEC (all-ones where the lane is active).
   std::uint64_t mask_of = 0;

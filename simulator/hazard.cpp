@@ -1,0 +1,142 @@
+#include "simulator/hazard.hpp"
+
+#include <algorithm>
+
+#include "simulator/wave.hpp"
+
+namespace cdna::simulator {
+namespace {
+
+bool starts_with(std::string_view s, std::string_view p) { return s.substr(0, p.size()) == p; }
+
+VRange range(const Operand& o) {
+  if (o.kind != OperandKind::Vreg) return {};
+  return VRange{o.reg, o.width};
+}
+
+bool overlaps(VRange a, VRange b) {
+  return a.n && b.n && a.row < b.row + b.n && b.row < a.row + a.n;
+}
+
+// Register name of a unified-file range: v[..] below ACCUM_OFFSET, a[..] above.
+std::string name(VRange r, std::uint32_t accum) {
+  char prefix = r.row >= accum ? 'a' : 'v';
+  std::uint32_t first = r.row >= accum ? r.row - accum : r.row;
+  if (r.n == 1) return prefix + std::to_string(first);
+  return std::string(1, prefix) + "[" + std::to_string(first) + ":" + std::to_string(first + r.n - 1) + "]";
+}
+
+// Instructions whose first operand is a VGPR destination (the others only read VGPRs).
+bool vmem_or_ds_writes_first(std::string_view m, const Inst& I) {
+  if (m.find("_load_") != std::string_view::npos) return true;
+  if (starts_with(m, "ds_read") || m.find("_rtn_") != std::string_view::npos ||
+      m == "ds_bpermute_b32" || m == "ds_permute_b32" || m == "ds_swizzle_b32")
+    return true;
+  if (m.find("_atomic_") != std::string_view::npos) return I.nops == 4;  // returning form
+  return false;
+}
+
+}  // namespace
+
+HazardInfo classify_hazards(const Inst& I) {
+  HazardInfo h;
+  std::string_view m = mnemonic(I.op);
+  if (I.op == Opcode::s_nop) {
+    h.wait_states = static_cast<std::uint8_t>(std::clamp(I.simm, 0, 15) + 1);
+    return h;
+  }
+  if (I.op == Opcode::kUnsupported) return h;
+  auto add_read = [&](const Operand& o) {
+    VRange r = range(o);
+    if (r.n && h.nreads < 5) h.reads[h.nreads++] = r;
+  };
+  if (starts_with(m, "v_mfma_")) {
+    h.kind = HazardInfo::Kind::Mfma;
+    h.passes = (m.find("32x32") != std::string_view::npos) ? 8 : 4;
+    h.write = range(I.ops[0]);
+    h.reads[0] = range(I.ops[1]);
+    h.reads[1] = range(I.ops[2]);
+    h.reads[2] = range(I.ops[3]);
+    h.nreads = 3;
+    return h;
+  }
+  if (starts_with(m, "v_")) {
+    h.kind = HazardInfo::Kind::Valu;
+    h.writes_exec = starts_with(m, "v_cmpx_");
+    if (I.nops == 0) return h;
+    // The first operand is the destination (an SGPR for compares and readlane: no VGPR write).
+    // Accumulating forms and v_writelane also read it; v_swap writes both operands (the second
+    // is listed as a read, which the rules treat alike for MFMA results).
+    h.write = range(I.ops[0]);
+    if (m == "v_writelane_b32" || m == "v_fmac_f32" || m == "v_fmac_f64" || m == "v_mac_f32" ||
+        m == "v_swap_b32")
+      add_read(I.ops[0]);
+    for (int i = 1; i < I.nops; ++i) add_read(I.ops[i]);
+    return h;
+  }
+  bool vmem = starts_with(m, "global_") || starts_with(m, "flat_") || starts_with(m, "scratch_") ||
+              starts_with(m, "buffer_");
+  bool lds = starts_with(m, "ds_");
+  if (vmem || lds) {
+    h.kind = vmem ? HazardInfo::Kind::Vmem : HazardInfo::Kind::Lds;
+    int first = 0;
+    if (I.nops > 0 && vmem_or_ds_writes_first(m, I)) {
+      h.write = range(I.ops[0]);
+      first = 1;
+    }
+    for (int i = first; i < I.nops; ++i) add_read(I.ops[i]);
+  }
+  return h;
+}
+
+void check_hazards(HazardState& s, const HazardInfo& h, const Program& p, std::uint32_t) {
+  using K = HazardInfo::Kind;
+  const std::uint64_t c = s.clock;
+  auto name = [&](VRange r) { return cdna::simulator::name(r, p.accum_offset); };
+  auto fail = [&](const std::string& what, std::uint32_t producer, std::uint64_t ws, int need) {
+    sim_fail("hazard: " + what + " " + std::to_string(ws) + " wait states after '" +
+             p.text[producer] + "' at pc " + hex(p.insts[producer].address - p.code_entry) +
+             "; gfx942 needs " + std::to_string(need) +
+             " (cdna3-facts.md §5; on hardware the value would be stale or corrupt)");
+  };
+  // Producers: MFMAs within the last 20 wait states.
+  for (const auto& m : s.mfma) {
+    if (m.passes == 0 || c - m.clock - 1 >= 20) continue;
+    const std::uint64_t ws = c - m.clock - 1;
+    const int need_result = m.passes == 8 ? 11 : 7;
+    if (h.kind == K::Valu || h.kind == K::Vmem || h.kind == K::Lds) {
+      bool touches = false;
+      for (int i = 0; i < h.nreads; ++i) touches |= overlaps(h.reads[i], m.d);
+      if (h.kind == K::Valu) touches |= overlaps(h.write, m.d);
+      if (touches && ws < static_cast<std::uint64_t>(need_result))
+        fail(std::string(h.kind == K::Valu ? "VALU" : h.kind == K::Vmem ? "VMEM" : "LDS") +
+                 " access of the MFMA result (" + name(m.d) + ")",
+             m.index, ws, need_result);
+      const int need_war = m.passes == 8 ? 7 : 3;
+      if (h.kind == K::Valu && overlaps(h.write, m.c) && ws < static_cast<std::uint64_t>(need_war))
+        fail("VALU overwrite of the MFMA's SrcC (" + name(m.c) + ")", m.index, ws, need_war);
+    } else if (h.kind == K::Mfma) {
+      for (int i = 0; i < 2; ++i)
+        if (overlaps(h.reads[i], m.d) && ws < static_cast<std::uint64_t>(need_result))
+          fail("MFMA SrcA/SrcB read of the MFMA result (" + name(m.d) + ")", m.index, ws, need_result);
+      const VRange cc = h.reads[2];
+      if (overlaps(cc, m.d) && !(cc.row == m.d.row && cc.n == m.d.n)) {
+        const int need_partial = m.passes == 8 ? 9 : 5;
+        if (ws < static_cast<std::uint64_t>(need_partial))
+          fail("MFMA SrcC partially overlapping the MFMA result (" + name(m.d) + ")", m.index, ws,
+               need_partial);
+      }
+    }
+  }
+  if (h.kind == K::Mfma) {
+    for (const auto& v : s.valu) {
+      if (v.w.n == 0 || c - v.clock - 1 >= 2) continue;
+      for (int i = 0; i < 3; ++i)
+        if (overlaps(h.reads[i], v.w)) fail("MFMA read of a VALU result (" + name(v.w) + ")", v.index, c - v.clock - 1, 2);
+    }
+    if (s.exec_clock && c - s.exec_clock - 1 < 4)
+      fail("MFMA after a VALU write of EXEC", s.exec_index, c - s.exec_clock - 1, 4);
+  }
+}
+
+}  // namespace cdna::simulator
