@@ -35,9 +35,15 @@ struct Case {
   AttentionProblem p;
 };
 
-class AttentionOnSimulator : public ::testing::TestWithParam<numerics::Rounding> {};
+#ifdef CDNA_SIM_LARGE_ATTENTION
+#define CDNA_SIM_ATTENTION_SUITE LargeAttentionOnSimulator
+#else
+#define CDNA_SIM_ATTENTION_SUITE AttentionOnSimulator
+#endif
 
-TEST_P(AttentionOnSimulator, MatchesTheExactOracle) {
+class CDNA_SIM_ATTENTION_SUITE : public ::testing::TestWithParam<numerics::Rounding> {};
+
+TEST_P(CDNA_SIM_ATTENTION_SUITE, MatchesTheExactOracle) {
   numerics::Rounding mode = GetParam();
   auto path = device::attention_code_object(mode, CDNA_SIM_DEVICE_DIR);
   auto co = device::read_file(path, "attention code object");
@@ -76,7 +82,7 @@ TEST_P(AttentionOnSimulator, MatchesTheExactOracle) {
   }
 }
 
-INSTANTIATE_TEST_SUITE_P(Modes, AttentionOnSimulator,
+INSTANTIATE_TEST_SUITE_P(Modes, CDNA_SIM_ATTENTION_SUITE,
                          ::testing::Values(numerics::Rounding::RTNE, numerics::Rounding::RTNA,
                                            numerics::Rounding::RTZ),
                          [](const ::testing::TestParamInfo<numerics::Rounding>& p) { return std::string(numerics::to_string(p.param)); });

@@ -27,7 +27,7 @@ void expect_one_line(const std::string& msg) {
   EXPECT_EQ(msg.rfind("code object 'x.hsaco': ", 0), 0u) << msg;
 }
 
-TEST(CodeObject, ParsesKernelsDescriptorsAndArguments) {
+TEST(SimCodeObject, ParsesKernelsDescriptorsAndArguments) {
   auto bytes = testdata("vector_add");
   CodeObject co = CodeObject::load(bytes, "vector_add.hsaco");
   const KernelInfo& k = co.kernel("vector_add");
@@ -57,7 +57,7 @@ TEST(CodeObject, ParsesKernelsDescriptorsAndArguments) {
   EXPECT_EQ(co.kernels().size(), 3u);
 }
 
-TEST(CodeObject, LdsKernelReportsGroupSegment) {
+TEST(SimCodeObject, LdsKernelReportsGroupSegment) {
   auto bytes = testdata("lds_sync");
   CodeObject co = CodeObject::load(bytes, "lds_sync.hsaco");
   EXPECT_EQ(co.kernel("reverse_neighbour").group_segment_fixed_size, 1024u);
@@ -65,7 +65,7 @@ TEST(CodeObject, LdsKernelReportsGroupSegment) {
   EXPECT_EQ(co.kernel("block_sum").group_segment_fixed_size, 2048u);
 }
 
-TEST(CodeObject, MissingKernelListsThePresentOnes) {
+TEST(SimCodeObject, MissingKernelListsThePresentOnes) {
   auto bytes = testdata("vector_add");
   CodeObject co = CodeObject::load(bytes, "x.hsaco");
   std::string msg;
@@ -80,7 +80,7 @@ TEST(CodeObject, MissingKernelListsThePresentOnes) {
   EXPECT_NE(msg.find("index_2d"), std::string::npos) << msg;
 }
 
-TEST(CodeObject, TruncatedFile) {
+TEST(SimCodeObject, TruncatedFile) {
   auto bytes = testdata("vector_add");
   for (std::size_t n : {std::size_t{0}, std::size_t{3}, std::size_t{40}, std::size_t{100},
                         bytes.size() / 2, bytes.size() - 1}) {
@@ -91,7 +91,7 @@ TEST(CodeObject, TruncatedFile) {
   }
 }
 
-TEST(CodeObject, RandomBytes) {
+TEST(SimCodeObject, RandomBytes) {
   auto r = testing::random_u32(1024, 7);
   std::vector<std::byte> bytes(r.size() * 4);
   std::memcpy(bytes.data(), r.data(), bytes.size());
@@ -100,7 +100,7 @@ TEST(CodeObject, RandomBytes) {
   EXPECT_NE(msg.find("not an ELF"), std::string::npos) << msg;
 }
 
-TEST(CodeObject, HostElfIsRejectedByMachine) {
+TEST(SimCodeObject, HostElfIsRejectedByMachine) {
   auto exe = testing::read_bytes("/proc/self/exe");
   ASSERT_FALSE(exe.empty());
   std::string msg = load_error(exe);
@@ -109,7 +109,7 @@ TEST(CodeObject, HostElfIsRejectedByMachine) {
   EXPECT_NE(msg.find("expected EM_AMDGPU"), std::string::npos) << msg;
 }
 
-TEST(CodeObject, OtherGpuIsRejectedByMach) {
+TEST(SimCodeObject, OtherGpuIsRejectedByMach) {
   auto bytes = testdata("vector_add");
   bytes[48] = std::byte{0x40};  // e_flags low byte: mach gfx940 instead of gfx942 (0x4c)
   std::string msg = load_error(bytes);
@@ -117,7 +117,7 @@ TEST(CodeObject, OtherGpuIsRejectedByMach) {
   EXPECT_NE(msg.find("mach is 0x40; expected gfx942 (0x4c)"), std::string::npos) << msg;
 }
 
-TEST(CodeObject, OffloadBundleIsNamed) {
+TEST(SimCodeObject, OffloadBundleIsNamed) {
   std::string s = "__CLANG_OFFLOAD_BUNDLE__ and then some more bytes";
   std::vector<std::byte> b(s.size());
   std::memcpy(b.data(), s.data(), s.size());
@@ -126,7 +126,7 @@ TEST(CodeObject, OffloadBundleIsNamed) {
   EXPECT_NE(msg.find("offload bundle"), std::string::npos) << msg;
 }
 
-TEST(CodeObject, BrokenSectionTable) {
+TEST(SimCodeObject, BrokenSectionTable) {
   auto bytes = testdata("vector_add");
   std::uint64_t shoff = 0x7fffffff00ull;  // e_shoff far beyond the file
   std::memcpy(bytes.data() + 40, &shoff, 8);
@@ -135,7 +135,7 @@ TEST(CodeObject, BrokenSectionTable) {
 
 // Single-byte and multi-byte corruptions anywhere in the file: either a code object that still
 // loads, or a one-line error; never a crash.
-TEST(CodeObject, CorruptionNeverCrashes) {
+TEST(SimCodeObject, CorruptionNeverCrashes) {
   auto good = testdata("vector_add");
   auto r = testing::random_u32(3000, 11);
   int errors = 0;

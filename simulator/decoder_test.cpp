@@ -19,7 +19,7 @@ Inst parse(const std::string& text, std::string* reason = nullptr, std::uint32_t
   return I;
 }
 
-TEST(Decoder, Vop2WithRegisters) {
+TEST(SimDecoder, Vop2WithRegisters) {
   Inst I = parse("v_add_f32_e32 v1, v2, v3");
   EXPECT_EQ(I.op, Opcode::v_add_f32);
   EXPECT_EQ(I.enc, Encoding::E32);
@@ -30,7 +30,7 @@ TEST(Decoder, Vop2WithRegisters) {
   EXPECT_EQ(I.address, 0x1000u);
 }
 
-TEST(Decoder, InlineConstantsFollowTheOperandType) {
+TEST(SimDecoder, InlineConstantsFollowTheOperandType) {
   EXPECT_EQ(parse("v_mov_b32_e32 v0, 0.5").ops[1].k32, 0x3f000000u);
   EXPECT_EQ(parse("v_cvt_f32_f16_e32 v0, 1.0").ops[1].k32, 0x3c00u);
   EXPECT_EQ(parse("v_fma_f64 v[0:1], v[0:1], 0.5, v[2:3]").ops[2].k64, 0x3fe0000000000000ull);
@@ -45,7 +45,7 @@ TEST(Decoder, InlineConstantsFollowTheOperandType) {
   EXPECT_EQ(parse("v_cmp_eq_i64_e32 vcc, 0xffffffff, v[0:1]").ops[1].k64, ~0ull);
 }
 
-TEST(Decoder, SpecialRegisters) {
+TEST(SimDecoder, SpecialRegisters) {
   Inst I = parse("s_and_saveexec_b64 s[2:3], vcc");
   EXPECT_EQ(I.ops[0].reg, 2);
   EXPECT_EQ(I.ops[0].width, 2);
@@ -58,7 +58,7 @@ TEST(Decoder, SpecialRegisters) {
   EXPECT_EQ(ap.ops[1].k32, static_cast<std::uint32_t>(kPrivateAperture >> 32));
 }
 
-TEST(Decoder, Vop3Modifiers) {
+TEST(SimDecoder, Vop3Modifiers) {
   Inst I = parse("v_fma_f32 v0, -|v1|, |v2|, -v3 clamp mul:2");
   EXPECT_TRUE(I.ops[1].neg && I.ops[1].abs);
   EXPECT_TRUE(I.ops[2].abs && !I.ops[2].neg);
@@ -75,7 +75,7 @@ TEST(Decoder, Vop3Modifiers) {
   EXPECT_EQ(f.neg_hi, 1);
 }
 
-TEST(Decoder, CarryOutPutsTheFirstSourceAfterIt) {
+TEST(SimDecoder, CarryOutPutsTheFirstSourceAfterIt) {
   Inst I = parse("v_mad_u64_u32 v[0:1], s[2:3], v2, v3, v[4:5]");
   EXPECT_EQ(I.src0, 2);
   EXPECT_EQ(I.ops[1].kind, OperandKind::Sreg);
@@ -83,7 +83,7 @@ TEST(Decoder, CarryOutPutsTheFirstSourceAfterIt) {
   EXPECT_EQ(parse("v_add_u32_e32 v0, v1, v2").src0, 1);
 }
 
-TEST(Decoder, MemoryModifiers) {
+TEST(SimDecoder, MemoryModifiers) {
   Inst g = parse("global_load_dwordx4 v[0:3], v4, s[0:1] offset:-16 sc0 nt sc1");
   EXPECT_EQ(g.offset, -16);
   EXPECT_TRUE(g.sc0 && g.sc1 && g.nt);
@@ -97,7 +97,7 @@ TEST(Decoder, MemoryModifiers) {
   EXPECT_EQ(parse("s_load_dword s0, s[0:1], s4 offset:0x10").offset, 16);
 }
 
-TEST(Decoder, BranchesAndImmediates) {
+TEST(SimDecoder, BranchesAndImmediates) {
   EXPECT_EQ(parse("s_cbranch_execz 65533").simm, -3);
   EXPECT_EQ(parse("s_branch 22").simm, 22);
   EXPECT_EQ(parse("s_movk_i32 s0, 0xfffe").simm, -2);
@@ -110,7 +110,7 @@ TEST(Decoder, BranchesAndImmediates) {
   parse("s_waitcnt vmcnt(0) lgkmcnt(0)");
 }
 
-TEST(Decoder, SdwaAndDpp) {
+TEST(SimDecoder, SdwaAndDpp) {
   Inst s = parse("v_add_u32_sdwa v0, v1, sext(v2) dst_sel:WORD_1 dst_unused:UNUSED_PRESERVE src0_sel:BYTE_1 src1_sel:WORD_0");
   EXPECT_EQ(s.enc, Encoding::Sdwa);
   EXPECT_EQ(s.dst_sel, 5);
@@ -129,7 +129,7 @@ TEST(Decoder, SdwaAndDpp) {
   EXPECT_EQ(parse("v_mov_b32_dpp v0, v1 row_bcast:31 row_mask:0xf bank_mask:0xf").dpp_ctrl, 0x143);
 }
 
-TEST(Decoder, AgprsMapIntoTheUnifiedFile) {
+TEST(SimDecoder, AgprsMapIntoTheUnifiedFile) {
   Inst I = parse("v_accvgpr_read_b32 v0, a1", nullptr, 8, 32);
   EXPECT_EQ(I.ops[1].reg, 9);
   EXPECT_TRUE(I.ops[1].agpr);
@@ -138,7 +138,7 @@ TEST(Decoder, AgprsMapIntoTheUnifiedFile) {
   EXPECT_EQ(m.ops[0].width, 4);
 }
 
-TEST(Decoder, RefusesWhatItCannotHonour) {
+TEST(SimDecoder, RefusesWhatItCannotHonour) {
   std::string reason;
   parse("v_cvt_pk_fp8_f32 v0, v1, v2", &reason);
   EXPECT_NE(reason.find("not implemented"), std::string::npos);
@@ -152,7 +152,7 @@ TEST(Decoder, RefusesWhatItCannotHonour) {
   EXPECT_NE(reason.find("frobnicate"), std::string::npos) << reason;
 }
 
-TEST(Decoder, DisassemblerGivesLlvmText) {
+TEST(SimDecoder, DisassemblerGivesLlvmText) {
   Disassembler dis;
   const std::uint8_t code[] = {0x06, 0x0f, 0x04, 0x02};  // v_add_f32_e32 v2, v6, v7
   auto d = dis.at(code, sizeof code, 0);
@@ -164,7 +164,7 @@ TEST(Decoder, DisassemblerGivesLlvmText) {
   EXPECT_EQ(l.text, "s_and_b32 s3, s3, 0xffff");
 }
 
-TEST(Decoder, KernelDecodeFollowsControlFlowOnly) {
+TEST(SimDecoder, KernelDecodeFollowsControlFlowOnly) {
   auto bytes = testing::testdata("vector_add");
   CodeObject co = CodeObject::load(bytes, "vector_add.hsaco");
   const KernelInfo& k = co.kernel("vector_add");
@@ -184,7 +184,7 @@ namespace {
 
 // Whatever LLVM prints for arbitrary bytes, parsing it never crashes: it yields a record or a
 // reason.
-TEST(Decoder, ArbitraryInstructionWordsNeverCrash) {
+TEST(SimDecoder, ArbitraryInstructionWordsNeverCrash) {
   Disassembler dis;
   auto r = testing::random_u32(3 * 20000, 17);
   int decoded = 0, supported = 0;

@@ -20,7 +20,7 @@ bool same(std::uint32_t a, std::uint32_t b) {
   return (na && nb) || a == b;
 }
 
-TEST(FpLanes, FmaEmulationIsCorrectlyRounded) {
+TEST(SimFpLanes, FmaEmulationIsCorrectlyRounded) {
   auto r = testing::random_u32(3 * 400000, 41);
   int checked = 0;
   for (std::size_t i = 0; i + 2 < r.size(); i += 3) {
@@ -48,7 +48,7 @@ TEST(FpLanes, FmaEmulationIsCorrectlyRounded) {
   EXPECT_GT(checked, 300000);
 }
 
-TEST(FpLanes, LaneKernelsMatchScalarReferences) {
+TEST(SimFpLanes, LaneKernelsMatchScalarReferences) {
   auto r = testing::random_u32(64 * 3, 43);
   std::uint32_t a[64], b[64], c[64], out[64];
   for (int l = 0; l < 64; ++l) {

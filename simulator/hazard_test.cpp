@@ -27,13 +27,13 @@ void expect_hazard(const std::string& kernel, const std::string& what, int ws, i
   EXPECT_EQ(msg.find('\n'), std::string::npos) << msg;
 }
 
-TEST(Hazards, EnoughWaitStatesRun) {
+TEST(SimHazards, EnoughWaitStatesRun) {
   for (const char* k : {"result_read_nop6_ok", "result_read_counted_ok", "chained_srcc_ok",
                         "valu_to_mfma_nop1_ok", "big_result_nop7_nop2_ok"})
     EXPECT_EQ(run_hazard_kernel(k), "") << k;
 }
 
-TEST(Hazards, MissingWaitStatesAreErrors) {
+TEST(SimHazards, MissingWaitStatesAreErrors) {
   expect_hazard("result_read_nop5", "VALU access of the MFMA result (v[0:3])", 6, 7);
   expect_hazard("result_read_none", "VALU access of the MFMA result (v[0:3])", 0, 7);
   expect_hazard("result_overwrite", "VALU access of the MFMA result (v[0:3])", 3, 7);
@@ -46,7 +46,7 @@ TEST(Hazards, MissingWaitStatesAreErrors) {
   expect_hazard("store_too_early", "VMEM access of the MFMA result (v[0:3])", 4, 7);
 }
 
-TEST(Hazards, CheckerCanBeSwitchedOff) {
+TEST(SimHazards, CheckerCanBeSwitchedOff) {
   SimulatorExecutor ex;
   ex.options().check_hazards = false;
   std::vector<std::uint16_t> a(64 * 4, 0x3f80), b(64 * 4, 0x3f80);

@@ -112,7 +112,7 @@ T med3(T a, T b, T c) {
   return std::max(std::min(a, b), std::min(std::max(a, b), c));
 }
 
-TEST(Isa, IntegerVop3) {
+TEST(SimIsa, IntegerVop3) {
   Inputs in = int_inputs(1);
   check_lanes("perm_b32", in, [](u32 a, u32 b, u32 c) {
     u64 d = (u64{a} << 32) | b;
@@ -149,7 +149,7 @@ TEST(Isa, IntegerVop3) {
   check_lanes("sad_u32", in, [](u32 a, u32 b, u32 c) { return (a > b ? a - b : b - a) + c; });
 }
 
-TEST(Isa, IntegerVop2AndVop1) {
+TEST(SimIsa, IntegerVop2AndVop1) {
   Inputs in = int_inputs(2);
   check_lanes("mul_hi_u32", in, [](u32 a, u32 b, u32) { return static_cast<u32>((u64{a} * b) >> 32); });
   check_lanes("mul_hi_i32", in, [](u32 a, u32 b, u32) {
@@ -207,7 +207,7 @@ u32 f16_rtz(u32 x) {
 }
 float f16_to_f32(u32 b) { std::uint16_t h = static_cast<std::uint16_t>(b); _Float16 x; std::memcpy(&x, &h, 2); return static_cast<float>(x); }
 
-TEST(Isa, FloatModifiersPackingAndConversions) {
+TEST(SimIsa, FloatModifiersPackingAndConversions) {
   Inputs in = float_inputs(3);
   check_float_lanes("fma_f32_mods", in, [](u32 a, u32 b, u32 c) { return U(std::fma(-std::fabs(F(a)), F(b), -F(c))); });
   check_float_lanes("mul_f32_omod", in, [](u32 a, u32 b, u32) { return U(F(a) * F(b) * 2.0f); });
@@ -246,7 +246,7 @@ TEST(Isa, FloatModifiersPackingAndConversions) {
   check_float_lanes("ldexp_f32", ld, [](u32 a, u32 b, u32) { return U(std::ldexp(F(a), static_cast<i32>(b))); });
 }
 
-TEST(Isa, ComparesClassAndCndmask) {
+TEST(SimIsa, ComparesClassAndCndmask) {
   Inputs in = float_inputs(4);
   check_lanes("cndmask_mods", in, [](u32 a, u32 b, u32 c) { return a > b ? (a & 0x7fffffffu) : (c ^ 0x80000000u); });
   check_lanes("cmp_u_f32", in, [](u32 a, u32 b, u32) { return u32{std::isnan(F(a)) || std::isnan(F(b))}; });
@@ -267,7 +267,7 @@ TEST(Isa, ComparesClassAndCndmask) {
   check_lanes("cmpx_write", iin, [](u32 a, u32 b, u32 c) { return a < b ? 0x77u : c; });
 }
 
-TEST(Isa, SixtyFourBitAndCarries) {
+TEST(SimIsa, SixtyFourBitAndCarries) {
   Inputs in = int_inputs(6);
   auto o = run("mad_u64_u32", in, 192);
   for (std::size_t l = 0; l < 64; ++l) {
@@ -306,7 +306,7 @@ TEST(Isa, SixtyFourBitAndCarries) {
   }
 }
 
-TEST(Isa, PackedF32) {
+TEST(SimIsa, PackedF32) {
   Inputs in = float_inputs(7);
   auto o = run("pk_mul_f32_opsel", in, 128);
   for (std::size_t l = 0; l < 64; ++l) {
@@ -328,7 +328,7 @@ TEST(Isa, PackedF32) {
   }
 }
 
-TEST(Isa, Sdwa) {
+TEST(SimIsa, Sdwa) {
   Inputs in = int_inputs(8);
   check_lanes("sdwa_add_sel", in, [](u32 a, u32 b, u32) { return ((a >> 8) & 0xff) + (b >> 16); });
   check_lanes("sdwa_sext", in, [](u32 a, u32 b, u32) { return sx(a & 0xff, 8) + (b >> 24); });
@@ -357,7 +357,7 @@ std::vector<u32> dpp_model(const std::vector<u32>& src, const std::vector<u32>& 
   return r;
 }
 
-TEST(Isa, Dpp) {
+TEST(SimIsa, Dpp) {
   Inputs in = int_inputs(9);
   struct C {
     const char* kernel;
@@ -390,7 +390,7 @@ TEST(Isa, Dpp) {
   }
 }
 
-TEST(Isa, LaneOperations) {
+TEST(SimIsa, LaneOperations) {
   Inputs in = int_inputs(10);
   auto o = run("lane_ops", in, 256);
   for (std::size_t l = 0; l < 64; ++l) {
@@ -401,7 +401,7 @@ TEST(Isa, LaneOperations) {
   }
 }
 
-TEST(Isa, ScalarAlu) {
+TEST(SimIsa, ScalarAlu) {
   const u32 xs[] = {0x12345678u, 0x80000001u, 0xfffffff0u, 5u};
   const u32 ys[] = {0x00080004u, 0x000c0010u, 0x0005001bu, 0x7fffffffu};
   const u64 zs[] = {0x0123456789abcdefull, 0x8000000000000000ull, 0ull, 0xffffffff00000000ull};
@@ -450,7 +450,7 @@ TEST(Isa, ScalarAlu) {
   }
 }
 
-TEST(Isa, ModeRegister) {
+TEST(SimIsa, ModeRegister) {
   Inputs in = float_inputs(11);
   in.a[0] = as_u(1e-20f);
   in.b[0] = as_u(1e-20f);  // product 1e-40: a denormal, flushed
@@ -462,7 +462,7 @@ TEST(Isa, ModeRegister) {
   EXPECT_NE(msg.find("v_add_f32"), std::string::npos) << msg;
 }
 
-TEST(Isa, LdsOperations) {
+TEST(SimIsa, LdsOperations) {
   Inputs in = int_inputs(12);
   auto o = run("lds_ops", in, 320);
   u32 prefix = 0;
@@ -476,7 +476,7 @@ TEST(Isa, LdsOperations) {
   }
 }
 
-TEST(Isa, GlobalSubDwordAndAtomics) {
+TEST(SimIsa, GlobalSubDwordAndAtomics) {
   Inputs x = int_inputs(13);
   const Inputs& in = x;
   std::vector<u32> o(400, 0);
@@ -504,7 +504,7 @@ TEST(Isa, GlobalSubDwordAndAtomics) {
   EXPECT_EQ(o[210], 64u);
 }
 
-TEST(Isa, ScalarCompareSelectBranchAndWideLoad) {
+TEST(SimIsa, ScalarCompareSelectBranchAndWideLoad) {
   std::vector<u32> table(64);
   for (std::size_t i = 0; i < 64; ++i) table[i] = static_cast<u32>(i * i + 3);
   const i32 xs[] = {-7, 5, 100, -2147483647, 0};
@@ -530,7 +530,7 @@ TEST(Isa, ScalarCompareSelectBranchAndWideLoad) {
   }
 }
 
-TEST(Isa, UnsignedShortLoadsAndCompares) {
+TEST(SimIsa, UnsignedShortLoadsAndCompares) {
   Inputs in = float_inputs(14);
   Inputs iv = int_inputs(15);
   in.a = iv.a;

@@ -21,7 +21,7 @@ SimulatorExecutor& executor() {
   return e;
 }
 
-TEST(Kernels, VectorAddWithTailMasking) {
+TEST(SimKernels, VectorAddWithTailMasking) {
   auto co = testdata("vector_add");
   const int n = 1000;
   std::vector<float> a(1024), b(1024), c(1024, -7.0f);
@@ -42,7 +42,7 @@ TEST(Kernels, VectorAddWithTailMasking) {
   EXPECT_EQ(ex.name(), "simulator");
 }
 
-TEST(Kernels, TwoDimensionalGridAndHiddenArguments) {
+TEST(SimKernels, TwoDimensionalGridAndHiddenArguments) {
   auto co = testdata("vector_add");
   const int w = 37, h = 11;
   std::vector<int> o(static_cast<std::size_t>(w * h), -1);
@@ -52,7 +52,7 @@ TEST(Kernels, TwoDimensionalGridAndHiddenArguments) {
       EXPECT_EQ(o[static_cast<std::size_t>(y * w + x)], x + 1000 * y + 1000000 * 128) << x << "," << y;
 }
 
-TEST(Kernels, OutOfBoundsStoreNamesAddressLanePcKernelWave) {
+TEST(SimKernels, OutOfBoundsStoreNamesAddressLanePcKernelWave) {
   auto co = testdata("vector_add");
   std::vector<int> p(16, 0);
   std::string msg = error_of([&] {
@@ -69,7 +69,7 @@ TEST(Kernels, OutOfBoundsStoreNamesAddressLanePcKernelWave) {
   EXPECT_NE(msg.find("workgroup (0,0,0) wave 0"), std::string::npos) << msg;
 }
 
-TEST(Kernels, StoreIntoAnInputBufferIsAnError) {
+TEST(SimKernels, StoreIntoAnInputBufferIsAnError) {
   auto co = testdata("vector_add");
   std::vector<int> p(16, 0);
   std::string msg = error_of([&] {
@@ -78,7 +78,7 @@ TEST(Kernels, StoreIntoAnInputBufferIsAnError) {
   EXPECT_NE(msg.find("read-only buffer"), std::string::npos) << msg;
 }
 
-TEST(Kernels, UnsupportedInstructionNamesMnemonicKernelPcWave) {
+TEST(SimKernels, UnsupportedInstructionNamesMnemonicKernelPcWave) {
   auto co = testdata("unsupported");
   std::vector<float> x(64, 1.0f);
   std::vector<int> o(64, 0);
@@ -93,7 +93,7 @@ TEST(Kernels, UnsupportedInstructionNamesMnemonicKernelPcWave) {
   EXPECT_NE(msg.find("unsupported instruction"), std::string::npos) << msg;
 }
 
-TEST(Kernels, ArgumentMismatchesAreErrors) {
+TEST(SimKernels, ArgumentMismatchesAreErrors) {
   auto co = testdata("vector_add");
   std::vector<float> a(64), c(64);
   auto& ex = executor();
@@ -119,7 +119,7 @@ TEST(Kernels, ArgumentMismatchesAreErrors) {
   EXPECT_NE(m6.find("zero extent"), std::string::npos) << m6;
 }
 
-TEST(Kernels, DecodedOnceAndCached) {
+TEST(SimKernels, DecodedOnceAndCached) {
   auto co = testdata("vector_add");
   auto& ex = executor();
   auto p1 = ex.program(co, "vector_add");
@@ -131,7 +131,7 @@ TEST(Kernels, DecodedOnceAndCached) {
   EXPECT_EQ(ex.program(copy, "vector_add").get(), p1.get());
 }
 
-TEST(Kernels, WaveReductionWithShuffles) {
+TEST(SimKernels, WaveReductionWithShuffles) {
   auto co = testdata("reduce");
   const int n = 256;
   std::vector<float> x(n), s(n);
@@ -144,7 +144,7 @@ TEST(Kernels, WaveReductionWithShuffles) {
   }
 }
 
-TEST(Kernels, ShuffleDownMaxShuffleAndBallot) {
+TEST(SimKernels, ShuffleDownMaxShuffleAndBallot) {
   auto co = testdata("reduce");
   auto r = random_u32(256, 3);
   std::vector<int> x(256), mx(4), sh(256);
@@ -169,7 +169,7 @@ TEST(Kernels, ShuffleDownMaxShuffleAndBallot) {
   }
 }
 
-TEST(Kernels, LdsAndBarriersAcrossWaves) {
+TEST(SimKernels, LdsAndBarriersAcrossWaves) {
   auto co = testdata("lds_sync");
   auto r = random_u32(1024, 5);
   std::vector<int> x(1024), o(1024);
@@ -189,7 +189,7 @@ TEST(Kernels, LdsAndBarriersAcrossWaves) {
   }
 }
 
-TEST(Kernels, DynamicLdsTranspose) {
+TEST(SimKernels, DynamicLdsTranspose) {
   auto co = testdata("lds_sync");
   auto r = random_u32(2 * 256 * 4, 9);
   std::vector<std::uint32_t> x(r.begin(), r.end()), o(x.size());
@@ -207,7 +207,7 @@ TEST(Kernels, DynamicLdsTranspose) {
   EXPECT_NE(msg.find("outside the workgroup's 100 bytes of LDS"), std::string::npos) << msg;
 }
 
-TEST(Kernels, PrivateMemoryThroughFlatAddressing) {
+TEST(SimKernels, PrivateMemoryThroughFlatAddressing) {
   auto co = testdata("scratch");
   auto r = random_u32(128, 13);
   std::vector<int> idx(128), o(128);
@@ -217,7 +217,7 @@ TEST(Kernels, PrivateMemoryThroughFlatAddressing) {
     EXPECT_EQ(o[static_cast<std::size_t>(t)], (idx[static_cast<std::size_t>(t)] & 63) * t + 1) << t;
 }
 
-TEST(Kernels, IntegerOps) {
+TEST(SimKernels, IntegerOps) {
   auto co = testdata("int_ops");
   const int n = 300;
   auto a = random_u32(n, 21), b = random_u32(n, 22), c = random_u32(n, 23);
@@ -259,7 +259,7 @@ float ref_rsq(float x) {
 
 bool same(float a, float b) { return (std::isnan(a) && std::isnan(b)) || as_u(a) == as_u(b); }
 
-TEST(Kernels, Fp32MathAndTranscendentals) {
+TEST(SimKernels, Fp32MathAndTranscendentals) {
   auto co = testdata("fp32_math");
   const float inf = std::numeric_limits<float>::infinity();
   const float nan = std::numeric_limits<float>::quiet_NaN();
@@ -306,7 +306,7 @@ namespace {
 // Every instruction form (opcode and encoding) in the attention-forward code objects of
 // device/ also occurs in a test kernel of simulator/testdata that the tests above run and
 // check; and none of them decodes to Unsupported.
-TEST(AttentionCodeObjects, EveryInstructionIsImplementedAndUnitTested) {
+TEST(SimAttentionCodeObjects, EveryInstructionIsImplementedAndUnitTested) {
   SimulatorExecutor ex;
   auto forms = [&](const std::vector<std::byte>& bytes, std::vector<std::string>* unsupported) {
     std::set<std::pair<Opcode, Encoding>> s;
@@ -348,7 +348,7 @@ TEST(AttentionCodeObjects, EveryInstructionIsImplementedAndUnitTested) {
 namespace cdna::simulator {
 namespace {
 
-TEST(Kernels, PreloadedKernelArguments) {
+TEST(SimKernels, PreloadedKernelArguments) {
   auto co = testing::testdata("preload");
   CodeObject obj = CodeObject::load(co, "preload.hsaco");
   EXPECT_GT(obj.kernel("vector_add_preloaded").descriptor.kernarg_preload_length(), 0u);

@@ -128,41 +128,41 @@ void run_case(const std::string& kernel, Shape s, bool bf16, u32 seed,
   EXPECT_GE(ex.last_stats().mfma_instructions, 1u);
 }
 
-TEST(Mfma, Bf16_16x16x16_Vgpr) {
+TEST(SimMfma, Bf16_16x16x16_Vgpr) {
   Shape s{16, 16};
   run_case("mfma_16x16x16_bf16", s, true, 1, [&](auto& A, auto& B, auto& C) { return host_mfma(A, B, C, s, true); });
 }
-TEST(Mfma, Bf16_16x16x16_AgprTwice) {
+TEST(SimMfma, Bf16_16x16x16_AgprTwice) {
   Shape s{16, 16};
   run_case("mfma_16x16x16_bf16_agpr_twice", s, true, 2, [&](auto& A, auto& B, auto& C) {
     return host_mfma(A, B, host_mfma(A, B, C, s, true), s, true); });
   EXPECT_EQ(executor().last_stats().mfma_instructions, 2u);
 }
-TEST(Mfma, Bf16_16x16x16_ZeroC) {
+TEST(SimMfma, Bf16_16x16x16_ZeroC) {
   Shape s{16, 16};
   run_case("mfma_16x16x16_bf16_zero_c", s, true, 3,
            [&](auto& A, auto& B, auto& C) { return host_mfma(A, B, C, s, true); }, true);
 }
-TEST(Mfma, Bf16_32x32x8) {
+TEST(SimMfma, Bf16_32x32x8) {
   Shape s{32, 8};
   run_case("mfma_32x32x8_bf16", s, true, 4, [&](auto& A, auto& B, auto& C) { return host_mfma(A, B, C, s, true); });
 }
-TEST(Mfma, F16_16x16x16) {
+TEST(SimMfma, F16_16x16x16) {
   Shape s{16, 16};
   run_case("mfma_16x16x16_f16", s, false, 5, [&](auto& A, auto& B, auto& C) { return host_mfma(A, B, C, s, false); });
 }
-TEST(Mfma, F16_32x32x8_Agpr) {
+TEST(SimMfma, F16_32x32x8_Agpr) {
   Shape s{32, 8};
   run_case("mfma_32x32x8_f16", s, false, 6, [&](auto& A, auto& B, auto& C) { return host_mfma(A, B, C, s, false); });
 }
-TEST(Mfma, CompilerBuiltin) {
+TEST(SimMfma, CompilerBuiltin) {
   Shape s{16, 16};
   run_case("mfma_builtin_16x16x16_bf16", s, true, 7, [&](auto& A, auto& B, auto& C) { return host_mfma(A, B, C, s, true); });
 }
 
 // cdna3-facts.md §4 worked example E1': a = (2, 0...), b = (2, 0...), C = -(1 + 2^-23) gives
 // 0x403fffff (not the correctly rounded 3.0), through the whole kernel path.
-TEST(Mfma, WorkedExampleThroughTheKernel) {
+TEST(SimMfma, WorkedExampleThroughTheKernel) {
   Shape s{16, 16};
   std::vector<u16> A(256, 0), B(256, 0);
   A[0] = 0x4000;  // A[0][0] = 2
@@ -175,7 +175,7 @@ TEST(Mfma, WorkedExampleThroughTheKernel) {
   EXPECT_EQ(as_u(c[0]), 0x403fffffu);  // lane 0 register 0 holds D[0][0]
 }
 
-TEST(Mfma, PartialExecIsRefused) {
+TEST(SimMfma, PartialExecIsRefused) {
   auto co = testdata("mfma");
   std::vector<u16> a(64 * 4), b(64 * 4);
   std::vector<float> c(64 * 4);
