@@ -10,6 +10,7 @@
 // an invalid operation on non-NaN inputs returns the canonical quiet NaN 0x7fc00000.
 #pragma once
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 
@@ -175,6 +176,28 @@ inline std::uint16_t f16_from_f32_bits_rtz(std::uint32_t x, bool flush_out) {
     return static_cast<std::uint16_t>(sign | q);
   }
   return static_cast<std::uint16_t>(sign | (static_cast<std::uint32_t>(e) << 10) | (mant >> 13));
+}
+
+// f64 -> f16 bit pattern, round to nearest even (no flush; NaN quieted).
+inline std::uint16_t f16_from_f64(double x) {
+  std::uint64_t b = dbits(x);
+  std::uint32_t sign = static_cast<std::uint32_t>(b >> 48) & 0x8000u;
+  int e = static_cast<int>((b >> 52) & 0x7ff);
+  std::uint64_t m = b & ((1ull << 52) - 1);
+  if (e == 0x7ff)
+    return static_cast<std::uint16_t>(sign | 0x7c00u | (m ? 0x200u | static_cast<std::uint32_t>(m >> 42) : 0u));
+  if (e == 0) return static_cast<std::uint16_t>(sign);  // f64 subnormal: far below f16
+  m |= 1ull << 52;
+  int E = e - 1023;                       // x = m * 2^(E - 52)
+  int qexp = std::max(E, -14) - 10;       // f16 quantum at x
+  int sh = qexp - (E - 52);               // >= 42
+  if (sh > 60) return static_cast<std::uint16_t>(sign);
+  std::uint64_t q = m >> sh, rem = m & ((1ull << sh) - 1), half = 1ull << (sh - 1);
+  if (rem > half || (rem == half && (q & 1))) ++q;
+  if (E < -14) return static_cast<std::uint16_t>(sign | q);  // subnormal (q == 1024: min normal)
+  std::uint64_t bits = (static_cast<std::uint64_t>(E + 15) << 10) + (q - 1024);
+  if (bits >= 0x7c00u) return static_cast<std::uint16_t>(sign | 0x7c00u);
+  return static_cast<std::uint16_t>(sign | bits);
 }
 
 inline std::uint32_t f32_bits_from_f16(std::uint16_t h, bool flush_in) {

@@ -413,3 +413,36 @@ extern "C" __global__ void loads_and_compares(ARGS) {
   o[4 * t + 2] = (uint32_t)((m3 >> t) & 1);
   o[4 * t + 3] = (uint32_t)((m4 >> t) & 1);
 }
+
+// ---- 16-bit: f16 and i16/u16 arithmetic, packed, compares, conversions
+K2(add_f16, "v_add_f16_e32 %0, %1, %2")
+K2(sub_f16, "v_sub_f16_e32 %0, %1, %2")
+K2(mul_f16, "v_mul_f16_e32 %0, %1, %2")
+K2(max_f16, "v_max_f16_e32 %0, %1, %2")
+K2(min_f16, "v_min_f16_e32 %0, %1, %2")
+K3(fma_f16, "v_fma_f16 %0, %1, %2, %3")
+K3(fma_f16_opsel, "v_fma_f16 %0, %1, -%2, %3 op_sel:[1,1,0,0]")
+K2(add_u16, "v_add_u16_e32 %0, %1, %2")
+K2(sub_u16, "v_sub_u16_e32 %0, %1, %2")
+K2(mul_lo_u16, "v_mul_lo_u16_e32 %0, %1, %2")
+K2(lshlrev_b16, "v_lshlrev_b16_e32 %0, %1, %2")
+K2(ashrrev_i16, "v_ashrrev_i16_e32 %0, %1, %2")
+K2(max_i16, "v_max_i16_e32 %0, %1, %2")
+K2(min_u16, "v_min_u16_e32 %0, %1, %2")
+K2(pk_add_f16, "v_pk_add_f16 %0, %1, %2")
+K2(pk_mul_f16_mods, "v_pk_mul_f16 %0, %1, %2 op_sel:[1,0] op_sel_hi:[0,1] neg_lo:[1,0]")
+K3(pk_fma_f16, "v_pk_fma_f16 %0, %1, %2, %3")
+K2(pk_max_f16, "v_pk_max_f16 %0, %1, %2")
+K2(pk_add_u16, "v_pk_add_u16 %0, %1, %2")
+K2(pk_mul_lo_u16, "v_pk_mul_lo_u16 %0, %1, %2")
+K2(pk_ashrrev_i16, "v_pk_ashrrev_i16 %0, %1, %2")
+K2(pk_max_i16, "v_pk_max_i16 %0, %1, %2")
+K1(cvt_f16_u16, "v_cvt_f16_u16_e32 %0, %1")
+K1(cvt_i16_f16, "v_cvt_i16_f16_e32 %0, %1")
+extern "C" __global__ void cmp_f16(ARGS) {
+  int t = threadIdx.x;
+  uint64_t lt, cls;
+  asm volatile("v_cmp_lt_f16_e64 %0, %1, %2" : "=s"(lt) : "v"(a[t]), "v"(b[t]));
+  asm volatile("v_cmp_class_f16_e64 %0, %1, %2" : "=s"(cls) : "v"(a[t]), "v"(c[t]));
+  o[t] = (uint32_t)((lt >> t) & 1) | ((uint32_t)((cls >> t) & 1) << 1);
+}

@@ -1,0 +1,309 @@
+// 16-bit VALU: f16 and i16/u16 arithmetic (VOP2/VOP3), packed 16-bit (VOP3P), f16 compares
+// and conversions.
+//
+// Results of the non-packed forms occupy bits 15:0 and zero bits 31:16: on gfx9 these
+// instructions zero the high half (LLVM GCNSubtarget::zeroesHigh16BitsOfDest, "derived from
+// experimentation"). A destination op_sel (write the high half) is refused, as are omod and
+// constants in packed forms, whose exact hardware behaviour this file does not model.
+//
+// f16 arithmetic: add, sub and mul are evaluated in f32 and rounded once to f16 (exact: f32 has
+// at least 2*11+2 bits, so the double rounding is innocuous); fma in f64 likewise. MODE's
+// fp16/fp64 denormal field flushes inputs/results; its round field must be nearest-even.
+#include <cmath>
+
+#include "simulator/fp.hpp"
+
+namespace cdna::simulator {
+namespace {
+
+using u32 = std::uint32_t;
+using u64 = std::uint64_t;
+
+inline bool nan16(u32 h) { return (h & 0x7fffu) > 0x7c00u; }
+inline u32 ftz16(u32 h) { return (h & 0x7c00u) == 0 ? h & 0x8000u : h; }
+inline float f16_to_f(u32 h) { return as_float(f32_bits_from_f16(static_cast<std::uint16_t>(h), false)); }
+
+void refuse_unmodelled(const Inst& I, bool packed) {
+  if (I.omod) sim_fail("omod on a 16-bit instruction is not supported");
+  if (!packed && (I.op_sel & 0x8)) sim_fail("destination op_sel (high half) on a 16-bit instruction is not supported");
+}
+
+// 16-bit source lanes (in bits 15:0): the high half when `hi`; abs/neg as f16 modifiers when
+// `fp`; input denormals flushed when `flush`.
+void src16(Wave& w, const Operand& o, bool hi, bool fp, bool flush, u32* out) {
+  Lanes t;
+  const u32* p = vsrc(w, o, t);
+  for (int l = 0; l < kLanes; ++l) {
+    u32 h = (hi ? p[l] >> 16 : p[l]) & 0xffffu;
+    if (fp) {
+      if (o.abs) h &= 0x7fffu;
+      if (o.neg) h ^= 0x8000u;
+      if (flush) h = ftz16(h);
+    }
+    out[l] = h;
+  }
+}
+
+// f16 results from exact-ish f32/f64 values: NaN results take the first NaN source (quieted) or
+// the canonical 0x7e00; rounding to nearest even; output denormals flushed when `flush`.
+u32 finish16(u32 h, const u32* srcs[3], int n, int l, bool flush) {
+  if (nan16(h)) {
+    for (int i = 0; i < n; ++i)
+      if (nan16(srcs[i][l])) return srcs[i][l] | 0x0200u;
+    return 0x7e00u;
+  }
+  return flush ? ftz16(h) : h;
+}
+
+u32 clamp16(u32 h, bool dx10) {
+  if (nan16(h)) return dx10 ? 0u : h;
+  float x = f16_to_f(h);
+  if (!(x > 0.0f)) return 0u;
+  if (x > 1.0f) return 0x3c00u;
+  return h;
+}
+
+template <int N, auto F>
+void f16_op(Wave& w, const Inst& I) {
+  require_rne16_64(w);
+  refuse_unmodelled(I, false);
+  bool fi = w.flush_in16_64(), fo = w.flush_out16_64();
+  Lanes s[3], r;
+  const u32* srcs[3];
+  for (int i = 0; i < N; ++i) {
+    src16(w, I.ops[1 + i], (I.op_sel >> i) & 1, true, fi, s[i].u);
+    srcs[i] = s[i].u;
+  }
+  for (int l = 0; l < kLanes; ++l) {
+    u32 h = F(srcs, l);
+    h = finish16(h, srcs, N, l, fo);
+    r.u[l] = I.clamp ? clamp16(h, w.dx10_clamp()) : h;
+  }
+  vwrite(w, I.ops[0], r.u);
+}
+
+inline u32 round16(float x) { return f16_from_f32_bits(fbits(x), false); }
+
+u32 add16(const u32* s[3], int l) { return round16(f16_to_f(s[0][l]) + f16_to_f(s[1][l])); }
+u32 sub16(const u32* s[3], int l) { return round16(f16_to_f(s[0][l]) - f16_to_f(s[1][l])); }
+u32 subrev16(const u32* s[3], int l) { return round16(f16_to_f(s[1][l]) - f16_to_f(s[0][l])); }
+u32 mul16(const u32* s[3], int l) { return round16(f16_to_f(s[0][l]) * f16_to_f(s[1][l])); }
+// Exact product in f64, sum rounded to odd (TwoSum decides the last bit), then one rounding to
+// f16: the correctly rounded fma (f64 has far more than 11 + 2 bits).
+u32 fma16(const u32* s[3], int l) {
+  double p = static_cast<double>(f16_to_f(s[0][l])) * static_cast<double>(f16_to_f(s[1][l]));
+  double c = static_cast<double>(f16_to_f(s[2][l]));
+  double sum = p + c;
+  if (!std::isfinite(p) || !std::isfinite(c)) return f16_from_f64(sum);
+  double bv = sum - p;
+  double err = (p - (sum - bv)) + (c - bv);
+  std::uint64_t bits = dbits(sum);
+  if (err != 0 && (bits & 1) == 0) bits = ((err > 0) == (sum > 0)) ? bits + 1 : bits - 1;
+  return f16_from_f64(as_double(bits));
+}
+
+// IEEE-mode min/max on f16 bits (same rules as the f32 forms; -0 < +0).
+inline int key16(u32 h) { return (h & 0x8000u) ? -static_cast<int>(h & 0x7fffu) - 1 : static_cast<int>(h); }
+template <bool Max>
+u32 minmax16(const u32* s[3], int l) {
+  u32 a = s[0][l], b = s[1][l];
+  bool na = nan16(a), nb = nan16(b);
+  if (na && nb) return a | 0x0200u;
+  if (na) return (a & 0x0200u) ? b : a | 0x0200u;  // signalling NaN gives a quiet NaN
+  if (nb) return (b & 0x0200u) ? a : b | 0x0200u;
+  return Max ? (key16(a) >= key16(b) ? a : b) : (key16(a) <= key16(b) ? a : b);
+}
+
+// ---- integer 16-bit
+template <auto F>
+void i16_op(Wave& w, const Inst& I) {
+  refuse_unmodelled(I, false);
+  Lanes a, b, r;
+  src16(w, I.ops[1], I.op_sel & 1, false, false, a.u);
+  src16(w, I.ops[2], (I.op_sel >> 1) & 1, false, false, b.u);
+  for (int l = 0; l < kLanes; ++l) r.u[l] = F(a.u[l], b.u[l]) & 0xffffu;
+  vwrite(w, I.ops[0], r.u);
+}
+inline std::int32_t s16(u32 x) { return static_cast<std::int16_t>(static_cast<std::uint16_t>(x)); }
+
+// ---- packed 16-bit: op_sel picks the half feeding the low result, op_sel_hi the high one.
+template <int N, auto F, bool Fp>
+void pk16(Wave& w, const Inst& I) {
+  if (Fp) require_rne16_64(w);
+  if (I.omod) sim_fail("omod on a packed instruction is not supported");
+  for (int i = 0; i < N; ++i)
+    if (I.ops[1 + i].kind == OperandKind::Const)
+      sim_fail("packed 16-bit instruction with a constant operand is not supported");
+  bool fi = Fp && w.flush_in16_64(), fo = Fp && w.flush_out16_64();
+  u32 sel_hi = I.op_sel_hi_given ? I.op_sel_hi : 0x7;
+  Lanes out;
+  for (int half = 0; half < 2; ++half) {
+    Lanes s[3];
+    const u32* srcs[3];
+    for (int i = 0; i < N; ++i) {
+      bool hi = half == 0 ? (I.op_sel >> i) & 1 : (sel_hi >> i) & 1;
+      Operand o = I.ops[1 + i];
+      o.neg = Fp && (((half == 0 ? I.neg_lo : I.neg_hi) >> i) & 1);
+      o.abs = false;
+      src16(w, o, hi, Fp, fi, s[i].u);
+      srcs[i] = s[i].u;
+    }
+    for (int l = 0; l < kLanes; ++l) {
+      u32 h = F(srcs, l) & 0xffffu;
+      if (Fp) {
+        h = finish16(h, srcs, N, l, fo);
+        if (I.clamp) h = clamp16(h, w.dx10_clamp());
+      }
+      out.u[l] = half == 0 ? h : (out.u[l] | (h << 16));
+    }
+  }
+  vwrite(w, I.ops[0], out.u);
+}
+template <auto Op>
+u32 int2(const u32* s[3], int l) { return Op(s[0][l], s[1][l]); }
+
+// ---- compares and class on f16 (low halves)
+enum class C { LT, EQ, LE, GT, LG, GE, O, U, NEQ, NLT, NLE, NGT, NGE, NLG };
+template <C K>
+void vcmp16(Wave& w, const Inst& I) {
+  Lanes a, b;
+  bool fi = w.flush_in16_64();
+  src16(w, I.ops[1], I.op_sel & 1, true, fi, a.u);
+  src16(w, I.ops[2], (I.op_sel >> 1) & 1, true, fi, b.u);
+  u64 bits = 0;
+  for (int l = 0; l < kLanes; ++l) {
+    float x = f16_to_f(a.u[l]), y = f16_to_f(b.u[l]);
+    bool un = std::isnan(x) || std::isnan(y);
+    bool r = false;
+    switch (K) {
+      case C::LT: r = x < y; break;
+      case C::EQ: r = x == y; break;
+      case C::LE: r = x <= y; break;
+      case C::GT: r = x > y; break;
+      case C::LG: r = !un && x != y; break;
+      case C::GE: r = x >= y; break;
+      case C::O: r = !un; break;
+      case C::U: r = un; break;
+      case C::NEQ: r = !(x == y); break;
+      case C::NLT: r = !(x < y); break;
+      case C::NLE: r = !(x <= y); break;
+      case C::NGT: r = !(x > y); break;
+      case C::NGE: r = !(x >= y); break;
+      case C::NLG: r = un || x == y; break;
+    }
+    bits |= u64{r} << l;
+  }
+  write_s64(w, I.ops[0], bits & w.exec());
+}
+void v_cmp_class_f16(Wave& w, const Inst& I) {
+  Lanes a, b;
+  src16(w, I.ops[1], false, true, false, a.u);
+  const u32* m = vsrc(w, I.ops[2], b);
+  u64 bits = 0;
+  for (int l = 0; l < kLanes; ++l) {
+    u32 h = a.u[l];
+    bool neg = h >> 15;
+    u32 e = (h >> 10) & 0x1f, f = h & 0x3ff;
+    u32 k = e == 0x1f ? (f ? ((f & 0x200) ? 1u : 0u) : (neg ? 2u : 9u))
+            : e == 0 ? (f ? (neg ? 4u : 7u) : (neg ? 5u : 6u))
+                     : (neg ? 3u : 8u);
+    bits |= u64{(m[l] >> k) & 1} << l;
+  }
+  write_s64(w, I.ops[0], bits & w.exec());
+}
+
+// ---- conversions
+template <bool Signed>
+void cvt_f16_from_int(Wave& w, const Inst& I) {
+  require_rne16_64(w);
+  refuse_unmodelled(I, false);
+  Lanes a, r;
+  src16(w, I.ops[1], I.op_sel & 1, false, false, a.u);
+  bool fo = w.flush_out16_64();
+  for (int l = 0; l < kLanes; ++l) {
+    float x = Signed ? static_cast<float>(s16(a.u[l])) : static_cast<float>(a.u[l]);
+    r.u[l] = f16_from_f32_bits(fbits(x), fo);
+  }
+  vwrite(w, I.ops[0], r.u);
+}
+template <bool Signed>
+void cvt_int_from_f16(Wave& w, const Inst& I) {
+  refuse_unmodelled(I, false);
+  Lanes a, r;
+  src16(w, I.ops[1], I.op_sel & 1, true, w.flush_in16_64(), a.u);
+  for (int l = 0; l < kLanes; ++l) {
+    float x = f16_to_f(a.u[l]);
+    u32 v;
+    if (std::isnan(x)) v = 0;
+    else if (Signed) v = static_cast<u32>(static_cast<std::int32_t>(std::fmax(-32768.0f, std::fmin(32767.0f, std::trunc(x))))) & 0xffffu;
+    else v = static_cast<u32>(std::fmax(0.0f, std::fmin(65535.0f, std::trunc(x))));
+    r.u[l] = v;
+  }
+  vwrite(w, I.ops[0], r.u);
+}
+
+}  // namespace
+
+void register_valu16(HandlerTable& t) {
+  auto set = [&](Opcode op, Handler h) { t[static_cast<std::size_t>(op)] = h; };
+  using O = Opcode;
+  set(O::v_add_f16, f16_op<2, add16>);
+  set(O::v_sub_f16, f16_op<2, sub16>);
+  set(O::v_subrev_f16, f16_op<2, subrev16>);
+  set(O::v_mul_f16, f16_op<2, mul16>);
+  set(O::v_fma_f16, f16_op<3, fma16>);
+  set(O::v_max_f16, f16_op<2, minmax16<true>>);
+  set(O::v_min_f16, f16_op<2, minmax16<false>>);
+
+  set(O::v_add_u16, i16_op<([](u32 a, u32 b) { return a + b; })>);
+  set(O::v_sub_u16, i16_op<([](u32 a, u32 b) { return a - b; })>);
+  set(O::v_mul_lo_u16, i16_op<([](u32 a, u32 b) { return a * b; })>);
+  set(O::v_lshlrev_b16, i16_op<([](u32 a, u32 b) { return b << (a & 15); })>);
+  set(O::v_lshrrev_b16, i16_op<([](u32 a, u32 b) { return b >> (a & 15); })>);
+  set(O::v_ashrrev_i16, i16_op<([](u32 a, u32 b) { return static_cast<u32>(s16(b) >> (a & 15)); })>);
+  set(O::v_max_u16, i16_op<([](u32 a, u32 b) { return a > b ? a : b; })>);
+  set(O::v_min_u16, i16_op<([](u32 a, u32 b) { return a < b ? a : b; })>);
+  set(O::v_max_i16, i16_op<([](u32 a, u32 b) { return s16(a) > s16(b) ? a : b; })>);
+  set(O::v_min_i16, i16_op<([](u32 a, u32 b) { return s16(a) < s16(b) ? a : b; })>);
+
+  set(O::v_pk_add_f16, pk16<2, add16, true>);
+  set(O::v_pk_mul_f16, pk16<2, mul16, true>);
+  set(O::v_pk_fma_f16, pk16<3, fma16, true>);
+  set(O::v_pk_max_f16, pk16<2, minmax16<true>, true>);
+  set(O::v_pk_min_f16, pk16<2, minmax16<false>, true>);
+  set(O::v_pk_add_u16, pk16<2, int2<([](u32 a, u32 b) { return a + b; })>, false>);
+  set(O::v_pk_sub_u16, pk16<2, int2<([](u32 a, u32 b) { return a - b; })>, false>);
+  set(O::v_pk_add_i16, pk16<2, int2<([](u32 a, u32 b) { return a + b; })>, false>);
+  set(O::v_pk_sub_i16, pk16<2, int2<([](u32 a, u32 b) { return a - b; })>, false>);
+  set(O::v_pk_mul_lo_u16, pk16<2, int2<([](u32 a, u32 b) { return a * b; })>, false>);
+  set(O::v_pk_lshlrev_b16, pk16<2, int2<([](u32 a, u32 b) { return b << (a & 15); })>, false>);
+  set(O::v_pk_lshrrev_b16, pk16<2, int2<([](u32 a, u32 b) { return b >> (a & 15); })>, false>);
+  set(O::v_pk_ashrrev_i16, pk16<2, int2<([](u32 a, u32 b) { return static_cast<u32>(s16(b) >> (a & 15)); })>, false>);
+  set(O::v_pk_max_u16, pk16<2, int2<([](u32 a, u32 b) { return a > b ? a : b; })>, false>);
+  set(O::v_pk_min_u16, pk16<2, int2<([](u32 a, u32 b) { return a < b ? a : b; })>, false>);
+  set(O::v_pk_max_i16, pk16<2, int2<([](u32 a, u32 b) { return s16(a) > s16(b) ? a : b; })>, false>);
+  set(O::v_pk_min_i16, pk16<2, int2<([](u32 a, u32 b) { return s16(a) < s16(b) ? a : b; })>, false>);
+
+  set(O::v_cmp_lt_f16, vcmp16<C::LT>);
+  set(O::v_cmp_eq_f16, vcmp16<C::EQ>);
+  set(O::v_cmp_le_f16, vcmp16<C::LE>);
+  set(O::v_cmp_gt_f16, vcmp16<C::GT>);
+  set(O::v_cmp_lg_f16, vcmp16<C::LG>);
+  set(O::v_cmp_ge_f16, vcmp16<C::GE>);
+  set(O::v_cmp_o_f16, vcmp16<C::O>);
+  set(O::v_cmp_u_f16, vcmp16<C::U>);
+  set(O::v_cmp_neq_f16, vcmp16<C::NEQ>);
+  set(O::v_cmp_nlt_f16, vcmp16<C::NLT>);
+  set(O::v_cmp_nle_f16, vcmp16<C::NLE>);
+  set(O::v_cmp_ngt_f16, vcmp16<C::NGT>);
+  set(O::v_cmp_nge_f16, vcmp16<C::NGE>);
+  set(O::v_cmp_nlg_f16, vcmp16<C::NLG>);
+  set(O::v_cmp_class_f16, v_cmp_class_f16);
+
+  set(O::v_cvt_f16_u16, cvt_f16_from_int<false>);
+  set(O::v_cvt_f16_i16, cvt_f16_from_int<true>);
+  set(O::v_cvt_u16_f16, cvt_int_from_f16<false>);
+  set(O::v_cvt_i16_f16, cvt_int_from_f16<true>);
+}
+
+}  // namespace cdna::simulator
