@@ -1,5 +1,7 @@
 #include "reference/compare.hpp"
 
+#include "reference/floor.hpp"
+
 #include <algorithm>
 #include <cmath>
 #include <limits>
@@ -189,6 +191,17 @@ AttentionComparison compare_attention(const AttentionProblem& problem, const Att
         }
       }
     }
+  }
+  std::vector<double> got(o.size());
+  for (std::size_t n = 0; n < o.size(); ++n) got[n] = bf16_value(o[n]);
+  for (double& x : got) if (std::isnan(x)) x = kInf;
+  c.rel_rms_err_o = relative_rms_error(got, exact.o);
+  c.floor_rel_rms_o = relative_rms_error(attention_floor_output(problem, mode), exact.o);
+  if (!(c.rel_rms_err_o <= 2 * c.floor_rel_rms_o)) {
+    c.floor_violation = true;
+    std::ostringstream m;
+    m << "relative RMS error of O " << c.rel_rms_err_o << " > 2 x floor " << c.floor_rel_rms_o;
+    fail(m.str());
   }
   return c;
 }

@@ -21,11 +21,16 @@ struct AttentionComparison {
   double max_err_to_bound_o = 0;   // max |err| / bound (> 1 is a violation)
   double max_abs_err_lse = 0;      // max |LSE_kernel - LSE_exact| over finite exact rows
   double max_err_to_bound_lse = 0;
+  double rel_rms_err_o = 0;        // ‖O_kernel − O_exact‖₂ / ‖O_exact‖₂ (reference/floor.hpp)
+  double floor_rel_rms_o = 0;      // the same for the floor model's O
   std::int64_t o_violations = 0;   // elements of O outside their bound
   std::int64_t lse_violations = 0;
   std::int64_t semantic_violations = 0;  // masked row not (+0.0, -inf); NaN/inf where exact is finite
+  bool floor_violation = false;    // rel_rms_err_o > 2 × floor_rel_rms_o (oracles.md, "Verdict")
   std::string first_failure;       // one line on the first violation, empty if none
-  bool pass() const { return o_violations == 0 && lse_violations == 0 && semantic_violations == 0; }
+  bool pass() const {
+    return o_violations == 0 && lse_violations == 0 && semantic_violations == 0 && !floor_violation;
+  }
 };
 
 // Compares kernel outputs (O bf16 bits [B, Sq, Hq, D], LSE fp32 [B, Hq, Sq]) of `problem`

@@ -244,6 +244,8 @@ void write_reports(const AuditResult& result, const std::filesystem::path& dir) 
       row["max_err_to_bound_o"] = c.max_err_to_bound_o;
       row["max_abs_err_lse"] = c.max_abs_err_lse;
       row["max_err_to_bound_lse"] = c.max_err_to_bound_lse;
+      row["rel_rms_err_o"] = c.rel_rms_err_o;
+      row["floor_rel_rms_o"] = c.floor_rel_rms_o;
       row["o_violations"] = c.o_violations;
       row["lse_violations"] = c.lse_violations;
       row["semantic_violations"] = c.semantic_violations;

@@ -1,0 +1,28 @@
+// The floor model (oracles.md, "Floor"): the output of an ideal kernel that rounds only where
+// the definition forces a bf16 kernel to round — the probabilities P before the P·V product
+// and the stored O — in the kernel's declared mode, and is exact everywhere else. A correct
+// kernel's relative RMS error sits near the floor's (AOTriton's authors measured correct
+// kernels at 0.7–1.02× floor); the verdict allows 2× (oracles.md, "Verdict").
+#pragma once
+
+#include <span>
+#include <vector>
+
+#include "numerics/bf16.hpp"
+#include "reference/attention.hpp"
+
+namespace cdna::reference {
+
+// The ideal kernel's O [B, Sq, Hq, D] as doubles holding bf16 values:
+//   p_j = fl32(exp(S_j − max_visible S)),  p̃_j = bf16(p_j, mode),
+//   O = bf16(fl32(Σ_j p̃_j V_j / Σ_j p_j), mode),
+// with the sums and the exponential in double (their error, ≤ 2^-50 relative, is far below the
+// bf16 roundings modelled). Rows with no visible key are +0.0; non-finite exact rows are NaN.
+std::vector<double> attention_floor_output(const AttentionProblem& problem, numerics::Rounding mode);
+
+// Relative RMS error ‖got − exact‖₂ / ‖exact‖₂ over the elements whose exact value is finite;
+// 0 when ‖exact‖₂ = 0 and got equals exact there, +inf when ‖exact‖₂ = 0 and they differ.
+// Throws std::invalid_argument if the sizes differ.
+double relative_rms_error(std::span<const double> got, std::span<const double> exact);
+
+}  // namespace cdna::reference
