@@ -5,12 +5,16 @@
 #include <cstdio>
 #include <fstream>
 #include <iomanip>
+#include <iostream>
 #include <nlohmann/json.hpp>
 #include <regex>
 #include <sstream>
 
 #include "device/attention_launcher.hpp"
 #include "simulator/code_object.hpp"
+#include "tools/plots.hpp"
+#include "tools/report_html.hpp"
+#include "tools/rounding_audit.hpp"
 
 namespace cdna::tools {
 namespace {
@@ -150,6 +154,7 @@ AuditResult run_audit(const AuditOptions& options, device::Executor& executor,
         r.kernel_seconds = seconds_since(t_kernel);
         if (wave_instructions) r.wave_instructions = wave_instructions();
         r.comparison = reference::compare_attention(c.problem, exact, out.o, out.lse, mode);
+        r.o_sums = o_error_sums(out.o, exact.o);
         r.compared = true;
         std::string facts = c.exact_facts ? c.exact_facts(c.problem, out) : "";
         r.verdict = r.comparison.pass() && facts.empty() ? Verdict::Pass : Verdict::Fail;
@@ -249,8 +254,23 @@ void write_reports(const AuditResult& result, const std::filesystem::path& dir) 
       row["o_violations"] = c.o_violations;
       row["lse_violations"] = c.lse_violations;
       row["semantic_violations"] = c.semantic_violations;
+      row["o_elements"] = r.o_sums.elements;
+      row["sum_err_o"] = r.o_sums.sum_err;
+      row["sum_sq_err_o"] = r.o_sums.sum_sq_err;
+      row["sum_sq_exact_o"] = r.o_sums.sum_sq_exact;
+      row["sum_ulp_err_o"] = r.o_sums.sum_ulp_err;
+      row["sum_sq_ulp_err_o"] = r.o_sums.sum_sq_ulp_err;
+      row["ulp_histogram"] = r.o_sums.ulp_histogram;
     }
     rows.push_back(std::move(row));
+  }
+  auto& modes = j["rounding_audit"] = nlohmann::json::array();
+  j["ulp_histogram_bins"] = ulp_bin_labels();
+  for (const ModeAudit& m : rounding_audit(result)) {
+    modes.push_back({{"rounding", m.mode}, {"cases", m.cases}, {"elements", m.elements}, {"mean_err_o", m.mean_err},
+                     {"mean_ulp_err_o", m.mean_ulp_err}, {"rms_err_o", m.rms_err}, {"rms_ulp_err_o", m.rms_ulp_err},
+                     {"rel_rms_err_o", m.rel_rms_err}, {"max_ulp_err_o", m.max_ulp_err},
+                     {"ulp_histogram", m.histogram}});
   }
   write_atomically(dir / "report.json", j.dump(2) + "\n");
 
@@ -275,6 +295,7 @@ void write_reports(const AuditResult& result, const std::filesystem::path& dir) 
     md << to_string(r.verdict) << " | " << note << " |\n";
   }
   write_atomically(dir / "report.md", md.str());
+  write_atomically(dir / "report.html", report_html(result, Gnuplot(), &std::cerr));
 }
 
 }  // namespace cdna::tools

@@ -1,6 +1,6 @@
 // `cdna-verify audit`: runs the default matrix and the handed cases on one executor, compares
 // each kernel output with the exact oracle under the pass rule of docs/pass-rule.md, and
-// writes report.json and report.md.
+// writes report.json, report.md and report.html.
 #pragma once
 
 #include <filesystem>
@@ -14,6 +14,7 @@
 #include "numerics/bf16.hpp"
 #include "reference/compare.hpp"
 #include "tools/audit_cases.hpp"
+#include "tools/rounding_audit.hpp"
 
 namespace cdna::tools {
 
@@ -40,6 +41,7 @@ struct CaseResult {
   std::string note;  // first failure, rejection reason, or empty
   reference::AttentionComparison comparison;
   bool compared = false;  // comparison holds figures
+  OErrorSums o_sums;      // signed-error sums of O for the rounding audit (when compared)
   double kernel_seconds = 0, oracle_seconds = 0;
   std::uint64_t wave_instructions = 0;  // simulator only; 0 on hardware
 };
@@ -59,7 +61,7 @@ AuditResult run_audit(const AuditOptions& options, device::Executor& executor,
 // The end-of-run table: case, mode, executor, max |err|, max err in bf16 ULPs, LSE err, verdict.
 std::string summary_table(const AuditResult& result);
 
-// Writes <dir>/report.json and <dir>/report.md (each to a temporary file first, renamed when
+// Writes <dir>/report.json, <dir>/report.md and <dir>/report.html (tools/report_html.hpp; each to a temporary file first, renamed when
 // complete, so a failed write never leaves a file that looks complete). Throws
 // std::runtime_error naming the path on failure.
 void write_reports(const AuditResult& result, const std::filesystem::path& dir);

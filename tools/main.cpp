@@ -78,7 +78,8 @@ int run_audit_command(const std::string& out_dir, const std::vector<std::string>
   std::cout << tools::summary_table(result);
   tools::write_reports(result, out_dir);
   std::cout << "reports: " << (std::filesystem::path(out_dir) / "report.json").string() << ", "
-            << (std::filesystem::path(out_dir) / "report.md").string() << "\n";
+            << (std::filesystem::path(out_dir) / "report.md").string() << ", "
+            << (std::filesystem::path(out_dir) / "report.html").string() << "\n";
   if (result.rows.empty()) {
     std::cerr << "cdna-verify: error: no case matched\n";
     return 1;
@@ -160,7 +161,7 @@ int main(int argc, char** argv) {
   std::string cases, set = "all", executor = "auto";
   std::vector<std::string> code_objects;
   bool quiet = false;
-  audit->add_option("--out", out_dir, "Directory for report.json and report.md")->capture_default_str();
+  audit->add_option("--out", out_dir, "Directory for report.json, report.md and report.html")->capture_default_str();
   audit->add_option("--modes", modes, "bf16 rounding modes to audit: rtne, rtna, rtz")
       ->delimiter(',')
       ->capture_default_str();
