@@ -78,9 +78,9 @@ Plot floor_ratio_plot(const AuditResult& result, const std::vector<std::string>&
   const int width = std::clamp(300 + 14 * n_ids, 800, 1600);
   std::ostringstream s;
   s << terminal(width, 440) << "set ylabel 'rel-RMS error / floor'\nset xrange [0:" << x + 1 << "]\n"
-    << "set yrange [0:*]\nset arrow from graph 0, first 2 to graph 1, first 2 nohead dt 2 lw 2 lc rgb '#b00020'\n"
+    << "set yrange [0:2.5<*]\nset arrow from graph 0, first 2 to graph 1, first 2 nohead dt 2 lw 2 lc rgb '#b00020'\n"
     << "set arrow from graph 0, first 1 to graph 1, first 1 nohead dt 3 lw 1 lc rgb '#888888'\n";
-  if (n_ids <= 80) s << "set xtics rotate by -60 font ',9' (" << tics.str() << ")\nset bmargin 9\n";
+  if (n_ids <= 80) s << "set xtics rotate by -60 font ',9' (" << tics.str() << ")\nset bmargin 6\n";
   else s << "set xlabel 'case (in report order)'\n";
   s << "plot ";
   bool first = true;
