@@ -50,7 +50,7 @@ std::string terminal(int width, int height) {
 
 struct Plot {
   std::string title, caption, script;
-  std::map<std::string, std::string> data;
+  std::map<std::string, std::string> data;  // empty: nothing to plot
 };
 
 bool has_ratio(const CaseResult& r) { return r.compared && r.comparison.floor_rel_rms_o > 0; }
@@ -143,7 +143,9 @@ Plot histogram_plot(const std::vector<ModeAudit>& audit) {
     }
     d << "\n";
   }
-  p.data["hist.dat"] = d.str();
+  bool any = false;
+  for (const ModeAudit& m : audit) any = any || m.elements > 0;
+  if (any) p.data["hist.dat"] = d.str();
   std::ostringstream s;
   s << terminal(800, 440) << "set style data histograms\nset style histogram clustered gap 1\n"
     << "set style fill solid 0.85 border rgb '#333333'\nset boxwidth 0.9\nset logscale y\n"
@@ -226,6 +228,11 @@ std::string report_html(const AuditResult& result, const Gnuplot& gnuplot, std::
   std::vector<std::string> figures;
   std::string plot_error;
   for (std::size_t i = 0; i < plots.size() && plot_error.empty(); ++i) {
+    if (plots[i].data.empty()) {
+      figures.push_back("<figure>\n<h3>" + e(plots[i].title) + "</h3>\n<p>Nothing to plot: no compared case " +
+                        "with a non-zero error floor and error.</p>\n</figure>\n");
+      continue;
+    }
     std::string err;
     if (auto svg = gnuplot.svg(plots[i].script, plots[i].data, err)) {
       figures.push_back("<figure>\n<h3>" + e(plots[i].title) + "</h3>\n" + inline_svg(*svg, "p" + std::to_string(i) + "_") +
