@@ -72,7 +72,10 @@ Plot floor_ratio_plot(const AuditResult& result, const std::vector<std::string>&
       last_id = r.id;
       tics << (n_ids > 1 ? ", " : "") << gnuplot_quote(r.id) << " " << x;
     }
-    files[r.mode] << x << " " << std::setprecision(9) << r.comparison.rel_rms_err_o / r.comparison.floor_rel_rms_o
+    // Modes side by side around the case's x, so equal values do not hide each other.
+    const auto mi = static_cast<double>(std::find(modes.begin(), modes.end(), r.mode) - modes.begin());
+    const double dx = modes.size() > 1 ? 0.5 * (mi / static_cast<double>(modes.size() - 1) - 0.5) : 0.0;
+    files[r.mode] << x + dx << " " << std::setprecision(9) << r.comparison.rel_rms_err_o / r.comparison.floor_rel_rms_o
                   << "\n";
   }
   const int width = std::clamp(300 + 14 * n_ids, 800, 1600);
@@ -130,7 +133,9 @@ Plot growth_plot(const AuditResult& result, const std::vector<std::string>& mode
 Plot histogram_plot(const std::vector<ModeAudit>& audit) {
   Plot p{"Signed error of O in bf16 ULPs, per mode",
          "Share of all compared O elements of the mode whose error (O_kernel − O_exact) / ulp(O_exact), "
-         "rounded to an integer, falls in each bin; logarithmic scale, empty bins not drawn.",
+         "rounded to an integer, falls in each bin; logarithmic scale, empty bins not drawn. The tails hold "
+         "elements whose exact value is small next to the rest of its row (cancellation in P·V): there an "
+         "error well within the bound is many ULPs of the element itself.",
          "", {}};
   const auto labels = ulp_bin_labels();
   std::ostringstream d;
