@@ -1,6 +1,12 @@
 // Simulated global memory: exactly the set of buffers the host allocated (plus the kernarg
 // segment). Any access that is not entirely inside one of them is an error; so is a store
 // into a buffer the host passed as input.
+//
+// Write tracking (poison mode, SchedulerOptions::poison): every writable buffer mapped with
+// map() while tracking is on gets a bitmap of the bytes the kernel stored; a load that touches a
+// never-written byte of such a buffer is an error (describe_fault says which byte). Atomics
+// count as stores (their read half is not checked). writes() counts successful store
+// translations; the scheduler's progress watchdog watches it.
 #pragma once
 
 #include <cstdint>
@@ -15,6 +21,7 @@ struct Region {
   std::uint8_t* data = nullptr;
   bool writable = false;
   std::string name;
+  std::vector<std::uint64_t> written;  // poison mode: bit i = byte i was stored (else empty)
 };
 
 class GlobalMemory {
@@ -30,11 +37,21 @@ class GlobalMemory {
   void map_at(std::uint64_t base, std::uint8_t* data, std::uint64_t size, bool writable,
               std::string name);
 
-  // Host pointer for [addr, addr+n) if it lies inside one region, else nullptr.
+  // Poison mode: buffers mapped writable by map() from now on track their written bytes.
+  void set_track_writes(bool on) { track_ = on; }
+  bool tracks_writes() const { return track_; }
+  // Number of store translations so far (progress watchdog).
+  std::uint64_t writes() const { return writes_; }
+
+  // Host pointer for [addr, addr+n) if it lies inside one region, else nullptr (also for a
+  // load of never-written bytes of a tracked buffer).
   std::uint8_t* translate(std::uint64_t addr, std::uint32_t n, bool write) {
+    if (track_) return translate_tracked(addr, n, write);
     const Region& h = regions_.empty() ? empty_ : regions_[hint_];
-    if (addr - h.base < h.size && n <= h.size - (addr - h.base) && (!write || h.writable))
+    if (addr - h.base < h.size && n <= h.size - (addr - h.base) && (!write || h.writable)) {
+      writes_ += write ? 1u : 0u;
       return h.data + (addr - h.base);
+    }
     return translate_slow(addr, n, write);
   }
 
@@ -45,10 +62,15 @@ class GlobalMemory {
 
  private:
   std::uint8_t* translate_slow(std::uint64_t addr, std::uint32_t n, bool write);
+  std::uint8_t* translate_tracked(std::uint64_t addr, std::uint32_t n, bool write);
+  // First never-written byte of [off, off+n) in a tracked region, or ~0 if all were written.
+  static std::uint64_t first_unwritten(const Region& r, std::uint64_t off, std::uint32_t n);
   std::vector<Region> regions_;  // sorted by base
   std::size_t hint_ = 0;
   std::uint64_t next_ = kBase;
   Region empty_{};
+  bool track_ = false;
+  std::uint64_t writes_ = 0;
 };
 
 }  // namespace cdna::simulator

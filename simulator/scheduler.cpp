@@ -2,14 +2,48 @@
 
 #include <algorithm>
 #include <cstring>
+#include <memory>
+#include <random>
 #include <stdexcept>
+
+#include <sys/mman.h>
 
 namespace cdna::simulator {
 namespace {
 
-struct WaveStorage {
-  std::vector<std::uint32_t> vgprs;  // kVectorRowsTotal * 64 per wave
-  std::vector<std::uint8_t> priv;    // 64 * private bytes per wave
+// A wave's vector register file: reserved with mmap so that the pages a kernel never touches
+// (rows beyond its allocation) cost no memory, whatever the number of resident waves.
+class VectorFile {
+ public:
+  VectorFile() {
+    void* p = ::mmap(nullptr, kBytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (p == MAP_FAILED) throw std::runtime_error("simulator: cannot reserve a wave's registers");
+    data_ = static_cast<std::uint32_t*>(p);
+  }
+  ~VectorFile() {
+    if (data_) ::munmap(data_, kBytes);
+  }
+  VectorFile(const VectorFile&) = delete;
+  VectorFile& operator=(const VectorFile&) = delete;
+  std::uint32_t* data() { return data_; }
+  // Zeroes the rows a kernel with `live_rows` allocated registers can touch.
+  void clear(std::size_t live_rows) {
+    std::memset(data_, 0, live_rows * kLanes * sizeof(std::uint32_t));
+    std::memset(data_ + std::size_t{kScratchRow0} * kLanes, 0,
+                std::size_t{kScratchRows} * kLanes * sizeof(std::uint32_t));
+  }
+
+ private:
+  static constexpr std::size_t kBytes = std::size_t{kVectorRowsTotal} * kLanes * sizeof(std::uint32_t);
+  std::uint32_t* data_ = nullptr;
+};
+
+// One resident workgroup: its LDS, waves and their storage (addresses stay stable).
+struct Resident {
+  Workgroup wg;
+  std::vector<Wave> waves;
+  std::vector<std::unique_ptr<VectorFile>> vregs;
+  std::vector<std::vector<std::uint8_t>> priv;
 };
 
 std::string wave_name(const Workgroup& wg, std::uint32_t wave) {
@@ -90,89 +124,220 @@ void init_wave(Wave& w, DispatchEnv& env, Workgroup& wg, std::uint32_t index,
 
 }  // namespace
 
+namespace {
+
+std::uint64_t hash_bytes(const std::vector<std::uint8_t>& b, std::uint64_t h) {
+  std::size_t n = b.size() / 8;
+  for (std::size_t i = 0; i < n; ++i) {
+    std::uint64_t x;
+    std::memcpy(&x, b.data() + 8 * i, 8);
+    h = (h ^ x) * 0x100000001b3ull;
+    h ^= h >> 29;
+  }
+  for (std::size_t i = 8 * n; i < b.size(); ++i) h = (h ^ b[i]) * 0x100000001b3ull;
+  return h;
+}
+
+}  // namespace
+
 void run_dispatch(DispatchEnv& env, const LaunchAddresses& addresses,
                   const SchedulerOptions& options, RunCounters& counters) {
   const KernelInfo& k = *env.kernel;
   const Program& prog = *env.program;
   const std::uint32_t items = env.block[0] * env.block[1] * env.block[2];
   const std::uint32_t nwaves = (items + kLanes - 1) / kLanes;
-
-  std::vector<Wave> waves(nwaves);
-  std::vector<WaveStorage> storage(nwaves);
-  for (std::uint32_t i = 0; i < nwaves; ++i) {
-    storage[i].vgprs.assign(std::size_t{kVectorRowsTotal} * kLanes, 0);
-    storage[i].priv.assign(std::size_t{kLanes} * env.private_lane_bytes, 0);
-    waves[i].v = storage[i].vgprs.data();
-    waves[i].priv = storage[i].priv.empty() ? nullptr : storage[i].priv.data();
-  }
+  const std::uint64_t total_wgs = std::uint64_t{env.grid[0]} * env.grid[1] * env.grid[2];
+  const std::size_t cap = std::max<std::uint32_t>(options.max_resident_workgroups, 1);
   // Registers beyond the descriptor's allocation are never accessed (the decoder refuses
   // them), so only the allocated rows are cleared per workgroup.
-  const std::size_t live_words = std::size_t{k.descriptor.allocated_vgprs()} * kLanes;
+  const std::size_t live_rows = std::min<std::size_t>(k.descriptor.allocated_vgprs(), kVgprFileRows);
 
-  Workgroup wg;
-  wg.lds.assign(env.lds_bytes, 0);
   const Inst* insts = prog.insts.data();
   const HazardInfo* hz = prog.hazards.data();
   const bool check = options.check_hazards;
+  const bool random = options.schedule == Schedule::Random;
+  const std::uint32_t quantum = std::max<std::uint32_t>(options.quantum, 1);
   const std::uint32_t ninsts = static_cast<std::uint32_t>(prog.insts.size());
-  for (std::uint32_t gz = 0; gz < env.grid[2]; ++gz) {
-    for (std::uint32_t gy = 0; gy < env.grid[1]; ++gy) {
-      for (std::uint32_t gx = 0; gx < env.grid[0]; ++gx) {
-        wg.id = {gx, gy, gz};
-        std::fill(wg.lds.begin(), wg.lds.end(), std::uint8_t{0});
-        wg.waves = nwaves;
-        wg.waves_at_barrier = 0;
-        wg.waves_done = 0;
+  std::mt19937_64 rng(options.seed);
+
+  std::vector<std::unique_ptr<Resident>> resident, pool;
+  std::uint64_t next_wg = 0;
+  std::uint64_t total_instructions = 0;
+
+  auto admit = [&] {
+    while (resident.size() < cap && next_wg < total_wgs) {
+      std::unique_ptr<Resident> r;
+      if (!pool.empty()) {
+        r = std::move(pool.back());
+        pool.pop_back();
+      } else {
+        r = std::make_unique<Resident>();
+        r->wg.lds.assign(env.lds_bytes, 0);
+        r->waves.resize(nwaves);
         for (std::uint32_t i = 0; i < nwaves; ++i) {
-          std::fill(storage[i].vgprs.begin(),
-                    storage[i].vgprs.begin() + static_cast<std::ptrdiff_t>(std::min(live_words, storage[i].vgprs.size())), 0u);
-          std::fill(storage[i].priv.begin(), storage[i].priv.end(), std::uint8_t{0});
-          init_wave(waves[i], env, wg, i, addresses);
+          r->vregs.push_back(std::make_unique<VectorFile>());
+          r->priv.emplace_back(std::size_t{kLanes} * env.private_lane_bytes, std::uint8_t{0});
         }
-        while (wg.waves_done < nwaves) {
-          for (std::uint32_t i = 0; i < nwaves; ++i) {
-            Wave& w = waves[i];
-            if (w.state != WaveState::Running) continue;
-            std::uint32_t index = 0;
-            std::uint64_t n = 0;
-            try {
-              while (n < options.quantum && w.state == WaveState::Running) {
-                index = w.pc;
-                if (index >= ninsts) sim_fail("control left the decoded code");
-                const Inst& I = insts[index];
-                const HazardInfo& h = hz[index];
-                if (check && h.kind != HazardInfo::Kind::Other &&
-                    (w.hazards.clock < w.hazards.quiet_after || h.kind == HazardInfo::Kind::Mfma))
-                  check_hazards(w.hazards, h, prog, index);
-                w.pc = index + 1;
-                ++n;
-                I.fn(w, I);
-                retire_hazards(w.hazards, h, index);
-              }
-            } catch (const std::exception& e) {
-              fail_at(env, wg, w, index, e.what());
-            }
-            w.instructions += n;
-            if (w.state == WaveState::Done) ++wg.waves_done;
-            if (w.instructions > options.max_wave_instructions)
-              fail_at(env, wg, w, w.pc < ninsts ? w.pc : index,
-                      "wave executed more than " + std::to_string(options.max_wave_instructions) +
-                          " instructions without ending (hung?)");
-          }
-          // s_barrier: released when every wave that has not ended is waiting at it.
-          if (wg.waves_at_barrier > 0 && wg.waves_at_barrier == nwaves - wg.waves_done) {
-            for (auto& w : waves)
-              if (w.state == WaveState::AtBarrier) w.state = WaveState::Running;
-            wg.waves_at_barrier = 0;
-          }
+      }
+      std::uint64_t lin = next_wg++;
+      Workgroup& wg = r->wg;
+      wg.id = {static_cast<std::uint32_t>(lin % env.grid[0]),
+               static_cast<std::uint32_t>(lin / env.grid[0] % env.grid[1]),
+               static_cast<std::uint32_t>(lin / env.grid[0] / env.grid[1])};
+      std::fill(wg.lds.begin(), wg.lds.end(), std::uint8_t{0});
+      wg.waves = nwaves;
+      wg.waves_at_barrier = 0;
+      wg.waves_done = 0;
+      for (std::uint32_t i = 0; i < nwaves; ++i) {
+        r->vregs[i]->clear(live_rows);
+        std::fill(r->priv[i].begin(), r->priv[i].end(), std::uint8_t{0});
+        Wave& w = r->waves[i];
+        w.v = r->vregs[i]->data();
+        w.priv = r->priv[i].empty() ? nullptr : r->priv[i].data();
+        init_wave(w, env, wg, i, addresses);
+      }
+      resident.push_back(std::move(r));
+    }
+  };
+
+  // Every live wave's pc, for the watchdog and limit errors.
+  auto all_waves = [&] {
+    std::string m = "; live waves:";
+    std::size_t listed = 0, more = 0;
+    for (const auto& r : resident)
+      for (const Wave& w : r->waves) {
+        if (w.state == WaveState::Done) continue;
+        if (listed == 256) {
+          ++more;
+          continue;
         }
-        for (const auto& w : waves) {
+        ++listed;
+        m += "\n  " + wave_name(r->wg, w.index_in_group) + ": " +
+             (w.state == WaveState::AtBarrier ? "at s_barrier, " : "") +
+             (w.pc < ninsts ? prog.where(w.pc) : "pc outside the decoded code");
+      }
+    if (more) m += "\n  (" + std::to_string(more) + " more waves not listed)";
+    if (next_wg < total_wgs)
+      m += "\n  " + std::to_string(total_wgs - next_wg) +
+           " workgroups not yet resident (SchedulerOptions::max_resident_workgroups = " +
+           std::to_string(cap) + ")";
+    return m;
+  };
+  auto dispatch_fail = [&](const std::string& what) {
+    throw std::runtime_error("simulator: kernel '" + prog.kernel + "' (code object '" +
+                             prog.code_object + "'): " + what + all_waves());
+  };
+
+  struct Turn {
+    Resident* r;
+    std::uint32_t wave;
+  };
+  std::vector<Turn> order;
+  std::uint64_t idle_rounds = 0, last_writes = env.memory->writes();
+  bool have_snapshot = false;
+  std::uint64_t snapshot = 0;
+
+  for (;;) {
+    admit();
+    if (resident.empty()) break;
+    bool progress = false;
+    order.clear();
+    for (const auto& r : resident)
+      for (std::uint32_t i = 0; i < nwaves; ++i)
+        if (r->waves[i].state == WaveState::Running) order.push_back(Turn{r.get(), i});
+    if (random)
+      for (std::size_t i = order.size(); i > 1; --i)
+        std::swap(order[i - 1], order[static_cast<std::size_t>(rng() % i)]);
+
+    for (const Turn& t : order) {
+      Workgroup& wg = t.r->wg;
+      Wave& w = t.r->waves[t.wave];
+      const std::uint32_t turn =
+          random ? 1 + static_cast<std::uint32_t>(rng() % quantum) : quantum;
+      std::uint32_t index = 0;
+      std::uint64_t n = 0;
+      try {
+        while (n < turn && w.state == WaveState::Running) {
+          index = w.pc;
+          if (index >= ninsts) sim_fail("control left the decoded code");
+          const Inst& I = insts[index];
+          const HazardInfo& h = hz[index];
+          if (check && h.kind != HazardInfo::Kind::Other &&
+              (w.hazards.clock < w.hazards.quiet_after || h.kind == HazardInfo::Kind::Mfma))
+            check_hazards(w.hazards, h, prog, index);
+          w.pc = index + 1;
+          ++n;
+          I.fn(w, I);
+          retire_hazards(w.hazards, h, index);
+          // Yield points: a taken backward branch (a loop, perhaps a spin) and s_sleep.
+          if (w.pc <= index || I.op == Opcode::s_sleep) break;
+        }
+      } catch (const std::exception& e) {
+        fail_at(env, wg, w, index, e.what());
+      }
+      w.instructions += n;
+      total_instructions += n;
+      if (w.state == WaveState::Done) {
+        ++wg.waves_done;
+        progress = true;
+      }
+      if (w.instructions > options.max_wave_instructions)
+        dispatch_fail(wave_name(wg, w.index_in_group) + " executed more than " +
+                      std::to_string(options.max_wave_instructions) +
+                      " instructions without ending (hung?; SchedulerOptions::max_wave_instructions)");
+      if (total_instructions > options.max_total_instructions)
+        dispatch_fail("the dispatch executed more than " +
+                      std::to_string(options.max_total_instructions) +
+                      " wave instructions in total without ending (SchedulerOptions::"
+                      "max_total_instructions)");
+    }
+
+    // s_barrier: released when every wave that has not ended is waiting at it.
+    for (const auto& r : resident) {
+      Workgroup& wg = r->wg;
+      if (wg.waves_at_barrier > 0 && wg.waves_at_barrier == nwaves - wg.waves_done) {
+        for (auto& w : r->waves)
+          if (w.state == WaveState::AtBarrier) w.state = WaveState::Running;
+        wg.waves_at_barrier = 0;
+        progress = true;
+      }
+    }
+    // Retire finished workgroups (their storage is reused by the next admitted ones).
+    for (std::size_t i = 0; i < resident.size();) {
+      if (resident[i]->wg.waves_done == nwaves) {
+        for (const auto& w : resident[i]->waves) {
           counters.wave_instructions += w.instructions;
           counters.mfma_instructions += w.mfma_instructions;
         }
         ++counters.workgroups;
+        pool.push_back(std::move(resident[i]));
+        resident.erase(resident.begin() + static_cast<std::ptrdiff_t>(i));  // keeps grid order
+      } else {
+        ++i;
       }
     }
+
+    // Progress watchdog.
+    std::uint64_t writes = env.memory->writes();
+    if (writes != last_writes) progress = true;
+    last_writes = writes;
+    if (progress) {
+      idle_rounds = 0;
+      have_snapshot = false;
+      continue;
+    }
+    if (++idle_rounds < options.hang_rounds) continue;
+    std::uint64_t hsh = 0xcbf29ce484222325ull;
+    for (const auto& r : resident) hsh = hash_bytes(r->wg.lds, hsh);
+    if (have_snapshot && hsh == snapshot)
+      dispatch_fail("no progress for " + std::to_string(2 * options.hang_rounds) +
+                    " scheduler rounds (no wave stored to global memory or LDS, ended or passed a "
+                    "barrier; SchedulerOptions::hang_rounds = " +
+                    std::to_string(options.hang_rounds) +
+                    "): the waves are hung, e.g. spinning on a flag nobody sets");
+    snapshot = hsh;
+    have_snapshot = true;
+    idle_rounds = 0;
   }
 }
 

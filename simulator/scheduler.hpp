@@ -1,8 +1,21 @@
 // Scheduler: creates the waves of each workgroup with their initial state (cdna3-facts.md §3)
-// and runs them. The waves of one workgroup are interleaved round-robin (a quantum of
-// instructions each) and meet at s_barrier; workgroups run one after another. Running all
-// workgroups interleaved (needed by kernels that spin on each other's results) is a change to
-// this file only: Workgroup/Wave state is self-contained.
+// and runs them. All workgroups of a dispatch are resident at once (up to
+// max_resident_workgroups; later ones are admitted, in grid order, as earlier ones end) and
+// their waves are interleaved: each round gives every running wave one turn of at most
+// `quantum` instructions. A turn also ends at s_sleep, at a taken backward branch and at
+// s_barrier, so a wave spinning on another workgroup's flag lets the others run. Waves of a
+// workgroup meet at s_barrier; global memory is shared, LDS is per workgroup.
+//
+// Schedule::Random visits the running waves of each round in a seeded random order with a
+// random turn length in [1, quantum]: order-dependent kernels give different results under
+// different seeds; a given seed always gives the same interleaving.
+//
+// Progress watchdog: a round makes progress if some wave stored to global memory, ended, or
+// passed a barrier. After `hang_rounds` rounds without progress the LDS of every resident
+// workgroup is hashed; after another `hang_rounds` such rounds with the same LDS the dispatch
+// is declared hung. A wave that only computes in registers for more than `hang_rounds` of its
+// turns (loop iterations) is therefore reported as hung: raise hang_rounds for such kernels.
+// Errors from the watchdog and the instruction limits list every live wave's pc.
 #pragma once
 
 #include <array>
@@ -14,10 +27,23 @@
 
 namespace cdna::simulator {
 
+enum class Schedule : std::uint8_t { RoundRobin, Random };
+
 struct SchedulerOptions {
   std::uint32_t quantum = 64;                           // instructions per wave turn
   std::uint64_t max_wave_instructions = 1ull << 30;     // per wave: beyond this it is hung
   bool check_hazards = true;                            // simulator/hazard.hpp
+  Schedule schedule = Schedule::RoundRobin;
+  std::uint64_t seed = 0;                               // Schedule::Random
+  // Workgroups resident at once. A kernel whose resident workgroups wait for one not yet
+  // admitted deadlocks (reported by the watchdog), as on hardware with too few CUs. Waves'
+  // register files are reserved lazily (untouched pages cost no memory).
+  std::uint32_t max_resident_workgroups = 4096;
+  std::uint64_t hang_rounds = 1u << 16;                 // watchdog window, in rounds
+  std::uint64_t max_total_instructions = 1ull << 40;    // summed over all waves of a dispatch
+  // Output buffers start as 0xff bytes (a NaN in every float format) instead of the host's
+  // contents, and loading a byte of an output buffer the kernel has not stored is an error.
+  bool poison = false;
 };
 
 struct RunCounters {

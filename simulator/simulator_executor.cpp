@@ -142,6 +142,7 @@ void SimulatorExecutor::run(std::span<const std::byte> bytes, const device::Disp
 
   // ---- memory: code object image, buffers, kernarg segment, dispatch packet
   GlobalMemory mem;
+  mem.set_track_writes(options_.poison);
   std::vector<std::vector<std::uint8_t>> storage;
   storage.reserve(dispatch.args.size() + entry->co.sections().size() + 2);
   for (const auto& sec : entry->co.sections()) {
@@ -172,7 +173,10 @@ void SimulatorExecutor::run(std::span<const std::byte> bytes, const device::Disp
                         a.value_kind + "' of " + std::to_string(a.size) +
                         " bytes; expected a global_buffer pointer (8 bytes)");
       storage.emplace_back(arg.buffer.size());
-      if (!arg.buffer.empty()) std::memcpy(storage.back().data(), arg.buffer.data(), arg.buffer.size());
+      if (arg.writable && options_.poison)
+        std::fill(storage.back().begin(), storage.back().end(), std::uint8_t{0xff});  // NaN bytes
+      else if (!arg.buffer.empty())
+        std::memcpy(storage.back().data(), arg.buffer.data(), arg.buffer.size());
       std::uint64_t addr = mem.map(storage.back().data(), storage.back().size(), arg.writable,
                                    arg_name(a, i) + (arg.writable ? " (output)" : " (input)"));
       put(kernarg, a.offset, 8, addr);
