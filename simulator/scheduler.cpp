@@ -11,30 +11,33 @@
 namespace cdna::simulator {
 namespace {
 
-// A wave's vector register file: reserved with mmap so that the pages a kernel never touches
-// (rows beyond its allocation) cost no memory, whatever the number of resident waves.
-class VectorFile {
+// The vector register files of one workgroup's waves, in one mapping: reserved with mmap so
+// that the pages a kernel never touches (rows beyond its allocation) cost no memory, whatever
+// the number of resident waves (one mapping per workgroup keeps the map count low).
+class VectorFiles {
  public:
-  VectorFile() {
-    void* p = ::mmap(nullptr, kBytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-    if (p == MAP_FAILED) throw std::runtime_error("simulator: cannot reserve a wave's registers");
+  explicit VectorFiles(std::size_t waves) : bytes_(std::max<std::size_t>(waves, 1) * kWaveBytes) {
+    void* p = ::mmap(nullptr, bytes_, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (p == MAP_FAILED) throw std::runtime_error("simulator: cannot reserve the waves' registers");
     data_ = static_cast<std::uint32_t*>(p);
   }
-  ~VectorFile() {
-    if (data_) ::munmap(data_, kBytes);
+  ~VectorFiles() {
+    if (data_) ::munmap(data_, bytes_);
   }
-  VectorFile(const VectorFile&) = delete;
-  VectorFile& operator=(const VectorFile&) = delete;
-  std::uint32_t* data() { return data_; }
-  // Zeroes the rows a kernel with `live_rows` allocated registers can touch.
-  void clear(std::size_t live_rows) {
-    std::memset(data_, 0, live_rows * kLanes * sizeof(std::uint32_t));
-    std::memset(data_ + std::size_t{kScratchRow0} * kLanes, 0,
+  VectorFiles(const VectorFiles&) = delete;
+  VectorFiles& operator=(const VectorFiles&) = delete;
+  std::uint32_t* wave(std::size_t i) { return data_ + i * (kWaveBytes / sizeof(std::uint32_t)); }
+  // Zeroes the rows of wave i that a kernel with `live_rows` allocated registers can touch.
+  void clear(std::size_t i, std::size_t live_rows) {
+    std::uint32_t* v = wave(i);
+    std::memset(v, 0, live_rows * kLanes * sizeof(std::uint32_t));
+    std::memset(v + std::size_t{kScratchRow0} * kLanes, 0,
                 std::size_t{kScratchRows} * kLanes * sizeof(std::uint32_t));
   }
 
  private:
-  static constexpr std::size_t kBytes = std::size_t{kVectorRowsTotal} * kLanes * sizeof(std::uint32_t);
+  static constexpr std::size_t kWaveBytes = std::size_t{kVectorRowsTotal} * kLanes * sizeof(std::uint32_t);
+  std::size_t bytes_ = 0;
   std::uint32_t* data_ = nullptr;
 };
 
@@ -42,7 +45,7 @@ class VectorFile {
 struct Resident {
   Workgroup wg;
   std::vector<Wave> waves;
-  std::vector<std::unique_ptr<VectorFile>> vregs;
+  std::unique_ptr<VectorFiles> vregs;
   std::vector<std::vector<std::uint8_t>> priv;
 };
 
@@ -174,8 +177,8 @@ void run_dispatch(DispatchEnv& env, const LaunchAddresses& addresses,
         r = std::make_unique<Resident>();
         r->wg.lds.assign(env.lds_bytes, 0);
         r->waves.resize(nwaves);
+        r->vregs = std::make_unique<VectorFiles>(nwaves);
         for (std::uint32_t i = 0; i < nwaves; ++i) {
-          r->vregs.push_back(std::make_unique<VectorFile>());
           r->priv.emplace_back(std::size_t{kLanes} * env.private_lane_bytes, std::uint8_t{0});
         }
       }
@@ -189,10 +192,10 @@ void run_dispatch(DispatchEnv& env, const LaunchAddresses& addresses,
       wg.waves_at_barrier = 0;
       wg.waves_done = 0;
       for (std::uint32_t i = 0; i < nwaves; ++i) {
-        r->vregs[i]->clear(live_rows);
+        r->vregs->clear(i, live_rows);
         std::fill(r->priv[i].begin(), r->priv[i].end(), std::uint8_t{0});
         Wave& w = r->waves[i];
-        w.v = r->vregs[i]->data();
+        w.v = r->vregs->wave(i);
         w.priv = r->priv[i].empty() ? nullptr : r->priv[i].data();
         init_wave(w, env, wg, i, addresses);
       }
