@@ -1,27 +1,87 @@
-// Matrix cores: v_mfma_f32_{16x16x16,32x32x8}_{bf16,f16}, with A/B/C/D in VGPRs or AGPRs.
+// Matrix cores: every CDNA3 (gfx942) MFMA except the broadcast modifiers, with A/B/C/D in VGPRs
+// or AGPRs (one unified register file):
+//   f16/bf16: v_mfma_f32_{32x32x8, 16x16x16, 32x32x4_2b, 16x16x4_4b, 4x4x4_16b}_{f16,bf16}
+//   xf32:     v_mfma_f32_{16x16x8, 32x32x4}_xf32
+//   fp8/bf8:  v_mfma_f32_{16x16x32, 32x32x16}_{fp8,bf8}_{fp8,bf8}
+//   i8:       v_mfma_i32_{16x16x32, 32x32x16, 32x32x4_2b, 16x16x4_4b, 4x4x4_16b}_i8
+//   f32:      v_mfma_f32_{16x16x4, 32x32x2, 32x32x1_2b, 16x16x1_4b, 4x4x1_16b}_f32
+//   f64:      v_mfma_f64_{16x16x4_f64, 4x4x4_4b_f64}
 //
-// Arithmetic: cdna::numerics::mfma_dot_bf16 / mfma_dot_f16 per output element (the block
-// model of cdna3-facts.md §4); MODE's rounding and denormal fields do not apply to MFMA.
+// Arithmetic: cdna::numerics::mfma_dot_* per output element (cdna3-facts.md §4); MODE's
+// rounding field does not apply. The f32 MFMAs honour MODE.FP_DENORM for fp32 (bits 5:4): 3 keeps
+// denormals, 0 flushes inputs and outputs; the split modes 1 and 2 are refused (not modelled).
+// f64 keeps denormals whatever MODE says. i8 wraps on int32 overflow (numerics::I8Overflow::Wrap).
 //
-// Operand layout (AMD Matrix Instruction Calculator, gfx9 rules, one block):
-//   A[i][k]: lane (k / 4) * M + i, element k % 4 of the 64-bit register pair
-//            (element e in register e / 2, low half for even e);
-//   B[k][j]: lane (k / 4) * N + j, element k % 4;
-//   C/D[i][j]: register 4 * (i / (4 * (64 / N))) + i % 4, lane ((i / 4) % (64 / N)) * N + j.
-// For 16x16x16 that is D[4*(l/16) + r][l % 16] in lane l register r; for 32x32x8,
-// register 4*(i/8) + i%4, lane 32*((i/4)%2) + j.
+// Operand layout (AMD Matrix Instruction Calculator, gfx9 "CDNA" class, no modifiers), for an
+// instruction M x N x K with B blocks and kpl = M*K*B/64 input elements per lane:
+//   A[i][k] of block b: lane M*b + M*B*(k / kpl) + i, element k % kpl of the lane's registers
+//     (elements packed little-endian from the first register: element e at bit e*size);
+//   B[k][j] of block b: the same with N, j;
+//   C/D (32-bit results): 4x4 (B = 16): register i, lane 4*b + j;
+//     16x16: register 4*b + i%4, lane 16*(i/4) + j;
+//     32x32: register 16*b + 4*(i/8) + i%4, lane 32*((i/4)%2) + j;
+//   C/D (f64 results, register pairs): 16x16x4: pair i/4, lane 16*(i%4) + j;
+//     4x4x4_4b: pair 0, lane 16*(i%4) + 4*b + j.
 //
-// EXEC: what an MFMA does with inactive lanes is not modelled; EXEC must be all ones.
+// Not supported (refused at decode): cbsz/abid/blgp (broadcast / lane-group permutation).
+// Refused here: neg/clamp/op_sel modifiers, a partial EXEC (inactive-lane behaviour is not
+// modelled), A/B given as constants.
+#include <array>
+#include <cstring>
 #include <span>
 
+#include "numerics/fp8.hpp"
 #include "numerics/mfma.hpp"
 #include "simulator/wave.hpp"
 
 namespace cdna::simulator {
 namespace {
 
-template <int M, int K, bool Bf16>
+enum class In : std::uint8_t { Bf16, F16, Xf32, Fp8Fp8, Fp8Bf8, Bf8Fp8, Bf8Bf8, I8, F32, F64 };
+
+constexpr int in_bits(In t) {
+  switch (t) {
+    case In::Bf16: case In::F16: return 16;
+    case In::Xf32: case In::F32: return 32;
+    case In::F64: return 64;
+    default: return 8;
+  }
+}
+
+// Raw bits of element e (of kpl) of lane l, registers from `base` on.
+inline std::uint64_t element(Wave& w, std::uint32_t base, int bits, int e, int l) {
+  const int bit = e * bits;
+  const std::uint32_t reg = base + static_cast<std::uint32_t>(bit / 32);
+  if (bits == 64) {
+    return std::uint64_t{w.row(reg)[l]} | (std::uint64_t{w.row(reg + 1)[l]} << 32);
+  }
+  const std::uint32_t x = w.row(reg)[l] >> (bit % 32);
+  return bits == 32 ? x : x & ((1u << bits) - 1u);
+}
+
+// 32-bit register index (relative to D) and lane of C/D element (i, j) of block b.
+template <int M, int B, bool F64Out>
+constexpr std::pair<int, int> out_pos(int i, int j, int b) {
+  if constexpr (F64Out) {
+    const int pair = B == 1 ? i / 4 : 0;
+    return {2 * pair, 16 * (i % 4) + (M * M < 64 ? M * b : 0) + j};
+  } else if constexpr (M == 4) {
+    return {i, 4 * b + j};
+  } else if constexpr (M == 16) {
+    return {4 * b + i % 4, 16 * (i / 4) + j};
+  } else {
+    return {16 * b + 4 * (i / 8) + i % 4, 32 * ((i / 4) % 2) + j};
+  }
+}
+
+template <int M, int K, int B, In T>
 void mfma(Wave& w, const Inst& I) {
+  constexpr int N = M;
+  constexpr int bits = in_bits(T);
+  constexpr int kpl = M * K * B / 64;
+  static_assert(kpl >= 1 && kpl * bits <= 128, "lane holds 1..4 registers of input");
+  constexpr bool f64 = T == In::F64;
+  constexpr int out_regs = M * N * B / 64 * (f64 ? 2 : 1);
   if (w.exec() != ~0ull)
     sim_fail("MFMA with EXEC " + hex(w.exec()) +
              " (not all lanes active): the behaviour for inactive lanes is not modelled");
@@ -29,42 +89,94 @@ void mfma(Wave& w, const Inst& I) {
     sim_fail("MFMA modifiers (neg/clamp/op_sel) are not supported for this instruction");
   const Operand& D = I.ops[0];
   const Operand& A = I.ops[1];
-  const Operand& B = I.ops[2];
+  const Operand& Bo = I.ops[2];
   const Operand& C = I.ops[3];
-  if (A.kind != OperandKind::Vreg || B.kind != OperandKind::Vreg)
+  if (A.kind != OperandKind::Vreg || Bo.kind != OperandKind::Vreg)
     sim_fail("MFMA A/B operands must be registers");
-  constexpr int N = M;
-  constexpr int kGroups = 64 / M;
-  constexpr int kRegs = M * N / 64;
-  static_assert(K / kGroups == 4, "four 16-bit elements per lane");
+  bool flush = false;
+  if constexpr (T == In::F32) {
+    const std::uint32_t dm = (w.mode >> 4) & 3;
+    if (dm == 1 || dm == 2)
+      sim_fail("f32 MFMA with MODE.FP_DENORM(fp32) = " + std::to_string(dm) +
+               " (split flush modes are not modelled; 0 and 3 are)");
+    flush = dm == 0;
+  }
 
-  std::uint16_t a[M][K], b[N][K];
-  for (int k = 0; k < K; ++k) {
-    int e = k % 4;
-    const std::uint32_t* ra = w.row(A.reg + static_cast<std::uint32_t>(e / 2));
-    const std::uint32_t* rb = w.row(B.reg + static_cast<std::uint32_t>(e / 2));
-    for (int i = 0; i < M; ++i) {
-      std::uint32_t x = ra[(k / 4) * M + i];
-      a[i][k] = static_cast<std::uint16_t>(e % 2 ? x >> 16 : x);
-      std::uint32_t y = rb[(k / 4) * N + i];
-      b[i][k] = static_cast<std::uint16_t>(e % 2 ? y >> 16 : y);
-    }
-  }
-  float out[kRegs][kLanes];
-  for (int i = 0; i < M; ++i) {
-    int reg = 4 * (i / (4 * kGroups)) + i % 4;
-    for (int j = 0; j < N; ++j) {
-      int lane = ((i / 4) % kGroups) * N + j;
-      float c = C.kind == OperandKind::Const
-                    ? as_float(C.k32)
-                    : as_float(w.row(C.reg + static_cast<std::uint32_t>(reg))[lane]);
-      std::span<const std::uint16_t> sa(a[i], K), sb(b[j], K);
-      out[reg][lane] = Bf16 ? numerics::mfma_dot_bf16(sa, sb, c) : numerics::mfma_dot_f16(sa, sb, c);
-    }
-  }
-  for (int r = 0; r < kRegs; ++r) {
-    std::uint32_t* d = w.row(D.reg + static_cast<std::uint32_t>(r));
-    for (int l = 0; l < kLanes; ++l) d[l] = fbits(out[r][l]);
+  // Inputs per block, row-major [b][i][k] / [b][j][k], raw bits.
+  std::array<std::uint64_t, B * M * K> ra{}, rb{};
+  for (int b = 0; b < B; ++b)
+    for (int k = 0; k < K; ++k)
+      for (int i = 0; i < M; ++i) {
+        const int lane = M * b + M * B * (k / kpl) + i;
+        ra[static_cast<std::size_t>((b * M + i) * K + k)] = element(w, A.reg, bits, k % kpl, lane);
+        rb[static_cast<std::size_t>((b * N + i) * K + k)] = element(w, Bo.reg, bits, k % kpl, lane);
+      }
+
+  std::uint32_t out[out_regs][kLanes];
+  auto cbits = [&](int reg, int lane) -> std::uint64_t {
+    if (C.kind == OperandKind::Const) return f64 ? C.k64 : C.k32;
+    const std::uint32_t r = C.reg + static_cast<std::uint32_t>(reg);
+    std::uint64_t x = w.row(r)[lane];
+    if (f64) x |= std::uint64_t{w.row(r + 1)[lane]} << 32;
+    return x;
+  };
+  for (int b = 0; b < B; ++b)
+    for (int i = 0; i < M; ++i)
+      for (int j = 0; j < N; ++j) {
+        const auto [reg, lane] = out_pos<M, B, f64>(i, j, b);
+        const std::uint64_t* pa = &ra[static_cast<std::size_t>((b * M + i) * K)];
+        const std::uint64_t* pb = &rb[static_cast<std::size_t>((b * N + j) * K)];
+        const std::uint64_t c = cbits(reg, lane);
+        std::uint64_t d = 0;
+        if constexpr (T == In::Bf16 || T == In::F16) {
+          std::array<std::uint16_t, K> a, bb;
+          for (int k = 0; k < K; ++k) {
+            a[static_cast<std::size_t>(k)] = static_cast<std::uint16_t>(pa[k]);
+            bb[static_cast<std::size_t>(k)] = static_cast<std::uint16_t>(pb[k]);
+          }
+          const float cf = as_float(static_cast<std::uint32_t>(c));
+          d = fbits(T == In::Bf16 ? numerics::mfma_dot_bf16(a, bb, cf) : numerics::mfma_dot_f16(a, bb, cf));
+        } else if constexpr (T == In::Xf32 || T == In::F32) {
+          std::array<float, K> a, bb;
+          for (int k = 0; k < K; ++k) {
+            a[static_cast<std::size_t>(k)] = as_float(static_cast<std::uint32_t>(pa[k]));
+            bb[static_cast<std::size_t>(k)] = as_float(static_cast<std::uint32_t>(pb[k]));
+          }
+          const float cf = as_float(static_cast<std::uint32_t>(c));
+          d = fbits(T == In::Xf32 ? numerics::mfma_dot_xf32(a, bb, cf)
+                                  : numerics::mfma_dot_f32(a, bb, cf, flush));
+        } else if constexpr (T == In::I8) {
+          std::array<std::int8_t, K> a, bb;
+          for (int k = 0; k < K; ++k) {
+            a[static_cast<std::size_t>(k)] = static_cast<std::int8_t>(static_cast<std::uint8_t>(pa[k]));
+            bb[static_cast<std::size_t>(k)] = static_cast<std::int8_t>(static_cast<std::uint8_t>(pb[k]));
+          }
+          d = static_cast<std::uint32_t>(
+              numerics::mfma_dot_i8(a, bb, static_cast<std::int32_t>(static_cast<std::uint32_t>(c))));
+        } else if constexpr (T == In::F64) {
+          std::array<double, K> a, bb;
+          for (int k = 0; k < K; ++k) {
+            a[static_cast<std::size_t>(k)] = std::bit_cast<double>(pa[k]);
+            bb[static_cast<std::size_t>(k)] = std::bit_cast<double>(pb[k]);
+          }
+          d = std::bit_cast<std::uint64_t>(numerics::mfma_dot_f64(a, bb, std::bit_cast<double>(c)));
+        } else {
+          using numerics::Fp8Kind;
+          constexpr Fp8Kind ka = (T == In::Fp8Fp8 || T == In::Fp8Bf8) ? Fp8Kind::Fp8 : Fp8Kind::Bf8;
+          constexpr Fp8Kind kb = (T == In::Fp8Fp8 || T == In::Bf8Fp8) ? Fp8Kind::Fp8 : Fp8Kind::Bf8;
+          std::array<std::uint8_t, K> a, bb;
+          for (int k = 0; k < K; ++k) {
+            a[static_cast<std::size_t>(k)] = static_cast<std::uint8_t>(pa[k]);
+            bb[static_cast<std::size_t>(k)] = static_cast<std::uint8_t>(pb[k]);
+          }
+          d = fbits(numerics::mfma_dot_fp8(a, ka, bb, kb, as_float(static_cast<std::uint32_t>(c))));
+        }
+        out[reg][lane] = static_cast<std::uint32_t>(d);
+        if constexpr (f64) out[reg + 1][lane] = static_cast<std::uint32_t>(d >> 32);
+      }
+  for (int r = 0; r < out_regs; ++r) {
+    std::uint32_t* dst = w.row(D.reg + static_cast<std::uint32_t>(r));
+    for (int l = 0; l < kLanes; ++l) dst[l] = out[r][l];
   }
   ++w.mfma_instructions;
 }
@@ -73,10 +185,39 @@ void mfma(Wave& w, const Inst& I) {
 
 void register_mfma(HandlerTable& t) {
   auto set = [&](Opcode op, Handler h) { t[static_cast<std::size_t>(op)] = h; };
-  set(Opcode::v_mfma_f32_16x16x16_bf16, mfma<16, 16, true>);
-  set(Opcode::v_mfma_f32_32x32x8_bf16, mfma<32, 8, true>);
-  set(Opcode::v_mfma_f32_16x16x16_f16, mfma<16, 16, false>);
-  set(Opcode::v_mfma_f32_32x32x8_f16, mfma<32, 8, false>);
+  using enum In;
+  set(Opcode::v_mfma_f32_16x16x16_bf16, mfma<16, 16, 1, Bf16>);
+  set(Opcode::v_mfma_f32_32x32x8_bf16, mfma<32, 8, 1, Bf16>);
+  set(Opcode::v_mfma_f32_16x16x16_f16, mfma<16, 16, 1, F16>);
+  set(Opcode::v_mfma_f32_32x32x8_f16, mfma<32, 8, 1, F16>);
+  set(Opcode::v_mfma_f32_32x32x4_2b_bf16, mfma<32, 4, 2, Bf16>);
+  set(Opcode::v_mfma_f32_16x16x4_4b_bf16, mfma<16, 4, 4, Bf16>);
+  set(Opcode::v_mfma_f32_4x4x4_16b_bf16, mfma<4, 4, 16, Bf16>);
+  set(Opcode::v_mfma_f32_32x32x4_2b_f16, mfma<32, 4, 2, F16>);
+  set(Opcode::v_mfma_f32_16x16x4_4b_f16, mfma<16, 4, 4, F16>);
+  set(Opcode::v_mfma_f32_4x4x4_16b_f16, mfma<4, 4, 16, F16>);
+  set(Opcode::v_mfma_f32_16x16x8_xf32, mfma<16, 8, 1, Xf32>);
+  set(Opcode::v_mfma_f32_32x32x4_xf32, mfma<32, 4, 1, Xf32>);
+  set(Opcode::v_mfma_f32_16x16x32_fp8_fp8, mfma<16, 32, 1, Fp8Fp8>);
+  set(Opcode::v_mfma_f32_16x16x32_fp8_bf8, mfma<16, 32, 1, Fp8Bf8>);
+  set(Opcode::v_mfma_f32_16x16x32_bf8_fp8, mfma<16, 32, 1, Bf8Fp8>);
+  set(Opcode::v_mfma_f32_16x16x32_bf8_bf8, mfma<16, 32, 1, Bf8Bf8>);
+  set(Opcode::v_mfma_f32_32x32x16_fp8_fp8, mfma<32, 16, 1, Fp8Fp8>);
+  set(Opcode::v_mfma_f32_32x32x16_fp8_bf8, mfma<32, 16, 1, Fp8Bf8>);
+  set(Opcode::v_mfma_f32_32x32x16_bf8_fp8, mfma<32, 16, 1, Bf8Fp8>);
+  set(Opcode::v_mfma_f32_32x32x16_bf8_bf8, mfma<32, 16, 1, Bf8Bf8>);
+  set(Opcode::v_mfma_i32_16x16x32_i8, mfma<16, 32, 1, I8>);
+  set(Opcode::v_mfma_i32_32x32x16_i8, mfma<32, 16, 1, I8>);
+  set(Opcode::v_mfma_i32_32x32x4_2b_i8, mfma<32, 4, 2, I8>);
+  set(Opcode::v_mfma_i32_16x16x4_4b_i8, mfma<16, 4, 4, I8>);
+  set(Opcode::v_mfma_i32_4x4x4_16b_i8, mfma<4, 4, 16, I8>);
+  set(Opcode::v_mfma_f32_16x16x4_f32, mfma<16, 4, 1, F32>);
+  set(Opcode::v_mfma_f32_32x32x2_f32, mfma<32, 2, 1, F32>);
+  set(Opcode::v_mfma_f32_32x32x1_2b_f32, mfma<32, 1, 2, F32>);
+  set(Opcode::v_mfma_f32_16x16x1_4b_f32, mfma<16, 1, 4, F32>);
+  set(Opcode::v_mfma_f32_4x4x1_16b_f32, mfma<4, 1, 16, F32>);
+  set(Opcode::v_mfma_f64_16x16x4_f64, mfma<16, 4, 1, F64>);
+  set(Opcode::v_mfma_f64_4x4x4_4b_f64, mfma<4, 4, 4, F64>);
 }
 
 }  // namespace cdna::simulator

@@ -1,5 +1,11 @@
 // SDWA and DPP forms (wrappers around the plain handlers), packed (VOP3P) f32 operations,
-// f16 packing, and the handler for unsupported instructions.
+// f16 packing, v_dot2_f32_f16 / v_dot2c_f32_f16, the fp8/bf8 conversions, and the handler for
+// unsupported instructions.
+#include <atomic>
+#include <cmath>
+
+#include "numerics/fp8.hpp"
+#include "simulator/dot2.hpp"
 #include "simulator/fp.hpp"
 #include "simulator/fp_lanes.hpp"
 
@@ -67,6 +73,11 @@ void exec_sdwa(Wave& w, const Inst& I) {
     Lanes out;
     for (int l = 0; l < kLanes; ++l) out.u[l] = sdwa_place(r[l], old[l], I.dst_sel, I.dst_unused);
     vwrite(w, I.ops[0], out.u);
+    if (I.op == Opcode::v_cvt_pk_f32_fp8 || I.op == Opcode::v_cvt_pk_f32_bf8) {
+      // Two-register result (the second derived row); dst_sel applies to neither half.
+      if (I.dst_sel != 6) sim_fail("SDWA dst_sel on a 64-bit result is not supported");
+      vwrite(w, I.ops[0], w.row(kScratchRow0 + 5), 1);
+    }
   }
 }
 
@@ -223,7 +234,140 @@ void v_pack_b32_f16(Wave& w, const Inst& I) {
   vwrite(w, I.ops[0], r.u);
 }
 
+
+// ---- v_dot2_f32_f16 (VOP3P) / v_dot2c_f32_f16 (VOP2): D = a.lo*b.lo + a.hi*b.hi + C in f32.
+// The f16 products are exact in f32 (22-bit significands). How the hardware rounds the sum is
+// unpublished (cdna3-facts.md §6): Dot2Rounding::Once (default) rounds the exact c + p0 + p1 once
+// to f32, nearest even; Dot2Rounding::Sequential rounds (c + p0) then (+ p1), nearest even each.
+// The envelope between them is under 1 ulp of the result plus 1 ulp of |c + p0| (one extra
+// rounding). MODE: rounding must be nearest even; f16 inputs follow the fp16 denormal mode, c
+// and the result the fp32 one. NaN/inf results follow the VALU rule (first NaN source quieted,
+// else the canonical NaN).
+std::atomic<Dot2Rounding> g_dot2{Dot2Rounding::Once};
+
+// Exact sum of three doubles rounded once to f32: round-to-odd in double (53 >= 24 + 2 bits),
+// then the host's nearest-even conversion.
+float sum3_to_f32(double a, double b, double c) {
+  auto two_sum = [](double x, double y, double& e) {
+    double s = x + y;
+    double bb = s - x;
+    e = (x - (s - bb)) + (y - bb);
+    return s;
+  };
+  double e1, e2, e3, e4;
+  double s = two_sum(a, b, e1);
+  double t = two_sum(s, c, e2);
+  double u = two_sum(e2, e1, e3);
+  double v = two_sum(t, u, e4);
+  double r = e4 + e3;  // sign and nonzero-ness of the exact residual
+  if (r == 0.0 || !std::isfinite(v)) return static_cast<float>(v);
+  if (v == 0.0) return static_cast<float>(r);  // t == -u: the residual is the exact sum
+  std::uint64_t bits = std::bit_cast<std::uint64_t>(v);
+  if ((r < 0) != (v < 0)) bits -= 1;  // |exact| < |v|: truncate toward zero
+  bits |= 1;                          // sticky (round to odd)
+  return static_cast<float>(std::bit_cast<double>(bits));
+}
+
+template <bool Vop2>
+void dot2_f32_f16(Wave& w, const Inst& I) {
+  require_rne32(w);
+  if (I.clamp || I.neg_lo || I.neg_hi || I.op_sel || I.op_sel_hi_given || I.omod)
+    sim_fail("v_dot2_f32_f16 with op_sel/op_sel_hi/neg/clamp/omod modifiers is not supported");
+  const Operand& d = I.ops[0];
+  const Operand& c_op = Vop2 ? I.ops[0] : I.ops[I.src0 + 2];
+  Lanes ta, tb, tc, r;
+  const u32* a = vsrc(w, I.ops[I.src0], ta);
+  const u32* b = vsrc(w, I.ops[I.src0 + 1], tb);
+  const u32* c = vsrc(w, c_op, tc);
+  const bool fi16 = w.flush_in16_64(), fi32 = w.flush_in32(), fo32 = w.flush_out32();
+  const Dot2Rounding mode = g_dot2.load(std::memory_order_relaxed);
+  for (int l = 0; l < kLanes; ++l) {
+    float a0 = as_float(f32_bits_from_f16(static_cast<std::uint16_t>(a[l]), fi16));
+    float a1 = as_float(f32_bits_from_f16(static_cast<std::uint16_t>(a[l] >> 16), fi16));
+    float b0 = as_float(f32_bits_from_f16(static_cast<std::uint16_t>(b[l]), fi16));
+    float b1 = as_float(f32_bits_from_f16(static_cast<std::uint16_t>(b[l] >> 16), fi16));
+    u32 cb = fi32 ? ftz32(c[l]) : c[l];
+    float cf = as_float(cb);
+    double p0 = static_cast<double>(a0) * b0, p1 = static_cast<double>(a1) * b1;
+    float res;
+    if (!std::isfinite(p0) || !std::isfinite(p1) || !std::isfinite(cf)) {
+      res = static_cast<float>(p0 + p1 + cf);
+    } else if (mode == Dot2Rounding::Once) {
+      res = sum3_to_f32(static_cast<double>(cf), p0, p1);
+    } else {
+      res = sum3_to_f32(static_cast<double>(sum3_to_f32(static_cast<double>(cf), p0, 0.0)), p1, 0.0);
+    }
+    u32 rb = fbits(res);
+    if (is_nan32(rb)) {
+      rb = is_nan32(cb) ? (cb | 0x00400000u) : 0x7fc00000u;
+      const u32 h[4] = {a[l] & 0xffffu, a[l] >> 16, b[l] & 0xffffu, b[l] >> 16};
+      for (u32 x : h)
+        if ((x & 0x7fffu) > 0x7c00u) { rb = f32_bits_from_f16(static_cast<std::uint16_t>(x | 0x200u), false); break; }
+    }
+    r.u[l] = fo32 ? ftz32(rb) : rb;
+  }
+  vwrite(w, d, r.u);
+}
+
+// ---- fp8/bf8 conversions (numerics/fp8.hpp; cdna3-facts.md §6). v_cvt_pk_{fp8,bf8}_f32:
+// op_sel[3] (printed third) selects the destination word, the other word is kept;
+// v_cvt_sr_{fp8,bf8}_f32: op_sel[2] | op_sel[3] << 1 selects the destination byte. Overflow:
+// Fp8Overflow::ToNaN (the MODE bit that would select saturation is not modelled); clamp is
+// refused. v_cvt_f32_{fp8,bf8} and v_cvt_pk_f32_{fp8,bf8}: byte 0 / word 0 in the e32 form,
+// other bytes through SDWA src0_sel (the SDWA wrapper); VOP3 op_sel is refused.
+using numerics::Fp8Kind;
+
+template <Fp8Kind K>
+void cvt_pk_fp8(Wave& w, const Inst& I) {
+  if (I.clamp || I.omod) sim_fail("v_cvt_pk_fp8/bf8_f32 with clamp/omod is not supported");
+  Lanes ta, tb, r;
+  const bool fi = w.flush_in32();
+  const u32* a = fsrc32(w, I.ops[1], ta, fi);
+  const u32* b = fsrc32(w, I.ops[2], tb, fi);
+  const u32* old = w.row(I.ops[0].reg);
+  const bool hi = (I.op_sel >> 2) & 1;
+  for (int l = 0; l < kLanes; ++l)
+    r.u[l] = numerics::cvt_pk_fp8_f32(as_float(a[l]), as_float(b[l]), old[l], hi, K);
+  vwrite(w, I.ops[0], r.u);
+}
+
+template <Fp8Kind K>
+void cvt_sr_fp8(Wave& w, const Inst& I) {
+  if (I.clamp || I.omod) sim_fail("v_cvt_sr_fp8/bf8_f32 with clamp/omod is not supported");
+  if (I.ops[2].neg || I.ops[2].abs) sim_fail("v_cvt_sr: modifiers on the random operand");
+  Lanes ta, tb, r;
+  const u32* a = fsrc32(w, I.ops[1], ta, w.flush_in32());
+  const u32* b = vsrc(w, I.ops[2], tb);
+  const u32* old = w.row(I.ops[0].reg);
+  const unsigned sel = ((I.op_sel >> 2) & 1u) | (((I.op_sel >> 3) & 1u) << 1);
+  for (int l = 0; l < kLanes; ++l)
+    r.u[l] = numerics::cvt_sr_fp8_f32(as_float(a[l]), b[l], old[l], sel, K);
+  vwrite(w, I.ops[0], r.u);
+}
+
+template <Fp8Kind K, bool Pk>
+void cvt_from_fp8(Wave& w, const Inst& I) {
+  if (I.op_sel || I.clamp || I.omod || I.ops[1].neg || I.ops[1].abs)
+    sim_fail("v_cvt_f32_fp8/bf8 with VOP3 modifiers (op_sel/clamp/omod/neg/abs) is not supported");
+  Lanes t, r0, r1;
+  const u32* a = vsrc(w, I.ops[1], t);
+  for (int l = 0; l < kLanes; ++l) {
+    if constexpr (Pk) {
+      auto f = numerics::cvt_pk_f32_fp8(a[l], false, K);
+      r0.u[l] = fbits(f[0]);
+      r1.u[l] = fbits(f[1]);
+    } else {
+      r0.u[l] = fbits(numerics::cvt_f32_fp8(a[l], 0, K));
+    }
+  }
+  vwrite(w, I.ops[0], r0.u, 0);
+  if constexpr (Pk) vwrite(w, I.ops[0], r1.u, 1);
+}
+
 }  // namespace
+
+void set_dot2_rounding(Dot2Rounding r) { g_dot2.store(r); }
+Dot2Rounding dot2_rounding() { return g_dot2.load(); }
 
 void register_valu_misc(HandlerTable& t) {
   auto set = [&](Opcode op, Handler h) { t[static_cast<std::size_t>(op)] = h; };
@@ -233,6 +377,16 @@ void register_valu_misc(HandlerTable& t) {
   set(O::v_pk_add_f32, pk_f32<2, [](float a, float b, float) { return a + b; }>);
   set(O::v_pk_mov_b32, v_pk_mov_b32);
   set(O::v_pack_b32_f16, v_pack_b32_f16);
+  set(O::v_dot2_f32_f16, dot2_f32_f16<false>);
+  set(O::v_dot2c_f32_f16, dot2_f32_f16<true>);
+  set(O::v_cvt_pk_fp8_f32, cvt_pk_fp8<Fp8Kind::Fp8>);
+  set(O::v_cvt_pk_bf8_f32, cvt_pk_fp8<Fp8Kind::Bf8>);
+  set(O::v_cvt_sr_fp8_f32, cvt_sr_fp8<Fp8Kind::Fp8>);
+  set(O::v_cvt_sr_bf8_f32, cvt_sr_fp8<Fp8Kind::Bf8>);
+  set(O::v_cvt_f32_fp8, cvt_from_fp8<Fp8Kind::Fp8, false>);
+  set(O::v_cvt_f32_bf8, cvt_from_fp8<Fp8Kind::Bf8, false>);
+  set(O::v_cvt_pk_f32_fp8, cvt_from_fp8<Fp8Kind::Fp8, true>);
+  set(O::v_cvt_pk_f32_bf8, cvt_from_fp8<Fp8Kind::Bf8, true>);
 }
 
 }  // namespace cdna::simulator

@@ -232,11 +232,125 @@ void vatomic(Wave& w, const Inst& I) {
   }
 }
 
+// ---- MUBUF buffer loads/stores (untyped), with a buffer resource descriptor V# in 4 SGPRs:
+// dword0 base[31:0]; dword1 bits 15:0 base[47:32], 29:16 stride, 30 cache swizzle, 31
+// swizzle_enable; dword2 num_records (bytes); dword3 bit 23 add_tid_enable. Addressing
+// (swizzle off): index = idxen ? vaddr[0] : 0; offset = (offen ? vaddr[idxen] : 0) + inst
+// offset; address = base + soffset + stride * index + offset. Range check (raw/unswizzled
+// buffers, num_records in bytes): each dword (or the whole sub-dword element) at
+// range = stride * index + offset (soffset not included) is out of range if range >= num_records
+// ; out-of-range loads give 0, stores are dropped. Refused: swizzle_enable, add_tid_enable.
+// LDS form (`lds`, dword only): the dword goes to LDS at M0 + inst offset + 4 * lane instead of
+// a VGPR (0 if out of range).
+struct BufDesc {
+  u64 base;
+  u32 stride, num_records;
+};
+BufDesc read_vsharp(Wave& w, const Operand& r) {
+  if (r.kind != OperandKind::Sreg) sim_fail("buffer resource descriptor must be SGPRs");
+  const u32 d0 = w.s[r.reg], d1 = w.s[r.reg + 1], d2 = w.s[r.reg + 2], d3 = w.s[r.reg + 3];
+  if (d1 >> 31) sim_fail("buffer descriptor with swizzle_enable: swizzled buffers are not modelled");
+  if ((d3 >> 23) & 1) sim_fail("buffer descriptor with add_tid_enable: not modelled");
+  return {u64{d0} | (u64{d1 & 0xffffu} << 32), (d1 >> 16) & 0x3fffu, d2};
+}
+
+// Per lane: address of the element and its range-check offset.
+void buffer_addresses(Wave& w, const Inst& I, const Operand& vaddr, const Operand& rsrc,
+                      const Operand& soff, const BufDesc& v, Addr& addr, Addr& range) {
+  const u32 so = read_s32(w, soff);
+  const u32* idx = nullptr;
+  const u32* off = nullptr;
+  Lanes t0, t1;
+  (void)rsrc;
+  if (I.idxen) idx = vsrc(w, vaddr, t0, 0);
+  if (I.offen) off = vsrc(w, vaddr, t1, I.idxen ? 1u : 0u);
+  for (int l = 0; l < kLanes; ++l) {
+    const u64 r = u64{v.stride} * (idx ? idx[l] : 0u) + (off ? off[l] : 0u) +
+                  static_cast<u32>(I.offset);
+    range.a[l] = r;
+    addr.a[l] = v.base + so + r;
+  }
+}
+
+template <LK K, u32 Dwords>
+void bload(Wave& w, const Inst& I) {
+  const bool lds = I.lds;
+  const Operand& vaddr = lds ? I.ops[0] : I.ops[1];
+  const Operand& rsrc = lds ? I.ops[1] : I.ops[2];
+  const Operand& soff = lds ? I.ops[2] : I.ops[3];
+  const BufDesc v = read_vsharp(w, rsrc);
+  Addr ad, rg;
+  buffer_addresses(w, I, vaddr, rsrc, soff, v, ad, rg);
+  constexpr u32 bytes = K == LK::D32 ? 4 : (K == LK::U8 || K == LK::I8) ? 1 : 2;
+  if (lds && !(K == LK::D32 && Dwords == 1))
+    sim_fail("buffer load to LDS other than buffer_load_dword is not supported");
+  const u64 e = w.exec();
+  for (int l = 0; l < kLanes; ++l) {
+    if (!((e >> l) & 1)) continue;
+    for (u32 i = 0; i < Dwords; ++i) {
+      u32 x = 0;
+      if (rg.a[l] + 4 * i < v.num_records) {
+        const std::uint8_t* p = locate(w, Space::Global, ad.a[l] + 4 * i, bytes, false, l);
+        if (bytes == 4) std::memcpy(&x, p, 4);
+        else x = bytes == 1 ? u32{p[0]} : u32{p[0]} | (u32{p[1]} << 8);
+        if (K == LK::I8) x = static_cast<u32>(static_cast<std::int32_t>(static_cast<std::int8_t>(x)));
+        if (K == LK::I16) x = static_cast<u32>(static_cast<std::int32_t>(static_cast<std::int16_t>(x)));
+      }
+      if (lds) {
+        const u64 a = u64{w.s[kM0]} + static_cast<u32>(I.offset) + 4u * static_cast<u32>(l);
+        auto& mem = w.wg->lds;
+        if (a + 4 > mem.size())
+          sim_fail(lane_prefix(l) + "buffer load to LDS at " + hex(a) + " is outside the " +
+                   std::to_string(mem.size()) + " bytes of LDS");
+        std::memcpy(mem.data() + a, &x, 4);
+      } else {
+        w.row(I.ops[0].reg + i)[l] = x;
+      }
+    }
+  }
+}
+
+template <SK K, u32 Dwords>
+void bstore(Wave& w, const Inst& I) {
+  const BufDesc v = read_vsharp(w, I.ops[2]);
+  Addr ad, rg;
+  buffer_addresses(w, I, I.ops[1], I.ops[2], I.ops[3], v, ad, rg);
+  constexpr u32 bytes = K == SK::D32 ? 4 : K == SK::B8 ? 1 : 2;
+  const u64 e = w.exec();
+  for (int l = 0; l < kLanes; ++l) {
+    if (!((e >> l) & 1)) continue;
+    for (u32 i = 0; i < Dwords; ++i) {
+      if (rg.a[l] + 4 * i >= v.num_records) continue;  // dropped
+      std::uint8_t* p = locate(w, Space::Global, ad.a[l] + 4 * i, bytes, true, l);
+      const u32 x = w.row(I.ops[0].reg + i)[l];
+      if (bytes == 4) std::memcpy(p, &x, 4);
+      else {
+        p[0] = static_cast<std::uint8_t>(x);
+        if (bytes == 2) p[1] = static_cast<std::uint8_t>(x >> 8);
+      }
+    }
+  }
+}
+
 void cache_control(Wave&, const Inst&) {}  // buffer_inv / buffer_wbl2: memory is coherent here
 
 }  // namespace
 
 void register_vmem(HandlerTable& t) {
+  t[static_cast<std::size_t>(Opcode::buffer_load_dword)] = bload<LK::D32, 1>;
+  t[static_cast<std::size_t>(Opcode::buffer_load_dwordx2)] = bload<LK::D32, 2>;
+  t[static_cast<std::size_t>(Opcode::buffer_load_dwordx3)] = bload<LK::D32, 3>;
+  t[static_cast<std::size_t>(Opcode::buffer_load_dwordx4)] = bload<LK::D32, 4>;
+  t[static_cast<std::size_t>(Opcode::buffer_load_ubyte)] = bload<LK::U8, 1>;
+  t[static_cast<std::size_t>(Opcode::buffer_load_sbyte)] = bload<LK::I8, 1>;
+  t[static_cast<std::size_t>(Opcode::buffer_load_ushort)] = bload<LK::U16, 1>;
+  t[static_cast<std::size_t>(Opcode::buffer_load_sshort)] = bload<LK::I16, 1>;
+  t[static_cast<std::size_t>(Opcode::buffer_store_dword)] = bstore<SK::D32, 1>;
+  t[static_cast<std::size_t>(Opcode::buffer_store_dwordx2)] = bstore<SK::D32, 2>;
+  t[static_cast<std::size_t>(Opcode::buffer_store_dwordx3)] = bstore<SK::D32, 3>;
+  t[static_cast<std::size_t>(Opcode::buffer_store_dwordx4)] = bstore<SK::D32, 4>;
+  t[static_cast<std::size_t>(Opcode::buffer_store_byte)] = bstore<SK::B8, 1>;
+  t[static_cast<std::size_t>(Opcode::buffer_store_short)] = bstore<SK::B16, 1>;
   auto set = [&](Opcode op, Handler h) { t[static_cast<std::size_t>(op)] = h; };
   using O = Opcode;
   constexpr Space G = Space::Global, F = Space::Flat, S = Space::Scratch;

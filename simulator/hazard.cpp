@@ -28,7 +28,7 @@ std::string name(VRange r, std::uint32_t accum) {
 
 // Instructions whose first operand is a VGPR destination (the others only read VGPRs).
 bool vmem_or_ds_writes_first(std::string_view m, const Inst& I) {
-  if (m.find("_load_") != std::string_view::npos) return true;
+  if (m.find("_load_") != std::string_view::npos) return !I.lds;  // LDS-direct: no VGPR written
   if (starts_with(m, "ds_read") || m.find("_rtn_") != std::string_view::npos ||
       m == "ds_bpermute_b32" || m == "ds_permute_b32" || m == "ds_swizzle_b32")
     return true;
@@ -36,6 +36,31 @@ bool vmem_or_ds_writes_first(std::string_view m, const Inst& I) {
   return false;
 }
 
+}  // namespace
+
+namespace {
+// MFMA passes (LLVM SISchedule.td, gfx940: cycles / 4) with kSgemm set for the f32 ("SGEMM")
+// MFMAs, whose wait-state table differs (cdna3-facts.md §5). The f64 ("DGEMM") MFMAs are checked
+// with the XDL numbers of the same pass count (LLVM has separate, slightly smaller DGEMM values
+// for some rules: the check is at least as strict as the hardware needs).
+constexpr std::uint8_t kSgemm = 0x80;
+std::uint8_t mfma_passes(std::string_view m) {
+  auto has = [&](std::string_view s) { return m.find(s) != std::string_view::npos; };
+  const bool sgemm = m.ends_with("_f32") && !m.starts_with("v_mfma_f64");
+  std::uint8_t p;
+  if (has("_4x4x")) p = has("_f64") ? 4 : 2;
+  else if (has("_2b_") || (sgemm && has("32x32"))) p = 16;
+  else if (has("_4b_") || (sgemm && has("16x16")) || has("_f64")) p = 8;
+  else if (has("32x32")) p = 8;
+  else p = 4;
+  return static_cast<std::uint8_t>(p | (sgemm ? kSgemm : 0));
+}
+// Wait states for (XDL, SGEMM) at 2/4/8/16 passes.
+int need_for(std::uint8_t passes, const int (&xdl)[4], const int (&sgemm)[4]) {
+  const int p = passes & 0x7f;
+  const int idx = p <= 2 ? 0 : p <= 4 ? 1 : p <= 8 ? 2 : 3;
+  return (passes & kSgemm) ? sgemm[idx] : xdl[idx];
+}
 }  // namespace
 
 HazardInfo classify_hazards(const Inst& I) {
@@ -52,7 +77,7 @@ HazardInfo classify_hazards(const Inst& I) {
   };
   if (starts_with(m, "v_mfma_")) {
     h.kind = HazardInfo::Kind::Mfma;
-    h.passes = (m.find("32x32") != std::string_view::npos) ? 8 : 4;
+    h.passes = mfma_passes(m);
     h.write = range(I.ops[0]);
     h.reads[0] = range(I.ops[1]);
     h.reads[1] = range(I.ops[2]);
@@ -103,7 +128,7 @@ void check_hazards(HazardState& s, const HazardInfo& h, const Program& p, std::u
   for (const auto& m : s.mfma) {
     if (m.passes == 0 || c - m.clock - 1 >= 20) continue;
     const std::uint64_t ws = c - m.clock - 1;
-    const int need_result = m.passes == 8 ? 11 : 7;
+    const int need_result = need_for(m.passes, {5, 7, 11, 19}, {4, 6, 10, 18});
     if (h.kind == K::Valu || h.kind == K::Vmem || h.kind == K::Lds) {
       bool touches = false;
       for (int i = 0; i < h.nreads; ++i) touches |= overlaps(h.reads[i], m.d);
@@ -112,7 +137,7 @@ void check_hazards(HazardState& s, const HazardInfo& h, const Program& p, std::u
         fail(std::string(h.kind == K::Valu ? "VALU" : h.kind == K::Vmem ? "VMEM" : "LDS") +
                  " access of the MFMA result (" + name(m.d) + ")",
              m.index, ws, need_result);
-      const int need_war = m.passes == 8 ? 7 : 3;
+      const int need_war = need_for(m.passes, {1, 3, 7, 15}, {0, 0, 0, 0});
       if (h.kind == K::Valu && overlaps(h.write, m.c) && ws < static_cast<std::uint64_t>(need_war))
         fail("VALU overwrite of the MFMA's SrcC (" + name(m.c) + ")", m.index, ws, need_war);
     } else if (h.kind == K::Mfma) {
@@ -120,8 +145,11 @@ void check_hazards(HazardState& s, const HazardInfo& h, const Program& p, std::u
         if (overlaps(h.reads[i], m.d) && ws < static_cast<std::uint64_t>(need_result))
           fail("MFMA SrcA/SrcB read of the MFMA result (" + name(m.d) + ")", m.index, ws, need_result);
       const VRange cc = h.reads[2];
-      if (overlaps(cc, m.d) && !(cc.row == m.d.row && cc.n == m.d.n)) {
-        const int need_partial = m.passes == 8 ? 9 : 5;
+      const bool same = cc.row == m.d.row && cc.n == m.d.n;
+      if (overlaps(cc, m.d) && same && (m.passes & 0x7f) == 2 && ws < 2)
+        fail("MFMA SrcC reading the result of a 2-pass MFMA (" + name(m.d) + ")", m.index, ws, 2);
+      if (overlaps(cc, m.d) && !same) {
+        const int need_partial = need_for(m.passes, {3, 5, 9, 17}, {2, 4, 8, 16});
         if (ws < static_cast<std::uint64_t>(need_partial))
           fail("MFMA SrcC partially overlapping the MFMA result (" + name(m.d) + ")", m.index, ws,
                need_partial);

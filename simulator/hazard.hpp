@@ -7,8 +7,8 @@
 // scheduler checks every dynamic instruction of every wave against the table below and reports
 // a violation as an error naming both instructions.
 //
-// Rules (XDL MFMA = the f16/bf16 ones the simulator executes; passes 4 for 16x16x16, 8 for
-// 32x32x8):
+// Rules (XDL MFMA = f16/bf16/i8/xf32/fp8; the numbers below are for 4 and 8 passes; hazard.cpp
+// has the full 2/4/8/16-pass XDL and SGEMM (f32 MFMA) tables of cdna3-facts.md §5):
 //   MFMA result -> VALU read or write, VMEM/LDS/FLAT read        7 / 11 wait states
 //   MFMA result -> MFMA SrcA/SrcB                                7 / 11
 //   MFMA result -> MFMA SrcC, exactly the same registers         0

@@ -8,6 +8,8 @@
 #include <functional>
 #include <limits>
 
+#include "numerics/fp8.hpp"
+#include "simulator/dot2.hpp"
 #include "simulator/test_util.hpp"
 
 namespace cdna::simulator {
@@ -542,6 +544,134 @@ TEST(SimIsa, UnsignedShortLoadsAndCompares) {
     EXPECT_EQ(o[4 * l + 1], ge | (ge << 1)) << l;
     EXPECT_EQ(o[4 * l + 2], u32{!(F(in.b[l]) == F(in.c[l]))}) << l;
     EXPECT_EQ(o[4 * l + 3], u32{!std::isnan(F(in.b[l]))}) << l;
+  }
+}
+
+// ---- v_dot2_f32_f16 / v_dot2c_f32_f16: reference = the exact a0*b0 + a1*b1 + c (binary128,
+// exact for these inputs' exponent spread, and any residual is far below the f32 rounding
+// point) rounded once to f32; the Sequential parameter is checked against two f32 roundings.
+__extension__ typedef __float128 f128;
+double f16_value(u32 h) {  // test-local f16 decoder
+  h &= 0xffff;
+  const double sign = (h >> 15) ? -1.0 : 1.0;
+  const int e = static_cast<int>((h >> 10) & 31);
+  const int m = static_cast<int>(h & 0x3ff);
+  if (e == 31) return m ? std::numeric_limits<double>::quiet_NaN() : sign * std::numeric_limits<double>::infinity();
+  if (e == 0) return sign * std::ldexp(m, -24);
+  return sign * std::ldexp(1024 + m, e - 25);
+}
+u32 dot2_model(u32 a, u32 b, u32 c, bool once) {
+  const double a0 = f16_value(a), a1 = f16_value(a >> 16), b0 = f16_value(b), b1 = f16_value(b >> 16);
+  const float cf = as_f(c);
+  if (once) {
+    f128 x = static_cast<f128>(a0) * static_cast<f128>(b0) + static_cast<f128>(a1) * static_cast<f128>(b1) + static_cast<f128>(cf);
+    return as_u(static_cast<float>(x));
+  }
+  float s1 = static_cast<float>(static_cast<f128>(cf) + static_cast<f128>(a0) * static_cast<f128>(b0));
+  return as_u(static_cast<float>(static_cast<f128>(s1) + static_cast<f128>(a1) * static_cast<f128>(b1)));
+}
+TEST(SimIsa, Dot2F32F16) {
+  Inputs in = float_inputs(31);
+  // Cancellation cases: a0*b0 = -(a1*b1) with a small c, and c = -(a0*b0) with a tiny a1*b1.
+  in.a[60] = 0x3c00u | (0x3c01u << 16); in.b[60] = 0x4000u | (0xc000u << 16); in.c[60] = as_u(1e-8f);
+  in.a[61] = 0x3c01u | (0x0001u << 16); in.b[61] = 0x3c01u | (0x0001u << 16); in.c[61] = as_u(-1.0019531f);
+  in.a[62] = 0x7bffu | (0x7bffu << 16); in.b[62] = 0x7bffu | (0x7bffu << 16); in.c[62] = as_u(-3.4e38f);
+  check_float_lanes("dot2_f32_f16", in, [](u32 a, u32 b, u32 c) { return dot2_model(a, b, c, true); });
+  check_float_lanes("dot2c_f32_f16", in, [](u32 a, u32 b, u32 c) { return dot2_model(a, b, c, true); });
+  set_dot2_rounding(Dot2Rounding::Sequential);
+  check_float_lanes("dot2_f32_f16", in, [](u32 a, u32 b, u32 c) { return dot2_model(a, b, c, false); });
+  set_dot2_rounding(Dot2Rounding::Once);
+}
+
+// ---- fp8/bf8 conversions: the byte/word placement is computed here; the per-value rounding is
+// numerics/fp8.hpp's (tested on its own).
+TEST(SimIsa, Fp8Conversions) {
+  using numerics::Fp8Kind;
+  Inputs in = float_inputs(41);
+  auto r = random_u32(64, 43);
+  for (std::size_t l = 0; l < 64; ++l) {  // values in the fp8 range, some beyond it
+    if (l >= 20 && l < 40) in.a[l] = (r[l] & 0x807fffffu) | ((118u + r[l] % 20u) << 23);
+  }
+  auto rne = [](u32 x, Fp8Kind k) { return u32{numerics::fp8_from_f32_rne(as_f(x), k)}; };
+  for (Fp8Kind k : {Fp8Kind::Fp8, Fp8Kind::Bf8}) {
+    const std::string n = k == Fp8Kind::Fp8 ? "fp8" : "bf8";
+    check_lanes("cvt_pk_" + n + "_f32_w0", in, [&](u32 a, u32 b, u32 c) {
+      return (c & 0xffff0000u) | rne(a, k) | (rne(b, k) << 8); });
+    check_lanes("cvt_pk_" + n + "_f32_w1", in, [&](u32 a, u32 b, u32 c) {
+      return (c & 0x0000ffffu) | (rne(a, k) << 16) | (rne(b, k) << 24); });
+  }
+  auto sr = [](u32 x, u32 rnd, Fp8Kind k) { return u32{numerics::fp8_from_f32_sr(as_f(x), rnd, k)}; };
+  const int bytes[] = {0, 1, 2};
+  for (int byte : bytes)
+    check_lanes("cvt_sr_fp8_f32_b" + std::to_string(byte), in, [&](u32 a, u32 b, u32 c) {
+      const int sh = 8 * byte;
+      return (c & ~(0xffu << sh)) | (sr(a, b, Fp8Kind::Fp8) << sh); });
+  check_lanes("cvt_sr_bf8_f32_b3", in, [&](u32 a, u32 b, u32 c) {
+    return (c & 0x00ffffffu) | (sr(a, b, Fp8Kind::Bf8) << 24); });
+  // Decoding: every byte value appears in some lane and byte position.
+  Inputs d = in;
+  for (std::size_t l = 0; l < 64; ++l) d.a[l] = static_cast<u32>(4 * l) | static_cast<u32>(4 * l + 1) << 8 | static_cast<u32>(4 * l + 2) << 16 | static_cast<u32>(4 * l + 3) << 24;
+  auto dec = [](u32 byte, Fp8Kind k) { return as_u(numerics::f32_from_fp8(static_cast<std::uint8_t>(byte), k)); };
+  check_float_lanes("cvt_f32_fp8_b0", d, [&](u32 a, u32, u32) { return dec(a & 0xff, Fp8Kind::Fp8); });
+  check_float_lanes("cvt_f32_bf8_b0", d, [&](u32 a, u32, u32) { return dec(a & 0xff, Fp8Kind::Bf8); });
+  check_float_lanes("cvt_f32_fp8_b2", d, [&](u32 a, u32, u32) { return dec((a >> 16) & 0xff, Fp8Kind::Fp8); });
+  check_float_lanes("cvt_f32_bf8_b3", d, [&](u32 a, u32, u32) { return dec(a >> 24, Fp8Kind::Bf8); });
+  auto o = run("cvt_pk_f32_fp8_w0", d, 128);
+  auto o2 = run("cvt_pk_f32_bf8_w1", d, 128);
+  for (std::size_t l = 0; l < 64; ++l) {
+    auto same = [](u32 x, u32 y) { return x == y || (is_nan(x) && is_nan(y)); };
+    EXPECT_TRUE(same(o[2 * l], dec(d.a[l] & 0xff, Fp8Kind::Fp8))) << l;
+    EXPECT_TRUE(same(o[2 * l + 1], dec((d.a[l] >> 8) & 0xff, Fp8Kind::Fp8))) << l << std::hex << " got " << o[2 * l + 1] << " want " << dec((d.a[l] >> 8) & 0xff, Fp8Kind::Fp8) << " first " << o[2 * l];
+    EXPECT_TRUE(same(o2[2 * l], dec((d.a[l] >> 16) & 0xff, Fp8Kind::Bf8))) << l;
+    EXPECT_TRUE(same(o2[2 * l + 1], dec(d.a[l] >> 24, Fp8Kind::Bf8))) << l;
+  }
+}
+
+// ---- MUBUF: raw buffers (stride 0). Expected values from the ISA guide's rules written out
+// here: address = base + soffset + voffset + inst_offset; out of range when
+// voffset + inst_offset (+ 4 per further dword) >= num_records: loads give 0, stores drop.
+TEST(SimIsa, BufferLoadsStoresAndOutOfRange) {
+  std::vector<u32> src(64 + 8);
+  auto r = random_u32(src.size(), 77);
+  for (std::size_t i = 0; i < src.size(); ++i) src[i] = r[i];
+  const u32 n_src = 4 * 40 + 2;  // dwords 0..39 fully inside, dword 40 half inside
+  const u32 n_dst = 4 * 50;
+  std::vector<u32> dst(128, 0xabababab), o(64 * 8, 0xdeadbeef);
+  executor().run(isa_co(), dispatch("buffer_ops", {1, 1, 1}, {64, 1, 1},
+                                    {in(src), out(dst), out(o), val(n_src), val(n_dst)}));
+  auto bytes = reinterpret_cast<const std::uint8_t*>(src.data());
+  auto byte_at = [&](u32 off) { return off < n_src ? u32{bytes[off]} : 0u; };
+  for (u32 t = 0; t < 64; ++t) {
+    const u32* q = &o[8 * t];
+    const u32 d0 = 4 * t < n_src ? src[t] : 0u;
+    EXPECT_EQ(q[0], d0) << "dword lane " << t;
+    EXPECT_EQ(q[1], byte_at(3 * t + 1)) << "ubyte lane " << t;
+    const u32 sh = 2 * t < n_src ? static_cast<u32>(static_cast<i32>(static_cast<std::int16_t>(bytes[2 * t] | (bytes[2 * t + 1] << 8)))) : 0u;
+    EXPECT_EQ(q[2], sh) << "sshort lane " << t;
+    EXPECT_EQ(q[3], static_cast<u32>(static_cast<i32>(static_cast<std::int8_t>(byte_at(3 * t + 2))))) << "sbyte lane " << t;
+    EXPECT_EQ(q[4], 8 * t < n_src ? src[2 * t] : 0u) << "dwordx2.x lane " << t;
+    EXPECT_EQ(q[5], 8 * t + 4 < n_src ? src[2 * t + 1] : 0u) << "dwordx2.y lane " << t;
+    EXPECT_EQ(q[6], 4 * t < n_src ? src[t + 2] : 0u) << "soffset lane " << t;
+    EXPECT_EQ(q[7], 4 * t + 16 < n_src ? src[t + 4] : 0u) << "lds lane " << t;
+  }
+  for (u32 i = 0; i < 64; ++i) {
+    const u32 d0 = 4 * i < n_src ? src[i] : 0u;
+    EXPECT_EQ(dst[i], 4 * i < n_dst ? d0 + 1 : 0xababababu) << "store dword " << i;
+  }
+  // buffer_store_short at 256 + 2t: only below n_dst = 200: all dropped.
+  for (u32 i = 64; i < 128; ++i) EXPECT_EQ(dst[i], 0xababababu) << "store short dword " << i;
+}
+TEST(SimIsa, BufferBuiltins) {
+  std::vector<u32> src(64);
+  for (u32 i = 0; i < 64; ++i) src[i] = 1000 + i;
+  std::vector<u32> dst(64, 7), o(64, 0xdeadbeef);
+  const u32 n_src = 4 * 30, n_dst = 4 * 20;
+  executor().run(isa_co(), dispatch("buffer_builtin", {1, 1, 1}, {64, 1, 1},
+                                    {in(src), out(dst), out(o), val(n_src), val(n_dst)}));
+  for (u32 t = 0; t < 64; ++t) {
+    const u32 x = t < 30 ? 1000 + t : 0u;
+    EXPECT_EQ(o[t], x) << t;
+    EXPECT_EQ(dst[t], t < 20 ? x + 1 : 7u) << t;
   }
 }
 

@@ -446,3 +446,85 @@ extern "C" __global__ void cmp_f16(ARGS) {
   asm volatile("v_cmp_class_f16_e64 %0, %1, %2" : "=s"(cls) : "v"(a[t]), "v"(c[t]));
   o[t] = (uint32_t)((lt >> t) & 1) | ((uint32_t)((cls >> t) & 1) << 1);
 }
+
+// ---- v_dot2_f32_f16 / v_dot2c_f32_f16 and the fp8/bf8 conversions
+K3(dot2_f32_f16, "v_dot2_f32_f16 %0, %1, %2, %3")
+K2_KEEP(dot2c_f32_f16, "v_dot2c_f32_f16 %0, %1, %2")
+K2_KEEP(cvt_pk_fp8_f32_w0, "v_cvt_pk_fp8_f32 %0, %1, %2")
+K2_KEEP(cvt_pk_fp8_f32_w1, "v_cvt_pk_fp8_f32 %0, %1, %2 op_sel:[0,0,1]")
+K2_KEEP(cvt_pk_bf8_f32_w0, "v_cvt_pk_bf8_f32 %0, %1, %2")
+K2_KEEP(cvt_pk_bf8_f32_w1, "v_cvt_pk_bf8_f32 %0, %1, %2 op_sel:[0,0,1]")
+K2_KEEP(cvt_sr_fp8_f32_b0, "v_cvt_sr_fp8_f32 %0, %1, %2")
+K2_KEEP(cvt_sr_fp8_f32_b1, "v_cvt_sr_fp8_f32 %0, %1, %2 op_sel:[0,0,1,0]")
+K2_KEEP(cvt_sr_fp8_f32_b2, "v_cvt_sr_fp8_f32 %0, %1, %2 op_sel:[0,0,0,1]")
+K2_KEEP(cvt_sr_bf8_f32_b3, "v_cvt_sr_bf8_f32 %0, %1, %2 op_sel:[0,0,1,1]")
+K1(cvt_f32_fp8_b0, "v_cvt_f32_fp8 %0, %1")
+K1(cvt_f32_bf8_b0, "v_cvt_f32_bf8 %0, %1")
+K1(cvt_f32_fp8_b2, "v_cvt_f32_fp8_sdwa %0, %1 src0_sel:BYTE_2")
+K1(cvt_f32_bf8_b3, "v_cvt_f32_bf8_sdwa %0, %1 src0_sel:BYTE_3")
+// Two results per work-item: o[2t], o[2t+1].
+extern "C" __global__ void cvt_pk_f32_fp8_w0(ARGS) {
+  int t = threadIdx.x;
+  uint64_t r;
+  asm volatile("v_cvt_pk_f32_fp8 %0, %1" : "=v"(r) : "v"(a[t]));
+  o[2 * t] = static_cast<uint32_t>(r);
+  o[2 * t + 1] = static_cast<uint32_t>(r >> 32);
+}
+extern "C" __global__ void cvt_pk_f32_bf8_w1(ARGS) {
+  int t = threadIdx.x;
+  uint64_t r;
+  asm volatile("v_cvt_pk_f32_bf8_sdwa %0, %1 src0_sel:WORD_1" : "=v"(r) : "v"(a[t]));
+  o[2 * t] = static_cast<uint32_t>(r);
+  o[2 * t + 1] = static_cast<uint32_t>(r >> 32);
+}
+
+// ---- MUBUF buffer loads/stores with a raw V# (stride 0, swizzle off) built from a pointer and
+// num_records; o[8t + k] gets the results. dst is written by the stores.
+typedef int cdna_v4i __attribute__((ext_vector_type(4)));
+__device__ inline cdna_v4i cdna_vsharp(const void* p, uint32_t num_records, uint32_t stride) {
+  uint64_t a = reinterpret_cast<uint64_t>(p);
+  return cdna_v4i{static_cast<int>(a), static_cast<int>(((a >> 32) & 0xffff) | (stride << 16)),
+                  static_cast<int>(num_records), 0x00027000};
+}
+extern "C" __global__ void buffer_ops(const uint32_t* src, uint32_t* dst, uint32_t* o,
+                                      uint32_t n_src, uint32_t n_dst) {
+  __shared__ uint32_t lds[64 + 4];
+  int t = threadIdx.x;
+  cdna_v4i rs = cdna_vsharp(src, n_src, 0), rd = cdna_vsharp(dst, n_dst, 0);
+  uint32_t r0, r1, r2, r3, r5;
+  uint64_t r4;
+  uint32_t off4 = 4 * t, off3 = 3 * t, off2 = 2 * t, off8 = 8 * t;
+  asm volatile("buffer_load_dword %0, %1, %2, 0 offen\n\ts_waitcnt vmcnt(0)" : "=v"(r0) : "v"(off4), "s"(rs));
+  asm volatile("buffer_load_ubyte %0, %1, %2, 0 offen offset:1\n\ts_waitcnt vmcnt(0)" : "=v"(r1) : "v"(off3), "s"(rs));
+  asm volatile("buffer_load_sshort %0, %1, %2, 0 offen\n\ts_waitcnt vmcnt(0)" : "=v"(r2) : "v"(off2), "s"(rs));
+  asm volatile("buffer_load_sbyte %0, %1, %2, 0 offen offset:2\n\ts_waitcnt vmcnt(0)" : "=v"(r3) : "v"(off3), "s"(rs));
+  asm volatile("buffer_load_dwordx2 %0, %1, %2, 0 offen\n\ts_waitcnt vmcnt(0)" : "=v"(r4) : "v"(off8), "s"(rs));
+  // soffset: a scalar 8 added to the address but not to the range check.
+  asm volatile("buffer_load_dword %0, %1, %2, %3 offen\n\ts_waitcnt vmcnt(0)" : "=v"(r5) : "v"(off4), "s"(rs), "s"(8));
+  asm volatile("buffer_store_dword %0, %1, %2, 0 offen\n\ts_waitcnt vmcnt(0)" : : "v"(r0 + 1), "v"(off4), "s"(rd) : "memory");
+  asm volatile("buffer_store_short %0, %1, %2, 0 offen offset:256\n\ts_waitcnt vmcnt(0)" : : "v"(r0), "v"(off2), "s"(rd) : "memory");
+  // LDS-direct: lane l's dword lands at LDS M0 + 16 + 4l.
+  typedef __attribute__((address_space(3))) uint32_t lds_u32;
+  uint32_t lds_base = static_cast<uint32_t>(reinterpret_cast<uintptr_t>((lds_u32*)lds));
+  asm volatile("s_mov_b32 m0, %0\n\tbuffer_load_dword %1, %2, 0 offen offset:16 lds\n\ts_waitcnt vmcnt(0)"
+               : : "s"(lds_base), "v"(off4), "s"(rs) : "memory");
+  __syncthreads();
+  o[8 * t + 0] = r0;
+  o[8 * t + 1] = r1;
+  o[8 * t + 2] = r2;
+  o[8 * t + 3] = r3;
+  o[8 * t + 4] = static_cast<uint32_t>(r4);
+  o[8 * t + 5] = static_cast<uint32_t>(r4 >> 32);
+  o[8 * t + 6] = r5;
+  o[8 * t + 7] = lds[t + 4];
+}
+// The compiler's raw buffer builtins (clang 19): load src[t] (0 beyond n_src), store it + 1.
+extern "C" __global__ void buffer_builtin(const uint32_t* src, uint32_t* dst, uint32_t* o,
+                                          uint32_t n_src, uint32_t n_dst) {
+  int t = threadIdx.x;
+  __amdgpu_buffer_rsrc_t rs = __builtin_amdgcn_make_buffer_rsrc(const_cast<uint32_t*>(src), 0, n_src, 0x00027000);
+  __amdgpu_buffer_rsrc_t rd = __builtin_amdgcn_make_buffer_rsrc(dst, 0, n_dst, 0x00027000);
+  uint32_t x = __builtin_amdgcn_raw_buffer_load_b32(rs, 4 * t, 0, 0);
+  __builtin_amdgcn_raw_buffer_store_b32(x + 1, rd, 4 * t, 0, 0);
+  o[t] = x;
+}
