@@ -278,10 +278,12 @@ CodeObject CodeObject::load(std::span<const std::byte> bytes, std::string label)
   auto add_symbols = [&](auto range) {
     for (const auto& sym : range) {
       auto name = sym.getName();
+      // A symbol table that cannot be read (e.g. sh_size past the end of the file) fails at
+      // once: iterating its nominal millions of entries would hang (found by fuzzing).
+      if (!name) fail(L, "symbol table is malformed: " + llvm::toString(name.takeError()));
       auto addr = sym.getAddress();
-      if (!name || !addr) {
-        if (!name) llvm::consumeError(name.takeError());
-        if (!addr) llvm::consumeError(addr.takeError());
+      if (!addr) {
+        llvm::consumeError(addr.takeError());
         continue;
       }
       symbols.emplace(name->str(), *addr);

@@ -1,4 +1,5 @@
 #include "simulator/scheduler.hpp"
+#include "simulator/inst_class.hpp"
 
 #include <algorithm>
 #include <cstring>
@@ -162,6 +163,10 @@ void run_dispatch(DispatchEnv& env, const LaunchAddresses& addresses,
   const std::uint32_t quantum = std::max<std::uint32_t>(options.quantum, 1);
   const std::uint32_t ninsts = static_cast<std::uint32_t>(prog.insts.size());
   std::mt19937_64 rng(options.seed);
+  // Statistics by instruction class (simulator/inst_class.hpp), when someone asked for them.
+  InstStats* const stats = current_inst_stats();
+  std::vector<InstFootprint> foot(stats ? ninsts : 0);
+  for (std::size_t i = 0; i < foot.size() && i < prog.text.size(); ++i) foot[i] = classify_instruction(prog.text[i]);
 
   std::vector<std::unique_ptr<Resident>> resident, pool;
   std::uint64_t next_wg = 0;
@@ -270,6 +275,11 @@ void run_dispatch(DispatchEnv& env, const LaunchAddresses& addresses,
             check_hazards(w.hazards, h, prog, index);
           w.pc = index + 1;
           ++n;
+          if (stats) {
+            const InstFootprint& f = foot[index];
+            ++stats->by_class[static_cast<std::size_t>(f.cls)];
+            if ((f.read_per_lane | f.write_per_lane) != 0) stats->count_traffic(f, w.exec());
+          }
           I.fn(w, I);
           retire_hazards(w.hazards, h, index);
           // Yield points: a taken backward branch (a loop, perhaps a spin) and s_sleep.

@@ -12,6 +12,7 @@
 #include "simulator/simulator_executor.hpp"
 #include "reference/inputs.hpp"
 #include "tools/audit.hpp"
+#include "tools/sim_command.hpp"
 
 namespace {
 
@@ -194,6 +195,8 @@ int main(int argc, char** argv) {
       ->check(CLI::IsMember({"auto", "simulator", "hip"}))
       ->capture_default_str();
 
+  tools::SimCommand sim(app);  // `sim CODE_OBJECT KERNEL --args ...` (tools/sim_command.hpp)
+
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -205,6 +208,7 @@ int main(int argc, char** argv) {
       return run_audit_command(out_dir, modes, cases, set, executor, code_objects, quiet);
     }
     if (run->parsed()) return run_one_command(run_args);
+    if (sim.parsed()) return sim.run();
   } catch (const CLI::Error& e) {
     std::cerr << "cdna-verify: error: " << e.what() << "\n";
     return 2;

@@ -1,0 +1,325 @@
+#include "tools/sim_command.hpp"
+
+#include <nlohmann/json.hpp>
+
+#include <array>
+#include <cstdint>
+#include <cstdio>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <sstream>
+#include <stdexcept>
+#include <unistd.h>
+
+#include "simulator/inst_class.hpp"
+#include "simulator/isa.hpp"
+#include "simulator/simulator_executor.hpp"
+#include "simulator/wave.hpp"
+
+namespace cdna::tools {
+
+namespace {
+
+namespace fs = std::filesystem;
+using nlohmann::json;
+
+[[noreturn]] void fail(const std::string& what) { throw std::runtime_error(what); }
+
+std::vector<std::byte> read_whole(const fs::path& p, const std::string& what) {
+  std::ifstream f(p, std::ios::binary);
+  if (!f) fail(what + " '" + p.string() + "' cannot be read (missing or unreadable)");
+  std::vector<char> c((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
+  if (f.bad()) fail("error reading " + what + " '" + p.string() + "'");
+  std::vector<std::byte> b(c.size());
+  if (!c.empty()) std::memcpy(b.data(), c.data(), c.size());
+  return b;
+}
+
+std::array<std::uint32_t, 3> dims(const std::vector<std::uint32_t>& v, const char* opt) {
+  if (v.empty() || v.size() > 3) fail(std::string(opt) + " takes 1 to 3 comma-separated sizes X[,Y,Z]");
+  std::array<std::uint32_t, 3> d{1, 1, 1};
+  for (std::size_t i = 0; i < v.size(); ++i) {
+    if (v[i] == 0) fail(std::string(opt) + " sizes must be >= 1");
+    d[i] = v[i];
+  }
+  return d;
+}
+
+std::string describe(const simulator::ArgInfo& a, std::size_t i) {
+  return "argument " + std::to_string(i) + (a.name.empty() ? "" : " ('" + a.name + "')");
+}
+
+// One explicit argument as given in args.json.
+struct HostArg {
+  std::vector<std::byte> data;
+  bool buffer = false, writable = false;
+  fs::path write_to;  // outputs and inouts
+};
+
+template <class T>
+std::vector<std::byte> bytes_of(T v) {
+  std::vector<std::byte> b(sizeof(T));
+  std::memcpy(b.data(), &v, sizeof(T));
+  return b;
+}
+
+HostArg parse_arg(const json& e, std::size_t i, const fs::path& base, const simulator::ArgInfo& info) {
+  const std::string who = "args.json entry " + std::to_string(i);
+  if (!e.is_object() || e.empty()) fail(who + ": expected an object such as {\"buffer\": \"in.bin\"} or {\"i32\": 5}");
+  HostArg a;
+  const auto path_of = [&](const char* key) {
+    if (!e.at(key).is_string()) fail(who + ": \"" + key + "\" takes a file name");
+    fs::path p = e.at(key).get<std::string>();
+    return p.is_absolute() ? p : base / p;
+  };
+  std::string key = e.begin().key();
+  for (const char* k : {"buffer", "output", "inout"})
+    if (e.contains(k)) key = k;
+  const bool is_buffer_key = key == "buffer" || key == "output" || key == "inout";
+  if (e.size() != (key == "output" ? 2u : 1u))
+    fail(who + ": expected exactly one key (\"output\" also takes \"bytes\")");
+  if (e.contains("output")) {
+    if (!e.contains("bytes") || !e.at("bytes").is_number_unsigned())
+      fail(who + ": {\"output\": FILE, \"bytes\": N} needs a non-negative integer \"bytes\"");
+    const auto n = e.at("bytes").get<std::uint64_t>();
+    if (n > (std::uint64_t{1} << 34)) fail(who + ": \"bytes\" " + std::to_string(n) + " is too large");
+    a.data.assign(static_cast<std::size_t>(n), std::byte{0});
+    a.buffer = a.writable = true;
+    a.write_to = path_of("output");
+  } else if (e.contains("buffer")) {
+    a.data = read_whole(path_of("buffer"), "buffer file");
+    a.buffer = true;
+  } else if (e.contains("inout")) {
+    a.write_to = path_of("inout");
+    a.data = read_whole(a.write_to, "buffer file");
+    a.buffer = a.writable = true;
+  } else {
+    const json& v = e.begin().value();
+    const auto need_int = [&] {
+      if (!v.is_number_integer()) fail(who + ": \"" + key + "\" takes an integer");
+    };
+    try {
+      if (key == "i32") {
+        need_int();
+        a.data = bytes_of(static_cast<std::int32_t>(v.get<std::int64_t>()));
+        if (v.get<std::int64_t>() < INT32_MIN || v.get<std::int64_t>() > INT32_MAX) fail(who + ": i32 out of range");
+      } else if (key == "u32") {
+        need_int();
+        if (!v.is_number_unsigned() || v.get<std::uint64_t>() > UINT32_MAX) fail(who + ": u32 out of range");
+        a.data = bytes_of(static_cast<std::uint32_t>(v.get<std::uint64_t>()));
+      } else if (key == "i64") {
+        need_int();
+        if (v.is_number_unsigned() && v.get<std::uint64_t>() > static_cast<std::uint64_t>(INT64_MAX))
+          fail(who + ": i64 out of range");
+        a.data = bytes_of(v.get<std::int64_t>());
+      } else if (key == "u64") {
+        need_int();
+        if (!v.is_number_unsigned()) fail(who + ": u64 out of range");
+        a.data = bytes_of(v.get<std::uint64_t>());
+      } else if (key == "f32" || key == "f64") {
+        if (!v.is_number()) fail(who + ": \"" + key + "\" takes a number");
+        a.data = key == "f32" ? bytes_of(v.get<float>()) : bytes_of(v.get<double>());
+      } else if (key == "bytes_hex") {
+        if (!v.is_string()) fail(who + ": \"bytes_hex\" takes a string of hex digits");
+        const std::string h = v.get<std::string>();
+        if (h.size() % 2 != 0) fail(who + ": \"bytes_hex\" needs an even number of hex digits");
+        for (std::size_t k = 0; k < h.size(); k += 2) {
+          unsigned x = 0;
+          for (std::size_t j = k; j < k + 2; ++j) {
+            const char c = h[j];
+            const int d = c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10 : c >= 'A' && c <= 'F' ? c - 'A' + 10 : -1;
+            if (d < 0) fail(who + ": \"bytes_hex\" has a non-hex character '" + std::string(1, c) + "'");
+            x = x * 16 + static_cast<unsigned>(d);
+          }
+          a.data.push_back(static_cast<std::byte>(x));
+        }
+      } else {
+        fail(who + ": unknown key \"" + key + "\"; expected buffer, output, inout, i32, u32, i64, u64, f32, f64 or bytes_hex");
+      }
+    } catch (const json::exception& x) {
+      fail(who + ": " + x.what());
+    }
+  }
+  // Against the kernel's metadata.
+  const bool wants_buffer = info.kind == simulator::ArgKind::GlobalBuffer;
+  if (is_buffer_key != wants_buffer)
+    fail(who + ": " + describe(info, i) + " of the kernel is " + info.value_kind + ", not " +
+         (is_buffer_key ? "a buffer" : "a value"));
+  if (!a.buffer && a.data.size() != info.size)
+    fail(who + ": " + describe(info, i) + " is " + std::to_string(info.size) + " bytes, \"" + key + "\" gives " +
+         std::to_string(a.data.size()));
+  return a;
+}
+
+// Writes `data` to `dest` through a temporary file in the same directory and a rename.
+fs::path write_temp(const fs::path& dest, const std::vector<std::byte>& data) {
+  fs::path tmp = dest;
+  tmp += ".tmp-" + std::to_string(::getpid());
+  std::ofstream f(tmp, std::ios::binary | std::ios::trunc);
+  if (f) f.write(reinterpret_cast<const char*>(data.data()), static_cast<std::streamsize>(data.size()));
+  f.close();
+  if (!f) {
+    std::error_code ec;
+    fs::remove(tmp, ec);
+    fail("cannot write output '" + dest.string() + "'");
+  }
+  return tmp;
+}
+
+std::string human_bytes(std::uint64_t b) {
+  char buf[64];
+  if (b >= (1ull << 30)) std::snprintf(buf, sizeof buf, " (%.2f GiB)", static_cast<double>(b) / (1ull << 30));
+  else if (b >= (1ull << 20)) std::snprintf(buf, sizeof buf, " (%.2f MiB)", static_cast<double>(b) / (1ull << 20));
+  else if (b >= (1ull << 10)) std::snprintf(buf, sizeof buf, " (%.2f KiB)", static_cast<double>(b) / (1ull << 10));
+  else buf[0] = 0;
+  return std::to_string(b) + buf;
+}
+
+int list_instructions() {
+  std::size_t n = 0;
+  const auto& table = simulator::handler_table();
+  for (std::size_t i = 0; i < simulator::kOpcodeCount; ++i) {
+    const auto op = static_cast<simulator::Opcode>(i);
+    if (op == simulator::Opcode::kUnsupported || !table[i]) continue;
+    const std::string_view m = simulator::mnemonic(op);
+    if (m.empty()) continue;
+    std::cout << m << "\n";
+    ++n;
+  }
+  std::cout << n << " instructions supported (mnemonics without encoding suffix)\n";
+  return 0;
+}
+
+}  // namespace
+
+SimCommand::SimCommand(CLI::App& app) {
+  sim_ = app.add_subcommand(
+      "sim",
+      "Run any kernel of a gfx942 code object on the CDNA3 simulator with the arguments listed in a JSON "
+      "file, write output buffers to files, print statistics. Exit 0 on success, 2 on bad input or a "
+      "simulation error.");
+  sim_->add_option("code_object", code_object_, "gfx942 code object (.hsaco)");
+  sim_->add_option("kernel", kernel_, "Kernel symbol name");
+  sim_->add_option("--args", args_,
+                   "JSON array of the explicit arguments: {\"buffer\": F}, {\"output\": F, \"bytes\": N}, "
+                   "{\"inout\": F}, {\"i32\"|\"u32\"|\"i64\"|\"u64\"|\"f32\"|\"f64\": X}, {\"bytes_hex\": \"..\"}");
+  sim_->add_option("--grid", grid_, "Workgroups X[,Y,Z]")->delimiter(',');
+  sim_->add_option("--block", block_, "Work-items per workgroup X[,Y,Z]")->delimiter(',');
+  sim_->add_option("--lds", lds_, "Dynamic LDS bytes")->capture_default_str();
+  sim_->add_flag("--list-instructions", list_, "Print the instruction mnemonics the simulator implements");
+}
+
+bool SimCommand::parsed() const { return sim_->parsed(); }
+
+int SimCommand::run() {
+  if (list_) return list_instructions();
+  if (code_object_.empty() || kernel_.empty()) fail("sim needs CODE_OBJECT and KERNEL (or --list-instructions)");
+  if (args_.empty()) fail("sim needs --args ARGS.json (use [] for a kernel without arguments)");
+  const auto grid = dims(grid_, "--grid");
+  const auto block = dims(block_, "--block");
+
+  const std::vector<std::byte> code = read_whole(code_object_, "code object");
+  simulator::SimulatorExecutor ex;
+  ex.set_code_object_label(fs::path(code_object_).filename().string());
+  const simulator::KernelInfo& k = ex.code_object(code).kernel(kernel_);
+
+  json j;
+  {
+    std::ifstream f(args_);
+    if (!f) fail("arguments file '" + args_ + "' cannot be read (missing or unreadable)");
+    try {
+      j = json::parse(f);
+    } catch (const json::exception& e) {
+      fail("arguments file '" + args_ + "' is not valid JSON: " + e.what());
+    }
+  }
+  if (!j.is_array()) fail("arguments file '" + args_ + "': expected a JSON array of arguments");
+  std::vector<const simulator::ArgInfo*> explicit_args;
+  for (const auto& a : k.args)
+    if (!a.is_hidden()) explicit_args.push_back(&a);
+  if (j.size() != explicit_args.size())
+    fail("kernel '" + kernel_ + "' takes " + std::to_string(explicit_args.size()) + " explicit argument(s), '" +
+         args_ + "' lists " + std::to_string(j.size()));
+  const fs::path base = fs::path(args_).parent_path();
+  std::vector<HostArg> host;
+  for (std::size_t i = 0; i < j.size(); ++i) host.push_back(parse_arg(j[i], i, base, *explicit_args[i]));
+
+  device::Dispatch d;
+  d.kernel = kernel_;
+  d.grid = grid;
+  d.block = block;
+  d.dynamic_lds_bytes = lds_;
+  for (auto& h : host) {
+    device::KernelArg a;
+    if (h.buffer) {
+      a.kind = device::KernelArg::Kind::Buffer;
+      a.buffer = std::span<std::byte>(h.data);
+      a.writable = h.writable;
+    } else {
+      a.kind = device::KernelArg::Kind::Value;
+      a.value = h.data;
+    }
+    d.args.push_back(std::move(a));
+  }
+
+  simulator::InstStats stats;
+  {
+    simulator::InstStatsScope scope(stats);
+    ex.run(code, d);
+  }
+
+  // Outputs: all temporaries first, then the renames.
+  std::vector<std::pair<fs::path, fs::path>> renames;
+  try {
+    for (const auto& h : host)
+      if (!h.write_to.empty()) renames.emplace_back(write_temp(h.write_to, h.data), h.write_to);
+  } catch (...) {
+    std::error_code ec;
+    for (const auto& r : renames) fs::remove(r.first, ec);
+    throw;
+  }
+  for (const auto& [tmp, dest] : renames) {
+    std::error_code ec;
+    fs::rename(tmp, dest, ec);
+    if (ec) {
+      for (const auto& r : renames) fs::remove(r.first, ec);
+      fail("cannot write output '" + dest.string() + "': " + ec.message());
+    }
+  }
+
+  const simulator::SimStats& s = ex.last_stats();
+  std::ostringstream o;
+  o << "kernel " << kernel_ << " (" << code_object_ << "): grid " << grid[0] << "," << grid[1] << "," << grid[2]
+    << ", block " << block[0] << "," << block[1] << "," << block[2] << ", " << s.workgroups << " workgroups\n";
+  o << "wave-instructions: " << s.wave_instructions << "\n";
+  std::uint64_t sum = 0;
+  for (auto c : stats.by_class) sum += c;
+  if (sum == s.wave_instructions) {
+    for (std::size_t c = 0; c < simulator::kInstClassCount; ++c) {
+      char pct[32];
+      std::snprintf(pct, sizeof pct, "%.1f%%",
+                    s.wave_instructions ? 100.0 * static_cast<double>(stats.by_class[c]) / static_cast<double>(s.wave_instructions) : 0.0);
+      o << "  " << simulator::inst_class_name(static_cast<simulator::InstClass>(c)) << ": " << stats.by_class[c]
+        << " (" << pct << ")\n";
+    }
+  } else {
+    o << "  (per-class counts unavailable: the scheduler did not count them)\n";
+  }
+  o << "MFMA instructions: " << s.mfma_instructions << "\n";
+  o << "global bytes read: " << human_bytes(stats.global_read_bytes) << ", written: " << human_bytes(stats.global_write_bytes) << "\n";
+  o << "LDS bytes read: " << human_bytes(stats.lds_read_bytes) << ", written: " << human_bytes(stats.lds_write_bytes) << "\n";
+  if (stats.scratch_read_bytes || stats.scratch_write_bytes)
+    o << "scratch bytes read: " << human_bytes(stats.scratch_read_bytes) << ", written: " << human_bytes(stats.scratch_write_bytes) << "\n";
+  o << "(bytes = active lanes x access size per memory instruction)\n";
+  char rate[96];
+  std::snprintf(rate, sizeof rate, "%.3f s, %.2f M wave-instructions/s\n", s.seconds,
+                s.seconds > 0 ? static_cast<double>(s.wave_instructions) / s.seconds / 1e6 : 0.0);
+  o << "time: " << rate;
+  for (const auto& [tmp, dest] : renames) o << "wrote " << dest.string() << "\n";
+  std::cout << o.str();
+  return 0;
+}
+
+}  // namespace cdna::tools

@@ -1,0 +1,38 @@
+// `cdna-verify sim`: runs any kernel of a gfx942 code object on the CDNA3 simulator with
+// arguments from a JSON file, writes output buffers back to files and prints run statistics
+// (wave-instructions by class, MFMA count, memory traffic, workgroups, time, rate).
+// `cdna-verify sim --list-instructions` prints the mnemonics the simulator implements.
+//
+// args.json: a JSON array, one entry per explicit kernel argument in declaration order:
+//   {"buffer": "in.bin"}               input buffer read from a file
+//   {"output": "out.bin", "bytes": N}  N zero bytes, written to the file after the run
+//   {"inout": "x.bin"}                 read from the file, written back after the run
+//   {"i32": 5} {"u32": 5} {"i64": 5} {"u64": 5} {"f32": 1.5} {"f64": 1.5} {"bytes_hex": "0a0b"}
+// Relative file names are relative to the directory of args.json. Outputs are written to a
+// temporary file next to the destination and renamed, only after a successful run.
+#pragma once
+
+#include <CLI/CLI.hpp>
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace cdna::tools {
+
+class SimCommand {
+ public:
+  explicit SimCommand(CLI::App& app);
+  bool parsed() const;
+  // Exit code 0 after a successful run; bad input or a simulation error throws one line.
+  int run();
+
+ private:
+  CLI::App* sim_ = nullptr;
+  std::string code_object_, kernel_, args_;
+  std::vector<std::uint32_t> grid_, block_;
+  std::uint32_t lds_ = 0;
+  bool list_ = false;
+};
+
+}  // namespace cdna::tools
