@@ -1,9 +1,22 @@
-// Simulator throughput (not a test): wave-instructions per second on a VALU-bound loop and on
-// the attention-forward kernel. Usage: simulator_bench [iterations] [seqlen]
+// Simulator throughput (Google Benchmark; not a test, run by hand):
+//   BM_ValuLoop  — a VALU-bound loop (testdata/bench.hip): counter wave_insts_per_s.
+//   BM_Attention — device/ attention_fwd_rtne at B=1, H=1, Sq=Sk=1024, D=128 on the simulator:
+//                  wave_insts_per_s, and sim_over_eigen, the simulated time over the time of a
+//                  plain Eigen float attention (S = Q·Kᵀ·scale, row softmax, O = P·V) of the same
+//                  problem, measured in the same run on the same thread.
+// Usage: simulator_bench [--benchmark_filter=...]; CDNA_BENCH_SEQ overrides 1024, CDNA_BENCH_ITERS
+// the VALU loop's 2000 iterations.
+#include <benchmark/benchmark.h>
+
+#include <Eigen/Dense>
+
+#include <algorithm>
 #include <chrono>
 #include <cmath>
-#include <cstdio>
+#include <cstdint>
 #include <cstdlib>
+#include <cstring>
+#include <limits>
 
 #include "device/attention_launcher.hpp"
 #include "reference/inputs.hpp"
@@ -13,36 +26,97 @@ using namespace cdna::simulator;
 using namespace cdna::simulator::testing;
 
 namespace {
-void report(const char* what, const SimStats& s) {
-  std::printf("%s: %llu wave instructions (%llu MFMA), %llu workgroups in %.3f s = %.1f M wave-instructions/s\n",
-              what, static_cast<unsigned long long>(s.wave_instructions),
-              static_cast<unsigned long long>(s.mfma_instructions),
-              static_cast<unsigned long long>(s.workgroups), s.seconds,
-              static_cast<double>(s.wave_instructions) / s.seconds / 1e6);
-}
-}  // namespace
 
-int main(int argc, char** argv) {
-  int iters = argc > 1 ? std::atoi(argv[1]) : 2000;
-  std::int64_t seq = argc > 2 ? std::atoll(argv[2]) : 256;
-  auto co = testdata("bench");
+std::int64_t env_int(const char* name, std::int64_t fallback) {
+  const char* v = std::getenv(name);
+  return v ? std::atoll(v) : fallback;
+}
+
+void BM_ValuLoop(benchmark::State& state) {
+  const int iters = static_cast<int>(env_int("CDNA_BENCH_ITERS", 2000));
+  const auto co = testdata("bench");
   SimulatorExecutor ex;
   std::vector<float> out(64 * 256);
-  for (int rep = 0; rep < 3; ++rep) {
+  std::uint64_t insts = 0;
+  double seconds = 0;
+  for (auto _ : state) {
     ex.run(co, dispatch("valu_loop", {64, 1, 1}, {256, 1, 1}, {testing::out(out), val(iters)}));
-    report("valu_loop", ex.last_stats());
+    insts += ex.last_stats().wave_instructions;
+    seconds += ex.last_stats().seconds;
   }
+  state.counters["wave_insts"] = static_cast<double>(ex.last_stats().wave_instructions);
+  state.counters["wave_insts_per_s"] = static_cast<double>(insts) / seconds;
+}
+
+using Mat = Eigen::Matrix<float, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
+
+Mat to_matrix(const std::vector<std::uint16_t>& bf16, Eigen::Index rows, Eigen::Index cols) {
+  Mat m(rows, cols);
+  for (Eigen::Index i = 0; i < rows * cols; ++i) {
+    const std::uint32_t bits = std::uint32_t{bf16[static_cast<std::size_t>(i)]} << 16;
+    float f;
+    std::memcpy(&f, &bits, 4);
+    m.data()[i] = f;
+  }
+  return m;
+}
+
+// Plain float attention of one head: O = softmax(Q·Kᵀ·scale)·V.
+Mat eigen_attention(const Mat& q, const Mat& k, const Mat& v, float scale) {
+  Mat s = (q * k.transpose()) * scale;
+  for (Eigen::Index r = 0; r < s.rows(); ++r) {
+    auto row = s.row(r);
+    row = (row.array() - row.maxCoeff()).exp();
+    row /= row.sum();
+  }
+  return s * v;
+}
+
+void BM_Attention(benchmark::State& state) {
+  const std::int64_t seq = env_int("CDNA_BENCH_SEQ", 1024), d = 128;
   auto path = cdna::device::attention_code_object(cdna::numerics::Rounding::RTNE, CDNA_SIM_DEVICE_DIR);
   auto attn = cdna::device::read_file(path, "attention code object");
   cdna::reference::AttentionProblem p;
-  p.shape = {1, seq, seq, 2, 2, 128};
-  p.scale = static_cast<float>(1.0 / std::sqrt(128.0));
+  p.shape = {1, seq, seq, 1, 1, d};
+  p.scale = static_cast<float>(1.0 / std::sqrt(static_cast<double>(d)));
   p.q = cdna::reference::randn_bf16(static_cast<std::size_t>(p.shape.q_elements()), 1);
   p.k = cdna::reference::randn_bf16(static_cast<std::size_t>(p.shape.kv_elements()), 2);
   p.v = cdna::reference::randn_bf16(static_cast<std::size_t>(p.shape.kv_elements()), 3);
-  for (int rep = 0; rep < 2; ++rep) {
-    cdna::device::run_attention(ex, attn, p);
-    report("attention d128", ex.last_stats());
+  const Mat q = to_matrix(p.q, seq, d), k = to_matrix(p.k, seq, d), v = to_matrix(p.v, seq, d);
+
+  SimulatorExecutor ex;
+  std::uint64_t insts = 0;
+  double sim_seconds = 0, eigen_best = std::numeric_limits<double>::infinity();
+  std::int64_t runs = 0;
+  float sink = 0;
+  for (auto _ : state) {
+    const auto out = cdna::device::run_attention(ex, attn, p);
+    benchmark::DoNotOptimize(out.o.data());
+    insts += ex.last_stats().wave_instructions;
+    sim_seconds += ex.last_stats().seconds;
+    ++runs;
+    state.PauseTiming();
+    for (int rep = 0; rep < 5; ++rep) {
+      const auto t0 = std::chrono::steady_clock::now();
+      const Mat o = eigen_attention(q, k, v, p.scale);
+      eigen_best = std::min(eigen_best, std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
+      sink += o(0, 0);
+    }
+    state.ResumeTiming();
   }
-  return 0;
+  benchmark::DoNotOptimize(sink);
+  const double sim_per_run = sim_seconds / static_cast<double>(runs);
+  state.counters["wave_insts"] = static_cast<double>(ex.last_stats().wave_instructions);
+  state.counters["mfma_insts"] = static_cast<double>(ex.last_stats().mfma_instructions);
+  state.counters["wave_insts_per_s"] = static_cast<double>(insts) / sim_seconds;
+  state.counters["sim_s"] = sim_per_run;
+  state.counters["eigen_s"] = eigen_best;
+  state.counters["sim_over_eigen"] = sim_per_run / eigen_best;
 }
+
+}  // namespace
+
+BENCHMARK(BM_ValuLoop)->Unit(benchmark::kMillisecond)->MinTime(2.0)->UseRealTime();
+BENCHMARK(BM_Attention)->Unit(benchmark::kSecond)->Iterations(2)->UseRealTime();
+
+BENCHMARK_MAIN();
