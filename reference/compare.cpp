@@ -40,13 +40,11 @@ std::string where(const RowContext& r, std::int64_t d) {
 
 }  // namespace
 
-AttentionComparison compare_attention(const AttentionProblem& problem, const AttentionResult& exact,
-                                      std::span<const std::uint16_t> o, std::span<const float> lse,
-                                      numerics::Rounding mode) {
+AttentionBounds attention_bounds(const AttentionProblem& problem, const AttentionResult& exact,
+                                 numerics::Rounding mode) {
   const AttentionShape& s = problem.shape;
-  if (std::ssize(o) != s.o_elements() || std::ssize(lse) != s.lse_elements() ||
-      std::ssize(exact.o) != s.o_elements() || std::ssize(exact.lse) != s.lse_elements()) {
-    throw std::invalid_argument("compare_attention: output sizes do not match the shape");
+  if (std::ssize(exact.o) != s.o_elements() || std::ssize(exact.lse) != s.lse_elements()) {
+    throw std::invalid_argument("attention_bounds: exact result sizes do not match the shape");
   }
   const std::int64_t D = s.head_dim, Sq = s.seqlen_q, Sk = s.seqlen_k;
   const std::int64_t group = s.heads_q / s.heads_kv;
@@ -61,11 +59,13 @@ AttentionComparison compare_attention(const AttentionProblem& problem, const Att
   const double eta_pv = mfma_chain_error(2.0 * kv_blocks16, 1.0) + kv_blocks16 * 0x1p-24;
   // Running sum l: 4 lane adds, 2 cross-lane adds, 1 rescale multiply, 1 add per block (§4).
   const double eta_l = (8.0 * kv_blocks16 + 2.0) * 0x1p-24;
+  constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 
-  AttentionComparison c;
-  auto fail = [&](const std::string& what) {
-    if (c.first_failure.empty()) c.first_failure = what;
-  };
+  AttentionBounds bounds;
+  bounds.o.assign(exact.o.size(), kNaN);
+  bounds.o_oracle.assign(exact.o.size(), kNaN);
+  bounds.lse.assign(exact.lse.size(), kNaN);
+  bounds.lse_oracle.assign(exact.lse.size(), kNaN);
 
   std::vector<double> score(static_cast<std::size_t>(Sk)), abs_dot(static_cast<std::size_t>(Sk));
   std::vector<double> weight(static_cast<std::size_t>(Sk));
@@ -73,20 +73,18 @@ AttentionComparison compare_attention(const AttentionProblem& problem, const Att
     for (std::int64_t h = 0; h < s.heads_q; ++h) {
       const std::int64_t hk = h / group;
       for (std::int64_t i = 0; i < Sq; ++i) {
-        const RowContext rc{b, h, i};
         const std::int64_t o_row = ((b * Sq + i) * s.heads_q + h) * D;
-        const std::int64_t lse_idx = (b * s.heads_q + h) * Sq + i;
-        const double lse_exact = exact.lse[static_cast<std::size_t>(lse_idx)];
-        const double lse_got = static_cast<double>(lse[static_cast<std::size_t>(lse_idx)]);
+        const std::size_t lse_idx = static_cast<std::size_t>((b * s.heads_q + h) * Sq + i);
+        const double lse_exact = exact.lse[lse_idx];
 
-        // Exact semantic fact: a row with no visible key is O = +0.0, LSE = -inf.
+        // A row with no visible key must be O = +0.0, LSE = -inf exactly.
         if (lse_exact == -kInf) {
-          bool ok = lse_got == -kInf;
-          for (std::int64_t d = 0; d < D; ++d) ok = ok && o[static_cast<std::size_t>(o_row + d)] == 0;
-          if (!ok) {
-            ++c.semantic_violations;
-            fail("fully masked row " + where(rc, -1) + " is not O = +0.0, LSE = -inf");
+          for (std::int64_t d = 0; d < D; ++d) {
+            bounds.o[static_cast<std::size_t>(o_row + d)] = 0;
+            bounds.o_oracle[static_cast<std::size_t>(o_row + d)] = 0;
           }
+          bounds.lse[lse_idx] = 0;
+          bounds.lse_oracle[lse_idx] = 0;
           continue;
         }
 
@@ -135,6 +133,70 @@ AttentionComparison compare_attention(const AttentionProblem& problem, const Att
             v_abs_max = std::max(v_abs_max, vv);
           }
           const double o_exact = exact.o[static_cast<std::size_t>(o_row + d)];
+          if (std::isnan(o_exact)) continue;  // no bound: the definition gives NaN
+          // Probabilities below fp32's normal range are flushed by v_exp_f32 (§1).
+          const double underflow = static_cast<double>(Sk) * 0x1p-126 * v_abs_max;
+          const double err_fp32 = (u_p + eps_p * (1 + u_p) + eta_pv) * e_abs + denom_rel * std::abs(o_exact) + underflow;
+          const double oracle = oracle_o_factor * e_abs + 0x1p-53 * std::abs(o_exact);
+          bounds.o[static_cast<std::size_t>(o_row + d)] =
+              (1 + u_o) * err_fp32 + u_o * std::abs(o_exact) + 0x1p-133 + oracle;
+          bounds.o_oracle[static_cast<std::size_t>(o_row + d)] = oracle;
+        }
+
+        // LSE = ln2 * (m + log2 l) in fp32 (§5).
+        const double lse2 = lse_exact * std::numbers::log2e;
+        const double log2_l = lse2 - s2_max;
+        const double lse_oracle = exact_lse_error(n_visible, 128, lse_exact) + 0x1p-53 * std::abs(lse_exact);
+        bounds.lse[lse_idx] =
+            std::numbers::ln2 * ((eps_p + eta_l) / std::numbers::ln2 * 1.0001 + 0x1p-23 * std::abs(log2_l) +
+                                 0x1p-24 * std::abs(lse2) + 0x1p-149) +
+            0x1p-23 * std::abs(lse_exact) + exact_lse_error(n_visible, 128, lse_exact) +
+            0x1p-53 * std::abs(lse_exact);
+        bounds.lse_oracle[lse_idx] = lse_oracle;
+      }
+    }
+  }
+  return bounds;
+}
+
+AttentionComparison compare_attention(const AttentionProblem& problem, const AttentionResult& exact,
+                                      std::span<const std::uint16_t> o, std::span<const float> lse,
+                                      numerics::Rounding mode) {
+  const AttentionShape& s = problem.shape;
+  if (std::ssize(o) != s.o_elements() || std::ssize(lse) != s.lse_elements() ||
+      std::ssize(exact.o) != s.o_elements() || std::ssize(exact.lse) != s.lse_elements()) {
+    throw std::invalid_argument("compare_attention: output sizes do not match the shape");
+  }
+  const std::int64_t D = s.head_dim, Sq = s.seqlen_q;
+  const AttentionBounds bounds = attention_bounds(problem, exact, mode);
+
+  AttentionComparison c;
+  auto fail = [&](const std::string& what) {
+    if (c.first_failure.empty()) c.first_failure = what;
+  };
+
+  for (std::int64_t b = 0; b < s.batch; ++b) {
+    for (std::int64_t h = 0; h < s.heads_q; ++h) {
+      for (std::int64_t i = 0; i < Sq; ++i) {
+        const RowContext rc{b, h, i};
+        const std::int64_t o_row = ((b * Sq + i) * s.heads_q + h) * D;
+        const std::int64_t lse_idx = (b * s.heads_q + h) * Sq + i;
+        const double lse_exact = exact.lse[static_cast<std::size_t>(lse_idx)];
+        const double lse_got = static_cast<double>(lse[static_cast<std::size_t>(lse_idx)]);
+
+        // Exact semantic fact: a row with no visible key is O = +0.0, LSE = -inf.
+        if (lse_exact == -kInf) {
+          bool ok = lse_got == -kInf;
+          for (std::int64_t d = 0; d < D; ++d) ok = ok && o[static_cast<std::size_t>(o_row + d)] == 0;
+          if (!ok) {
+            ++c.semantic_violations;
+            fail("fully masked row " + where(rc, -1) + " is not O = +0.0, LSE = -inf");
+          }
+          continue;
+        }
+
+        for (std::int64_t d = 0; d < D; ++d) {
+          const double o_exact = exact.o[static_cast<std::size_t>(o_row + d)];
           const double o_got = bf16_value(o[static_cast<std::size_t>(o_row + d)]);
           if (std::isnan(o_exact)) {
             if (!std::isnan(o_got)) {
@@ -148,11 +210,7 @@ AttentionComparison compare_attention(const AttentionProblem& problem, const Att
             fail("O " + where(rc, d) + " is " + std::to_string(o_got) + " where the exact value is finite");
             continue;
           }
-          // Probabilities below fp32's normal range are flushed by v_exp_f32 (§1).
-          const double underflow = static_cast<double>(Sk) * 0x1p-126 * v_abs_max;
-          const double err_fp32 = (u_p + eps_p * (1 + u_p) + eta_pv) * e_abs + denom_rel * std::abs(o_exact) + underflow;
-          const double oracle = oracle_o_factor * e_abs + 0x1p-53 * std::abs(o_exact);
-          const double bound = (1 + u_o) * err_fp32 + u_o * std::abs(o_exact) + 0x1p-133 + oracle;
+          const double bound = bounds.o[static_cast<std::size_t>(o_row + d)];
           const double err = std::abs(o_got - o_exact);
           c.max_abs_err_o = std::max(c.max_abs_err_o, err);
           c.max_ulp_err_o = std::max(c.max_ulp_err_o, err / numerics::bf16_ulp(o_exact));
@@ -172,13 +230,7 @@ AttentionComparison compare_attention(const AttentionProblem& problem, const Att
           fail("LSE " + where(rc, -1) + " is " + std::to_string(lse_got) + " where the exact value is finite");
           continue;
         }
-        const double lse2 = lse_exact * std::numbers::log2e;
-        const double log2_l = lse2 - s2_max;
-        const double lse_bound =
-            std::numbers::ln2 * ((eps_p + eta_l) / std::numbers::ln2 * 1.0001 + 0x1p-23 * std::abs(log2_l) +
-                                 0x1p-24 * std::abs(lse2) + 0x1p-149) +
-            0x1p-23 * std::abs(lse_exact) + exact_lse_error(n_visible, 128, lse_exact) +
-            0x1p-53 * std::abs(lse_exact);
+        const double lse_bound = bounds.lse[static_cast<std::size_t>(lse_idx)];
         const double lse_err = std::abs(lse_got - lse_exact);
         c.max_abs_err_lse = std::max(c.max_abs_err_lse, lse_err);
         c.max_err_to_bound_lse = std::max(c.max_err_to_bound_lse, lse_err / lse_bound);

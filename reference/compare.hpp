@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <span>
 #include <string>
+#include <vector>
 
 #include "numerics/bf16.hpp"
 #include "reference/attention.hpp"
@@ -32,6 +33,21 @@ struct AttentionComparison {
     return o_violations == 0 && lse_violations == 0 && semantic_violations == 0 && !floor_violation;
   }
 };
+
+// The per-element bounds compare_attention applies (docs/pass-rule.md), for a kernel that
+// rounds P and O in `mode`: o [B, Sq, Hq, D] bounds |O_kernel - O_exact|, lse [B, Hq, Sq]
+// bounds |LSE_kernel - LSE_exact|; each includes the oracle's own stated error, which
+// o_oracle and lse_oracle give alone (the distance of `exact` from the exact value, its
+// rounding to double included). Rows with no visible key (exact LSE = -inf) have bound 0
+// (O must be +0.0 and LSE -inf exactly); where the exact value is NaN the entries are NaN
+// (no bound: the result must be NaN). Throws std::invalid_argument if `exact` does not match
+// the shape.
+struct AttentionBounds {
+  std::vector<double> o, lse;
+  std::vector<double> o_oracle, lse_oracle;
+};
+AttentionBounds attention_bounds(const AttentionProblem& problem, const AttentionResult& exact,
+                                 numerics::Rounding mode);
 
 // Compares kernel outputs (O bf16 bits [B, Sq, Hq, D], LSE fp32 [B, Hq, Sq]) of `problem`
 // computed by a kernel that rounds P and O in `mode`, against `exact`. Throws

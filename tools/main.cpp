@@ -12,6 +12,7 @@
 #include "simulator/simulator_executor.hpp"
 #include "reference/inputs.hpp"
 #include "tools/audit.hpp"
+#include "tools/golden_command.hpp"
 #include "tools/sim_command.hpp"
 
 namespace {
@@ -197,6 +198,8 @@ int main(int argc, char** argv) {
 
   tools::SimCommand sim(app);  // `sim CODE_OBJECT KERNEL --args ...` (tools/sim_command.hpp)
 
+  tools::GoldenCommand golden(app);  // `golden gen|verify|check`
+
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -208,6 +211,7 @@ int main(int argc, char** argv) {
       return run_audit_command(out_dir, modes, cases, set, executor, code_objects, quiet);
     }
     if (run->parsed()) return run_one_command(run_args);
+    if (golden.parsed()) return golden.run();
     if (sim.parsed()) return sim.run();
   } catch (const CLI::Error& e) {
     std::cerr << "cdna-verify: error: " << e.what() << "\n";

@@ -1,0 +1,126 @@
+// A golden file: one attention-forward problem, its exact result, and what a correct bf16 kernel
+// with one declared rounding mode may and must deviate from it, in a plain safetensors file that
+// any safetensors reader opens (format and metadata keys: docs/golden-files.md).
+//
+// Tensors (BSHD, row-major; B, Sq, Sk, Hq, Hkv, D as in reference::AttentionShape):
+//   q          BF16 [B, Sq, Hq, D]     inputs, bf16 bit patterns
+//   k, v       BF16 [B, Sk, Hkv, D]
+//   o_exact    F64  [B, Sq, Hq, D]     reference::attention_forward_exact (MPFR, 128 bits)
+//   lse_exact  F64  [B, Hq, Sq]        natural log; -inf for rows without a visible key
+//   o_bound    F64  [B, Sq, Hq, D]     reference::attention_bounds: |O_kernel - O_exact| allowed
+//   lse_bound  F64  [B, Hq, Sq]        the same for LSE (0 where the row must be exact, NaN where
+//                                      the definition gives NaN)
+//   o_floor    F64  [B, Sq, Hq, D]     reference::attention_floor_output in the file's mode
+//   o_kernel   BF16 [B, Sq, Hq, D]     optional: what our kernel's code object computes (bits)
+//   lse_kernel F32  [B, Hq, Sq]        present exactly when o_kernel is
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <map>
+#include <optional>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "golden/safetensors.hpp"
+#include "numerics/bf16.hpp"
+#include "reference/attention.hpp"
+#include "reference/compare.hpp"
+
+namespace cdna::golden {
+
+// The value of the metadata key "format" of every golden file of this version.
+inline constexpr const char* kGoldenFormat = "cdna-verify golden attention-forward v1";
+
+// A kernel's outputs: O bf16 bits [B, Sq, Hq, D], LSE fp32 [B, Hq, Sq].
+struct KernelOutput {
+  std::vector<std::uint16_t> o;
+  std::vector<float> lse;
+};
+
+// "O rows first..last (every batch and head) equal V row `key` bit for bit": a fact of the
+// definition for the handed cases whose rows see one key, or only equal keys (C01, C02 top-left,
+// C03, C06); the audit checks the same (tools/audit_cases.cpp). Metadata "fact_o_equals_v":
+// "FIRST-LAST:KEY".
+struct RowsEqualV {
+  std::int64_t first = 0, last = 0, key = 0;
+};
+
+struct GoldenFile {
+  std::string case_id;      // "C03", "grid/sq5-sk20/causal_bottom_right"
+  std::string description;  // one line
+  reference::AttentionProblem problem;
+  numerics::Rounding mode = numerics::Rounding::RTNE;
+  // Free provenance keys written into the metadata as they are (seeds, how the inputs were made,
+  // a reduction of a handed case's shape, the kernel's executor and code object, ...). Keys that
+  // the format defines itself (see metadata_keys()) may not appear here.
+  std::map<std::string, std::string> provenance;
+  std::optional<RowsEqualV> fact_o_equals_v;
+
+  reference::AttentionResult exact;
+  std::vector<double> o_bound, lse_bound, o_floor;
+  std::optional<KernelOutput> kernel;
+};
+
+// The metadata keys the format defines (every golden file has each of them, except
+// "fact_o_equals_v" which is optional).
+const std::vector<std::string>& metadata_keys();
+
+// Fills exact (the MPFR oracle at 128 bits with `threads` workers, 0 = all cores), o_bound,
+// lse_bound (reference::attention_bounds) and o_floor (reference::attention_floor_output) from
+// g.problem and g.mode. Throws std::invalid_argument for an invalid problem.
+void compute_reference_values(GoldenFile& g, unsigned threads = 0);
+
+// To and from the safetensors form. from_safetensors checks everything: the format key, every
+// defined metadata key, the shape extents (0 .. 2^31 - 1, Hq a multiple of Hkv, D >= 1,
+// Hkv >= 1), mask and rounding names, that scale (exact decimal) and scale_hex denote the same
+// fp32 value, every tensor's dtype and shape, no unknown tensor, o_kernel and lse_kernel together.
+// Throws SafetensorsError "<label>: <what is wrong>".
+SafetensorsFile to_safetensors(const GoldenFile& g);
+GoldenFile from_safetensors(const SafetensorsFile& file, const std::string& label);
+
+GoldenFile read_golden(const std::filesystem::path& path);
+void write_golden(const std::filesystem::path& path, const GoldenFile& g);  // atomic
+
+// Exact decimal expansion of a float (every binary float has one), e.g. 0.0883883461356163025;
+// and its C99 hexadecimal form, e.g. 0x1.6a09e6p-4.
+std::string exact_decimal(float x);
+std::string hex_float(float x);
+
+// ---- checks ----
+
+// Compares g's stored exact values, bounds and floor with values recomputed from its inputs
+// (compute_reference_values). Exact O and LSE must agree within twice the oracle's stated error
+// (each of the two lies within it of the exact value: reference::AttentionBounds::o_oracle) and
+// be identical where they are not finite; o_bound and lse_bound within 1e-9 relative (they are
+// double evaluations of one formula, whose std::exp may differ in the last bits between libms);
+// o_floor elementwise within one bf16 ULP (bitwise on the machine that wrote it; a libm
+// difference can move a value that sits on a rounding boundary) and its relative RMS error
+// against the exact O within 1e-3 relative. Returns "" if all hold, else one line on the first
+// difference.
+std::string verify_reference_values(const GoldenFile& g, unsigned threads = 0);
+
+// The verdict of a candidate output (any implementation) under the pass rule:
+// reference::compare_attention against g's exact values in g's rounding mode, plus the case's
+// fact_o_equals_v. Without a candidate LSE the exact LSE rounded to fp32 stands in (lse_given is
+// false and the LSE is not judged).
+struct CandidateVerdict {
+  reference::AttentionComparison comparison;
+  std::string fact_failure;  // "" if the fact holds or there is none
+  bool lse_given = false;
+  bool pass() const { return comparison.pass() && fact_failure.empty(); }
+  std::string first_failure() const {
+    return !comparison.first_failure.empty() ? comparison.first_failure : fact_failure;
+  }
+};
+// Throws std::invalid_argument if the sizes do not match g's shape.
+CandidateVerdict judge_candidate(const GoldenFile& g, std::span<const std::uint16_t> o,
+                                 std::optional<std::span<const float>> lse);
+
+// "" if O rows fact.first..fact.last of every batch and head equal V row fact.key (values
+// compared, so -0.0 equals +0.0), else one line on the first difference.
+std::string check_rows_equal_v(const reference::AttentionProblem& p, std::span<const std::uint16_t> o,
+                               const RowsEqualV& fact);
+
+}  // namespace cdna::golden

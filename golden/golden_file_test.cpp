@@ -1,0 +1,286 @@
+#include "golden/golden_file.hpp"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <filesystem>
+
+#include "reference/inputs.hpp"
+
+namespace cdna::golden {
+namespace {
+
+GoldenFile small_golden(numerics::Rounding mode = numerics::Rounding::RTNE) {
+  GoldenFile g;
+  g.case_id = "test/small";
+  g.description = "Sq 6, Sk 9, heads 2/1, D 64, causal top-left";
+  auto& p = g.problem;
+  p.shape = {1, 6, 9, 2, 1, 64};
+  p.mask = reference::Mask::CausalTopLeft;
+  p.scale = 0.125f;
+  p.q = reference::randn_bf16(static_cast<std::size_t>(p.shape.q_elements()), 11);
+  p.k = reference::randn_bf16(static_cast<std::size_t>(p.shape.kv_elements()), 12);
+  p.v = reference::randn_bf16(static_cast<std::size_t>(p.shape.kv_elements()), 13);
+  g.mode = mode;
+  g.provenance["seeds"] = "q=11 k=12 v=13";
+  g.provenance["extra_note"] = "kept";
+  g.fact_o_equals_v = RowsEqualV{0, 0, 0};
+  compute_reference_values(g, 1);
+  return g;
+}
+
+// The floor's O (bf16 values held in doubles) as bf16 bits: an ideal kernel's output.
+std::vector<std::uint16_t> floor_bits(const GoldenFile& g) {
+  std::vector<std::uint16_t> bits(g.o_floor.size());
+  for (std::size_t i = 0; i < bits.size(); ++i) {
+    bits[i] = numerics::bf16_from_f32(static_cast<float>(g.o_floor[i]), numerics::Rounding::RTZ);  // exact
+  }
+  return bits;
+}
+
+void expect_read_error(const SafetensorsFile& f, const std::string& want) {
+  try {
+    (void)from_safetensors(parse_safetensors(serialize_safetensors(f), "g.safetensors"), "g.safetensors");
+    FAIL() << "no error, expected '" << want << "'";
+  } catch (const SafetensorsError& e) {
+    const std::string what = e.what();
+    EXPECT_EQ(what.find('\n'), std::string::npos) << what;
+    EXPECT_EQ(what.rfind("g.safetensors: ", 0), 0u) << what;
+    EXPECT_NE(what.find(want), std::string::npos) << "message: " << what << "\nwanted: " << want;
+  }
+}
+
+TEST(GoldenFile, ScaleIsWrittenAsExactDecimalAndHex) {
+  EXPECT_EQ(exact_decimal(0.1f), "0.100000001490116119384765625");
+  EXPECT_EQ(exact_decimal(-0.25f), "-0.25");
+  EXPECT_EQ(exact_decimal(0.0f), "0");
+  EXPECT_EQ(hex_float(0.125f), "0x1p-3");
+  EXPECT_EQ(hex_float(0.1f), "0x1.99999ap-4");
+  EXPECT_EQ(exact_decimal(0x1p-149f).substr(0, 12), "1.4012984643");
+}
+
+TEST(GoldenFile, RoundTripThroughSafetensors) {
+  GoldenFile g = small_golden();
+  g.kernel = KernelOutput{floor_bits(g), std::vector<float>(g.exact.lse.begin(), g.exact.lse.end())};
+  const auto bytes = serialize_safetensors(to_safetensors(g));
+  const SafetensorsFile st = parse_safetensors(bytes, "mem");
+  for (const auto& key : metadata_keys()) EXPECT_TRUE(st.metadata.count(key)) << key;
+  EXPECT_EQ(st.metadata.at("scale"), "0.125");
+  EXPECT_EQ(st.metadata.at("scale_hex"), "0x1p-3");
+  EXPECT_EQ(st.metadata.at("mask"), "causal_top_left");
+  EXPECT_EQ(st.metadata.at("rounding"), "RTNE");
+  EXPECT_EQ(st.metadata.at("fact_o_equals_v"), "0-0:0");
+  EXPECT_EQ(st.metadata.at("executor"), "none");
+
+  const GoldenFile r = from_safetensors(st, "mem");
+  EXPECT_EQ(r.case_id, g.case_id);
+  EXPECT_EQ(r.description, g.description);
+  EXPECT_EQ(r.problem.shape.seqlen_k, 9);
+  EXPECT_EQ(r.problem.shape.heads_kv, 1);
+  EXPECT_EQ(r.problem.mask, g.problem.mask);
+  EXPECT_EQ(r.problem.scale, g.problem.scale);
+  EXPECT_EQ(r.problem.q, g.problem.q);
+  EXPECT_EQ(r.problem.v, g.problem.v);
+  EXPECT_EQ(r.mode, g.mode);
+  EXPECT_EQ(r.o_bound, g.o_bound);
+  EXPECT_EQ(r.o_floor, g.o_floor);
+  EXPECT_EQ(r.exact.o, g.exact.o);
+  ASSERT_TRUE(r.kernel.has_value());
+  EXPECT_EQ(r.kernel->o, g.kernel->o);
+  EXPECT_EQ(r.provenance.at("extra_note"), "kept");
+  ASSERT_TRUE(r.fact_o_equals_v.has_value());
+  EXPECT_EQ(r.fact_o_equals_v->last, 0);
+  // Same content, same bytes.
+  EXPECT_EQ(serialize_safetensors(to_safetensors(r)), bytes);
+}
+
+TEST(GoldenFile, BoundsMatchTheRuleAndMaskedRowsAreExact) {
+  GoldenFile g = small_golden();
+  g.problem.mask = reference::Mask::CausalBottomRight;
+  g.problem.shape = {1, 6, 3, 2, 1, 64};  // rows 0-2 see nothing
+  g.problem.k.resize(static_cast<std::size_t>(g.problem.shape.kv_elements()));
+  g.problem.v.resize(static_cast<std::size_t>(g.problem.shape.kv_elements()));
+  compute_reference_values(g, 1);
+  EXPECT_EQ(g.lse_bound[0], 0.0);
+  EXPECT_EQ(g.o_bound[0], 0.0);
+  EXPECT_EQ(g.exact.lse[0], -std::numeric_limits<double>::infinity());
+  const std::size_t last = g.o_bound.size() - 1;
+  EXPECT_GT(g.o_bound[last], 0.0);
+  EXPECT_LT(g.o_bound[last], 0.05);
+}
+
+TEST(GoldenFile, MalformedMetadataAndTensorsAreOneLineErrors) {
+  const GoldenFile g = small_golden();
+  const SafetensorsFile good = to_safetensors(g);
+  {
+    auto f = good;
+    f.metadata.erase("mask");
+    expect_read_error(f, "no metadata 'mask'");
+  }
+  {
+    auto f = good;
+    f.metadata["format"] = "something else";
+    expect_read_error(f, "metadata 'format' is 'something else'");
+  }
+  {
+    auto f = good;
+    f.metadata["scale_hex"] = "0x1p-2";
+    expect_read_error(f, "'scale' (0.125) and 'scale_hex' (0x1p-2) differ");
+  }
+  {
+    auto f = good;
+    f.metadata["scale"] = "0.1";  // not an fp32 value
+    expect_read_error(f, "not the exact decimal of an fp32 value");
+  }
+  {
+    auto f = good;
+    f.metadata["seqlen_k"] = "-3";
+    expect_read_error(f, "metadata 'seqlen_k' = '-3' is not an integer");
+  }
+  {
+    auto f = good;
+    f.metadata["heads_kv"] = "4";
+    expect_read_error(f, "'heads_q' = 2 is not a multiple of heads_kv = 4");
+  }
+  {
+    auto f = good;
+    f.metadata["seqlen_k"] = "10";
+    expect_read_error(f, "tensor 'k' has shape [1,9,1,64], expected [1,10,1,64]");
+  }
+  {
+    auto f = good;
+    f.metadata["rounding"] = "RTX";
+    expect_read_error(f, "'rounding' = 'RTX'");
+  }
+  {
+    auto f = good;
+    f.metadata["fact_o_equals_v"] = "0-9:0";
+    expect_read_error(f, "fact_o_equals_v");
+  }
+  {
+    auto f = good;
+    f.tensors["o_exact"] = make_f32({1, 6, 2, 64}, std::vector<float>(768));
+    expect_read_error(f, "tensor 'o_exact' has dtype F32, expected F64");
+  }
+  {
+    auto f = good;
+    f.tensors.erase("o_floor");
+    expect_read_error(f, "no tensor 'o_floor'");
+  }
+  {
+    auto f = good;
+    f.tensors["mystery"] = make_u8({1}, std::vector<std::uint8_t>{1});
+    expect_read_error(f, "unknown tensor 'mystery'");
+  }
+  {
+    auto f = good;
+    f.tensors["o_kernel"] = f.tensors.at("q");
+    expect_read_error(f, "o_kernel and lse_kernel must be present together");
+  }
+}
+
+TEST(GoldenFile, VerifyRecomputesAndCatchesTampering) {
+  const GoldenFile g = small_golden();
+  EXPECT_EQ(verify_reference_values(g, 1), "");
+  {
+    GoldenFile t = g;
+    t.exact.o[70] *= 1 + 1e-12;  // far beyond the oracle's 2^-120-ish error
+    EXPECT_NE(verify_reference_values(t, 1).find("o_exact b=0 i=0 h=1 d=6"), std::string::npos)
+        << verify_reference_values(t, 1);
+  }
+  {
+    GoldenFile t = g;
+    t.exact.lse[3] = std::nextafter(t.exact.lse[3], 100.0);
+    t.exact.lse[3] = std::nextafter(t.exact.lse[3], 100.0);
+    t.exact.lse[3] = std::nextafter(t.exact.lse[3], 100.0);
+    EXPECT_NE(verify_reference_values(t, 1).find("lse_exact"), std::string::npos);
+  }
+  {
+    GoldenFile t = g;
+    t.o_bound[5] *= 1.001;
+    EXPECT_NE(verify_reference_values(t, 1).find("o_bound"), std::string::npos);
+  }
+  {
+    GoldenFile t = g;
+    t.lse_bound[1] *= 0.5;
+    EXPECT_NE(verify_reference_values(t, 1).find("lse_bound"), std::string::npos);
+  }
+  {
+    GoldenFile t = g;
+    t.o_floor[7] += 2 * numerics::bf16_ulp(t.o_floor[7]);
+    EXPECT_NE(verify_reference_values(t, 1).find("o_floor"), std::string::npos);
+  }
+  {
+    GoldenFile t = g;
+    t.problem.q[0] ^= 0x0100;  // inputs changed, stored values not
+    EXPECT_NE(verify_reference_values(t, 1), "");
+  }
+}
+
+TEST(GoldenFile, IdealKernelPassesAndMistakesFail) {
+  const GoldenFile g = small_golden();
+  const auto ideal = floor_bits(g);
+  {
+    const CandidateVerdict v = judge_candidate(g, ideal, std::nullopt);
+    EXPECT_TRUE(v.pass()) << v.first_failure();
+    EXPECT_FALSE(v.lse_given);
+  }
+  // One element 10 bf16 ULPs off where the bound is tighter than that.
+  std::size_t pick = 0;
+  double best = 1e300;
+  for (std::size_t i = 0; i < g.o_bound.size(); ++i) {
+    const double ulps = g.o_bound[i] / numerics::bf16_ulp(g.exact.o[i]);
+    if (g.exact.o[i] != 0 && ulps < best) best = ulps, pick = i;
+  }
+  ASSERT_LT(best, 10.0);
+  auto off = ideal;
+  off[pick] = static_cast<std::uint16_t>(off[pick] + 10);
+  const CandidateVerdict v = judge_candidate(g, off, std::nullopt);
+  EXPECT_FALSE(v.pass());
+  EXPECT_EQ(v.comparison.o_violations, 1);
+  // Row 0 sees key 0 only (top-left): the fact O = V_0 catches a one-ULP change there.
+  auto row0 = ideal;
+  row0[3] = static_cast<std::uint16_t>(row0[3] + 1);
+  const CandidateVerdict f = judge_candidate(g, row0, std::nullopt);
+  EXPECT_FALSE(f.pass());
+  EXPECT_NE(f.fact_failure.find("O[b=0, i=0, h=0, d=3]"), std::string::npos) << f.fact_failure;
+  // Wrong sizes are bad input.
+  EXPECT_THROW(judge_candidate(g, std::vector<std::uint16_t>(5), std::nullopt), std::invalid_argument);
+  const std::vector<float> short_lse(3);
+  EXPECT_THROW(judge_candidate(g, ideal, std::span<const float>(short_lse)), std::invalid_argument);
+}
+
+TEST(GoldenFile, LseIsJudgedWhenGiven) {
+  const GoldenFile g = small_golden();
+  const auto ideal = floor_bits(g);
+  std::vector<float> lse(g.exact.lse.begin(), g.exact.lse.end());
+  EXPECT_TRUE(judge_candidate(g, ideal, std::span<const float>(lse)).pass());
+  lse[4] *= 1.01f;
+  const CandidateVerdict v = judge_candidate(g, ideal, std::span<const float>(lse));
+  EXPECT_TRUE(v.lse_given);
+  EXPECT_EQ(v.comparison.lse_violations, 1);
+}
+
+// The committed set: every file parses, and the stored kernel bits of C07 in RTNE pass while
+// those of RTZ (same inputs) fail the RTNE file's floor rule.
+TEST(GoldenFile, CommittedSetRtzKernelFailsTheRtneFloor) {
+  const std::filesystem::path dir = CDNA_GOLDEN_SET_DIR;
+  const GoldenFile rtne = read_golden(dir / "C07.rtne.safetensors");
+  const GoldenFile rtz = read_golden(dir / "C07.rtz.safetensors");
+  ASSERT_TRUE(rtne.kernel && rtz.kernel);
+  EXPECT_EQ(rtne.problem.q, rtz.problem.q);
+  EXPECT_TRUE(judge_candidate(rtne, rtne.kernel->o, std::span<const float>(rtne.kernel->lse)).pass());
+  const CandidateVerdict v = judge_candidate(rtne, rtz.kernel->o, std::span<const float>(rtz.kernel->lse));
+  EXPECT_FALSE(v.pass());
+  EXPECT_TRUE(v.comparison.floor_violation) << v.comparison.rel_rms_err_o << " vs floor " << v.comparison.floor_rel_rms_o;
+  std::size_t files = 0;
+  for (const auto& e : std::filesystem::directory_iterator(dir)) {
+    if (e.path().extension() != ".safetensors") continue;
+    EXPECT_NO_THROW((void)read_golden(e.path())) << e.path();
+    ++files;
+  }
+  EXPECT_GE(files, 40u);
+}
+
+}  // namespace
+}  // namespace cdna::golden

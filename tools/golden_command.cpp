@@ -1,0 +1,492 @@
+#include "tools/golden_command.hpp"
+
+#include <algorithm>
+#include <bit>
+#include <cmath>
+#include <filesystem>
+#include <iomanip>
+#include <iostream>
+#include <map>
+#include <memory>
+#include <regex>
+#include <sstream>
+
+#include "device/attention_launcher.hpp"
+#include "device/hip_executor.hpp"
+#include "reference/inputs.hpp"
+#include "simulator/simulator_executor.hpp"
+
+namespace cdna::tools {
+namespace {
+
+namespace fs = std::filesystem;
+using reference::AttentionShape;
+using reference::Mask;
+
+std::string seeds_text(std::uint64_t seed) {
+  return "q=" + std::to_string(seed) + " k=" + std::to_string(seed + 1) + " v=" + std::to_string(seed + 2) +
+         " (reference::randn_bf16: mt19937_64, Box-Muller, rounded to bf16 RTNE)";
+}
+
+// Seeded randn inputs as tools/audit_cases.cpp makes them: Q uses seed, K seed + 1, V seed + 2.
+GoldenCaseSpec randn_case(std::string id, std::string description, AttentionShape shape, Mask mask,
+                          std::uint64_t seed, double qk_std = 1.0, double v_std = 1.0) {
+  GoldenCaseSpec c;
+  c.id = std::move(id);
+  c.description = std::move(description);
+  c.problem.shape = shape;
+  c.problem.mask = mask;
+  c.problem.scale = static_cast<float>(1.0 / std::sqrt(static_cast<double>(shape.head_dim)));
+  c.problem.q = reference::randn_bf16(static_cast<std::size_t>(shape.q_elements()), seed, qk_std);
+  c.problem.k = reference::randn_bf16(static_cast<std::size_t>(shape.kv_elements()), seed + 1, qk_std);
+  c.problem.v = reference::randn_bf16(static_cast<std::size_t>(shape.kv_elements()), seed + 2, v_std);
+  c.seeds = seeds_text(seed);
+  std::ostringstream in;
+  in << "Q, K = " << qk_std << " * randn, V = " << v_std << " * randn; scale = fl32(1/sqrt(D))";
+  c.inputs = in.str();
+  return c;
+}
+
+std::string lower(std::string s) {
+  for (char& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return s;
+}
+
+std::vector<numerics::Rounding> parse_modes(const std::vector<std::string>& names) {
+  std::vector<numerics::Rounding> modes;
+  for (const auto& n : names) {
+    auto m = numerics::parse_rounding(n);
+    if (!m) throw CLI::ValidationError("--modes", "unknown rounding mode '" + n + "'; expected rtne, rtna or rtz");
+    modes.push_back(*m);
+  }
+  return modes;
+}
+
+// The kernel's executor: "none" gives no executor; "auto" the HIP runtime if a gfx942 device is
+// there, else the simulator.
+std::unique_ptr<device::Executor> make_executor(const std::string& name) {
+  if (name == "none") return nullptr;
+  if (name != "simulator") {
+    std::string why_not;
+    auto hip = device::make_hip_executor(why_not);
+    if (hip) return hip;
+    if (name == "hip") throw std::runtime_error(why_not);
+    std::cerr << "cdna-verify: " << why_not << "; falling back to the CDNA3 simulator\n";
+  }
+  return std::make_unique<simulator::SimulatorExecutor>();
+}
+
+// Code objects of the built attention kernel, read once per mode.
+class CodeObjects {
+ public:
+  const std::vector<std::byte>& get(numerics::Rounding mode) {
+    auto it = code_.find(mode);
+    if (it == code_.end()) it = code_.emplace(mode, device::read_file(device::attention_code_object(mode), "code object")).first;
+    return it->second;
+  }
+
+ private:
+  std::map<numerics::Rounding, std::vector<std::byte>> code_;
+};
+
+std::string kernel_description(const reference::AttentionProblem& p, numerics::Rounding mode) {
+  return device::attention_code_object(mode).filename().string() + " (device/kernels/attention_fwd.hip, kernel " +
+         (p.shape.head_dim == 64 ? device::kAttentionKernels[0] : device::kAttentionKernels[1]) + ")";
+}
+
+bool same_bits(const golden::KernelOutput& a, const device::AttentionOutput& b, std::string& what) {
+  for (std::size_t i = 0; i < a.o.size(); ++i) {
+    if (a.o[i] != b.o[i]) {
+      std::ostringstream m;
+      m << "o_kernel element " << i << " is 0x" << std::hex << a.o[i] << " but the kernel now gives 0x" << b.o[i];
+      what = m.str();
+      return false;
+    }
+  }
+  for (std::size_t i = 0; i < a.lse.size(); ++i) {
+    const auto x = std::bit_cast<std::uint32_t>(a.lse[i]), y = std::bit_cast<std::uint32_t>(b.lse[i]);
+    if (x != y) {
+      std::ostringstream m;
+      m << "lse_kernel element " << i << " is 0x" << std::hex << x << " but the kernel now gives 0x" << y;
+      what = m.str();
+      return false;
+    }
+  }
+  return true;
+}
+
+std::vector<fs::path> golden_files_under(const fs::path& path) {
+  std::error_code ec;
+  if (fs::is_directory(path, ec)) {
+    std::vector<fs::path> files;
+    for (const auto& e : fs::directory_iterator(path, ec)) {
+      if (e.is_regular_file() && e.path().extension() == ".safetensors") files.push_back(e.path());
+    }
+    if (ec) throw std::runtime_error("cannot list '" + path.string() + "': " + ec.message());
+    std::sort(files.begin(), files.end());
+    if (files.empty()) throw std::runtime_error("no .safetensors file in '" + path.string() + "'");
+    return files;
+  }
+  if (!fs::exists(path, ec)) throw std::runtime_error("cannot read '" + path.string() + "': No such file or directory");
+  return {path};
+}
+
+std::string fmt(double x, int precision = 3) {
+  std::ostringstream o;
+  o << std::setprecision(precision) << x;
+  return o.str();
+}
+
+}  // namespace
+
+std::vector<GoldenCaseSpec> golden_cases() {
+  std::vector<GoldenCaseSpec> cases;
+  {
+    auto c = randn_case("C01", "one key: O = V bit for bit, LSE = the single scaled score", {1, 1, 1, 1, 1, 64},
+                        Mask::None, 101, 3.0, 3.0);
+    c.fact = golden::RowsEqualV{0, 0, 0};
+    cases.push_back(std::move(c));
+  }
+  for (Mask mask : {Mask::CausalBottomRight, Mask::CausalTopLeft}) {
+    const bool br = mask == Mask::CausalBottomRight;
+    auto c = randn_case(br ? "C02-bottom-right" : "C02-top-left",
+                        br ? "Sq 1, Sk 239, causal bottom-right: same as no mask"
+                           : "Sq 1, Sk 239, causal top-left: O = V of key 0",
+                        {1, 1, 239, 1, 1, 64}, mask, 102);
+    c.reduction = "heads 8/8 -> 1/1, D 128 -> 64 (Sq 1, Sk 239 and the mask kept)";
+    if (!br) c.fact = golden::RowsEqualV{0, 0, 0};
+    cases.push_back(std::move(c));
+  }
+  {
+    auto c = randn_case("C03", "Sq 5, Sk 2 causal: rows 0-2 fully masked, row 3 = V0, row 4 sees both",
+                        {1, 5, 2, 4, 4, 64}, Mask::CausalBottomRight, 103);
+    c.fact = golden::RowsEqualV{3, 3, 0};
+    cases.push_back(std::move(c));
+  }
+  {
+    auto c = randn_case("C04", "Sq 130, Sk 19 causal: rows 0-110 fully masked, on no tile boundary",
+                        {1, 130, 19, 1, 1, 64}, Mask::CausalBottomRight, 104);
+    c.reduction = "Sq 301 -> 130, Sk 190 -> 19 (Sq - Sk = 111 fully masked rows kept), heads 2/2 -> 1/1, D 128 -> 64";
+    cases.push_back(std::move(c));
+  }
+  {
+    GoldenCaseSpec c;
+    c.id = "C06";
+    c.description = "all inputs 133120, scale 0.25: huge equal scores, O = V exactly";
+    c.problem.shape = {1, 1, 4, 1, 1, 64};
+    c.problem.scale = 0.25f;
+    c.problem.q = reference::filled_bf16(64, 133120.0);
+    c.problem.k = reference::filled_bf16(256, 133120.0);
+    c.problem.v = reference::filled_bf16(256, 133120.0);
+    c.seeds = "none";
+    c.inputs = "every element of Q, K, V = 133120 (exact in bf16); scale 0.25";
+    c.fact = golden::RowsEqualV{0, 0, 0};
+    cases.push_back(std::move(c));
+  }
+  {
+    auto c = randn_case("C07", "Sq 17, Sk 519, Q and K = 4 randn: logit std about 16", {1, 17, 519, 1, 1, 64},
+                        Mask::None, 107, 4.0, 1.0);
+    c.reduction = "Sq 257 -> 17, heads 2/2 -> 1/1, D 128 -> 64 (Sk 519 and the logit std of 16 kept)";
+    cases.push_back(std::move(c));
+  }
+  {
+    auto c = randn_case("C08", "Sq = Sk = 64 causal, scale 0: row i = mean of V0..Vi, no NaN", {1, 64, 64, 1, 1, 64},
+                        Mask::CausalBottomRight, 108);
+    c.problem.scale = 0.0f;
+    c.inputs = "Q, K, V = randn; scale 0";
+    c.reduction = "heads 2/2 -> 1/1";
+    cases.push_back(std::move(c));
+  }
+  {
+    auto c = randn_case("C09", "Sq = Sk = 40, scale -1/sqrt(D)", {1, 40, 40, 1, 1, 128}, Mask::None, 109);
+    c.problem.scale = -c.problem.scale;
+    c.inputs = "Q, K, V = randn; scale = -fl32(1/sqrt(D))";
+    c.reduction = "Sq = Sk 128 -> 40, heads 2/2 -> 1/1 (D 128 kept)";
+    cases.push_back(std::move(c));
+  }
+  {
+    auto c = randn_case("C10", "Sq 16, Sk 300, every K row identical: all scores tie, O = mean of V",
+                        {1, 16, 300, 1, 1, 64}, Mask::None, 110);
+    const auto& s = c.problem.shape;
+    const std::size_t row = static_cast<std::size_t>(s.heads_kv * s.head_dim);
+    for (std::size_t j = 1; j < static_cast<std::size_t>(s.seqlen_k); ++j)
+      std::copy_n(c.problem.k.begin(), row, c.problem.k.begin() + static_cast<std::ptrdiff_t>(j * row));
+    c.inputs = "Q, V = randn; K = randn with every row replaced by row 0";
+    c.reduction = "Sq 64 -> 16, heads 2/2 -> 1/1, D 128 -> 64 (Sk 300 kept)";
+    cases.push_back(std::move(c));
+  }
+  {
+    auto c = randn_case("C12", "Sq = Sk = 4, 16/2 heads: LSE per query head, GQA mapping h / 8",
+                        {1, 4, 4, 16, 2, 64}, Mask::None, 112);
+    c.reduction = "Sq = Sk 256 -> 4, heads 64/8 -> 16/2 (group of 8 query heads per KV head kept), D 128 -> 64";
+    cases.push_back(std::move(c));
+  }
+  for (std::int64_t d : {59, 111}) {
+    cases.push_back(randn_case("C13-d" + std::to_string(d),
+                               "D = " + std::to_string(d) + ": defined, but a kernel built for D 64/128 must reject it",
+                               {1, 16, 16, 1, 1, d}, Mask::None, 113));
+  }
+  // The grid: GQA 2/1, D 64, (Sq, Sk) short and long either way, every mask where it differs.
+  const std::pair<std::int64_t, std::int64_t> lengths[] = {{1, 20}, {5, 5}, {5, 20}, {17, 5}};
+  std::uint64_t seed = 2000;
+  for (auto [sq, sk] : lengths) {
+    for (Mask mask : {Mask::None, Mask::CausalBottomRight, Mask::CausalTopLeft}) {
+      // Top-left equals bottom-right when Sq = Sk; with Sq = 1 it is C02-top-left's case.
+      if (mask == Mask::CausalTopLeft && (sq == sk || sq == 1)) continue;
+      const std::string id = "grid/sq" + std::to_string(sq) + "-sk" + std::to_string(sk) + "/" +
+                             std::string(reference::to_string(mask));
+      std::ostringstream what;
+      what << "grid: Sq " << sq << ", Sk " << sk << ", heads 2/1, D 64, " << reference::to_string(mask);
+      cases.push_back(randn_case(id, what.str(), {1, sq, sk, 2, 1, 64}, mask, seed));
+      seed += 10;
+    }
+  }
+  return cases;
+}
+
+std::string golden_file_name(const std::string& case_id, numerics::Rounding mode) {
+  std::string name = case_id;
+  std::replace(name.begin(), name.end(), '/', '_');
+  return name + "." + lower(std::string(numerics::to_string(mode))) + ".safetensors";
+}
+
+GoldenCommand::GoldenCommand(CLI::App& app) {
+  golden_ = app.add_subcommand(
+      "golden",
+      "Golden files (docs/golden-files.md): safetensors files holding a problem's inputs, its exact result, the "
+      "bound and floor of a correct kernel, and our kernel's output bits.");
+  golden_->require_subcommand(1);
+
+  gen_ = golden_->add_subcommand(
+      "gen", "Write one golden file per case and rounding mode of the golden set (atomically). Exit 0, or 2 on bad input.");
+  gen_->add_option("--out", out_dir_, "Directory to write the files to")->required();
+  gen_->add_option("--cases", cases_, "Only cases whose id matches this regular expression (e.g. 'C0[1-4]|grid')");
+  gen_->add_option("--modes", modes_, "bf16 rounding modes: rtne, rtna, rtz")->delimiter(',')->capture_default_str();
+  gen_->add_option("--executor", gen_executor_,
+                   "Executor of the kernel whose output goes into o_kernel: simulator, hip, auto, or none (no o_kernel)")
+      ->check(CLI::IsMember({"simulator", "hip", "auto", "none"}))
+      ->capture_default_str();
+  gen_->add_option("--threads", threads_, "Oracle worker threads (0: all cores)")->capture_default_str();
+  gen_->add_flag("--quiet", quiet_, "No line per file");
+
+  verify_ = golden_->add_subcommand(
+      "verify",
+      "Re-derive every golden file under PATH from its stored inputs: the exact O and LSE must agree with the oracle "
+      "within its stated error, bound and floor with their formulas; re-run the kernel where o_kernel is stored and "
+      "require the same bits. Exit 0 if all hold, 1 if any does not, 2 on a malformed file.");
+  verify_->add_option("path", verify_path_, "A golden file or a directory of them")->required();
+  verify_->add_option("--executor", verify_executor_,
+                      "Executor for re-running the kernel: simulator, hip, auto, or none (skip the re-run)")
+      ->check(CLI::IsMember({"simulator", "hip", "auto", "none"}))
+      ->capture_default_str();
+  verify_->add_option("--threads", threads_, "Oracle worker threads (0: all cores)")->capture_default_str();
+
+  check_ = golden_->add_subcommand(
+      "check",
+      "Judge a candidate output of any implementation against a golden file under the pass rule "
+      "(docs/pass-rule.md: bound, floor, semantic facts) in the file's rounding mode. Exit 0 pass, 1 fail, 2 bad input.");
+  check_->add_option("golden", golden_path_, "The golden file")->required();
+  check_->add_option("--candidate", candidate_,
+                     "The candidate's output: a safetensors file with tensor 'o' (BF16 [B,Sq,Hq,D]) and optional 'lse' "
+                     "(F32 [B,Hq,Sq]), or raw little-endian bf16 O")
+      ->required();
+  check_->add_option("--candidate-format", candidate_format_, "safetensors or raw-bf16")
+      ->check(CLI::IsMember({"safetensors", "raw-bf16"}))
+      ->capture_default_str();
+  check_->add_option("--o-tensor", o_tensor_, "With safetensors: the name of the candidate's O tensor")
+      ->capture_default_str();
+  check_->add_option("--lse-tensor", lse_tensor_, "With safetensors: the name of the candidate's LSE tensor (optional)")
+      ->capture_default_str();
+  check_->add_option("--candidate-lse", candidate_lse_,
+                     "With raw-bf16: the candidate's LSE as raw little-endian fp32 [B,Hq,Sq] (optional)");
+}
+
+bool GoldenCommand::parsed() const { return golden_->parsed(); }
+
+int GoldenCommand::run() {
+  if (gen_->parsed()) return run_gen();
+  if (verify_->parsed()) return run_verify();
+  if (check_->parsed()) return run_check();
+  return 2;
+}
+
+int GoldenCommand::run_gen() {
+  const auto modes = parse_modes(modes_);
+  auto cases = golden_cases();
+  if (!cases_.empty()) {
+    const std::regex re(cases_);
+    std::erase_if(cases, [&](const GoldenCaseSpec& c) { return !std::regex_search(c.id, re); });
+  }
+  if (cases.empty()) throw std::runtime_error("no golden case matches --cases '" + cases_ + "'");
+  std::error_code ec;
+  fs::create_directories(out_dir_, ec);
+  if (ec) throw std::runtime_error("cannot create '" + out_dir_ + "': " + ec.message());
+
+  auto executor = make_executor(gen_executor_);
+  CodeObjects code;
+  std::size_t written = 0;
+  for (const GoldenCaseSpec& c : cases) {
+    for (numerics::Rounding mode : modes) {
+      golden::GoldenFile g;
+      g.case_id = c.id;
+      g.description = c.description;
+      g.problem = c.problem;
+      g.mode = mode;
+      g.fact_o_equals_v = c.fact;
+      g.provenance["seeds"] = c.seeds;
+      g.provenance["inputs"] = c.inputs;
+      g.provenance["generated_by"] = "cdna-verify golden gen (tools/golden_command.cpp)";
+      if (!c.reduction.empty()) g.provenance["reduction"] = c.reduction;
+      golden::compute_reference_values(g, threads_);
+      const auto why = device::attention_unsupported_reason(c.problem);
+      if (executor && !why) {
+        const device::AttentionOutput out = device::run_attention(*executor, code.get(mode), c.problem);
+        g.kernel = golden::KernelOutput{out.o, out.lse};
+        g.provenance["executor"] = executor->name();
+        g.provenance["kernel_code_object"] = kernel_description(c.problem, mode);
+      } else {
+        g.provenance["executor"] = "none";
+        g.provenance["kernel"] = why ? "not run: " + *why : "not run (--executor none)";
+      }
+      const fs::path path = fs::path(out_dir_) / golden_file_name(c.id, mode);
+      golden::write_golden(path, g);
+      ++written;
+      if (!quiet_) {
+        std::cout << path.string() << "  " << fs::file_size(path, ec) << " bytes"
+                  << (g.kernel ? "" : "  (no o_kernel)") << "\n";
+      }
+    }
+  }
+  std::cout << written << " golden files written to " << out_dir_ << "\n";
+  return 0;
+}
+
+int GoldenCommand::run_verify() {
+  const auto files = golden_files_under(verify_path_);
+  // Read every file first: a malformed one is bad input (exit 2) before anything is judged.
+  std::vector<golden::GoldenFile> goldens;
+  for (const auto& f : files) goldens.push_back(golden::read_golden(f));
+
+  std::unique_ptr<device::Executor> executor;
+  bool executor_made = false;
+  CodeObjects code;
+  int failed = 0, kernels_rerun = 0;
+  for (std::size_t n = 0; n < files.size(); ++n) {
+    const golden::GoldenFile& g = goldens[n];
+    std::string problem = golden::verify_reference_values(g, threads_);
+    std::string kernel_note;
+    if (problem.empty() && g.kernel) {
+      const golden::CandidateVerdict v = golden::judge_candidate(g, g.kernel->o, std::span<const float>(g.kernel->lse));
+      if (!v.pass()) problem = "the stored o_kernel fails the pass rule: " + v.first_failure();
+    }
+    if (problem.empty() && g.kernel && verify_executor_ != "none") {
+      if (!executor_made) {
+        executor = make_executor(verify_executor_);
+        executor_made = true;
+      }
+      if (auto why = device::attention_unsupported_reason(g.problem)) {
+        problem = "o_kernel is stored but the kernel does not take this problem: " + *why;
+      } else {
+        const device::AttentionOutput out = device::run_attention(*executor, code.get(g.mode), g.problem);
+        std::string what;
+        if (!same_bits(*g.kernel, out, what)) problem = what + " (" + executor->name() + ")";
+        ++kernels_rerun;
+        kernel_note = ", kernel bits reproduced on " + executor->name();
+      }
+    }
+    if (problem.empty()) {
+      std::cout << "ok    " << files[n].string() << " (exact values, bound, floor" << kernel_note << ")\n";
+    } else {
+      ++failed;
+      std::cout << "FAIL  " << files[n].string() << ": " << problem << "\n";
+    }
+  }
+  std::cout << files.size() - static_cast<std::size_t>(failed) << " of " << files.size()
+            << " golden files verified (" << kernels_rerun << " kernel re-runs)\n";
+  return failed == 0 ? 0 : 1;
+}
+
+int GoldenCommand::run_check() {
+  const golden::GoldenFile g = golden::read_golden(golden_path_);
+  const auto& s = g.problem.shape;
+  std::vector<std::uint16_t> o;
+  std::optional<std::vector<float>> lse;
+  if (candidate_format_ == "safetensors") {
+    if (!candidate_lse_.empty()) {
+      throw CLI::ValidationError("--candidate-lse", "only with --candidate-format raw-bf16 (a safetensors candidate "
+                                                    "holds its LSE as tensor 'lse')");
+    }
+    const golden::SafetensorsFile f = golden::read_safetensors(candidate_);
+    const golden::Tensor& t = f.at(o_tensor_, candidate_);
+    const std::vector<std::int64_t> o_shape{s.batch, s.seqlen_q, s.heads_q, s.head_dim};
+    const std::vector<std::int64_t> lse_shape{s.batch, s.heads_q, s.seqlen_q};
+    auto shape_str = [](const std::vector<std::int64_t>& v) {
+      std::string r = "[";
+      for (std::size_t i = 0; i < v.size(); ++i) r += (i ? "," : "") + std::to_string(v[i]);
+      return r + "]";
+    };
+    if (t.shape != o_shape) {
+      throw golden::SafetensorsError(candidate_ + ": tensor '" + o_tensor_ + "' has shape " + shape_str(t.shape) +
+                                     ", the golden file needs " + shape_str(o_shape));
+    }
+    o = golden::as_bf16(t, candidate_ + ": tensor '" + o_tensor_ + "'");
+    if (const golden::Tensor* l = f.find(lse_tensor_)) {
+      if (l->shape != lse_shape) {
+        throw golden::SafetensorsError(candidate_ + ": tensor '" + lse_tensor_ + "' has shape " + shape_str(l->shape) +
+                                       ", the golden file needs " + shape_str(lse_shape));
+      }
+      lse = golden::as_f32(*l, candidate_ + ": tensor '" + lse_tensor_ + "'");
+    }
+  } else {
+    auto read_raw = [](const std::string& path, std::int64_t elements, std::size_t size, const char* what) {
+      const std::vector<std::byte> bytes = device::read_file(path, what);
+      if (bytes.size() != static_cast<std::size_t>(elements) * size) {
+        throw std::runtime_error(path + ": " + std::to_string(bytes.size()) + " bytes, but " + what + " of the golden "
+                                 "file's shape needs " + std::to_string(elements) + " x " + std::to_string(size) + " = " +
+                                 std::to_string(static_cast<std::size_t>(elements) * size));
+      }
+      return bytes;
+    };
+    const auto ob = read_raw(candidate_, s.o_elements(), 2, "candidate O (bf16)");
+    o.resize(ob.size() / 2);
+    for (std::size_t i = 0; i < o.size(); ++i) {
+      o[i] = static_cast<std::uint16_t>(std::to_integer<unsigned>(ob[2 * i]) | (std::to_integer<unsigned>(ob[2 * i + 1]) << 8));
+    }
+    if (!candidate_lse_.empty()) {
+      const auto lb = read_raw(candidate_lse_, s.lse_elements(), 4, "candidate LSE (fp32)");
+      std::vector<float> l(lb.size() / 4);
+      for (std::size_t i = 0; i < l.size(); ++i) {
+        std::uint32_t u = 0;
+        for (std::size_t b = 0; b < 4; ++b) u |= std::to_integer<std::uint32_t>(lb[4 * i + b]) << (8 * b);
+        l[i] = std::bit_cast<float>(u);
+      }
+      lse = std::move(l);
+    }
+  }
+
+  const golden::CandidateVerdict v =
+      lse ? golden::judge_candidate(g, o, std::span<const float>(*lse)) : golden::judge_candidate(g, o, std::nullopt);
+  const auto& c = v.comparison;
+  std::cout << "golden " << golden_path_ << ": case " << g.case_id << ", " << numerics::to_string(g.mode) << ", B"
+            << s.batch << " Sq" << s.seqlen_q << " Sk" << s.seqlen_k << " H" << s.heads_q << "/" << s.heads_kv << " D"
+            << s.head_dim << ", " << reference::to_string(g.problem.mask) << "\n"
+            << "O: max |err| " << fmt(c.max_abs_err_o) << " (" << fmt(c.max_ulp_err_o, 3) << " bf16 ULP, "
+            << fmt(c.max_err_to_bound_o) << " of bound), " << c.o_violations << " outside the bound; rel-RMS "
+            << fmt(c.rel_rms_err_o) << " vs floor " << fmt(c.floor_rel_rms_o) << " ("
+            << fmt(c.floor_rel_rms_o > 0 ? c.rel_rms_err_o / c.floor_rel_rms_o : 0.0) << "x, limit 2x)\n";
+  if (v.lse_given) {
+    std::cout << "LSE: max |err| " << fmt(c.max_abs_err_lse) << " (" << fmt(c.max_err_to_bound_lse) << " of bound), "
+              << c.lse_violations << " outside the bound\n";
+  } else {
+    std::cout << "LSE: not given, not judged\n";
+  }
+  std::cout << "semantic violations: " << c.semantic_violations
+            << (g.fact_o_equals_v ? std::string(", case fact (O rows = V row): ") +
+                                        (v.fact_failure.empty() ? "holds" : "violated")
+                                  : std::string())
+            << "\n"
+            << (v.pass() ? "pass" : "FAIL: " + v.first_failure()) << "\n";
+  return v.pass() ? 0 : 1;
+}
+
+}  // namespace cdna::tools

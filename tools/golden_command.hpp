@@ -1,0 +1,73 @@
+// `cdna-verify golden gen|verify|check`: golden files (golden/golden_file.hpp,
+// docs/golden-files.md) — write them for the golden set, re-derive and re-run what they hold,
+// and judge any implementation's output against one.
+#pragma once
+
+#include <CLI/CLI.hpp>
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "golden/golden_file.hpp"
+#include "reference/attention.hpp"
+
+namespace cdna::tools {
+
+// One problem of the golden set.
+struct GoldenCaseSpec {
+  std::string id, description;
+  reference::AttentionProblem problem;
+  std::string seeds;      // "q=101 k=102 v=103 (reference::randn_bf16)" or "none"
+  std::string inputs;     // how Q, K, V were made
+  std::string reduction;  // "" for a handed case at its own shape, else what was made smaller and why
+  std::optional<golden::RowsEqualV> fact;
+};
+
+// The golden set: the handed cases C01–C14 of ../shared/cases/README.md that the oracle can
+// compute without varlen inputs (C05 and C11 need varlen; C14's K and V alone are 17 MB),
+// reduced in shape where the full case would be large (each says how), and a small grid
+// (D 64, Hq/Hkv 2/1, (Sq, Sk) in (1, 20), (5, 5), (5, 20), (17, 5); masks none and causal
+// bottom-right, and causal top-left where it differs from both and from C02).
+std::vector<GoldenCaseSpec> golden_cases();
+
+// "C02-top-left" -> "C02-top-left.rtne.safetensors"; '/' in grid ids becomes '_'.
+std::string golden_file_name(const std::string& case_id, numerics::Rounding mode);
+
+// Registers `golden` and its subcommands on `app`.
+class GoldenCommand {
+ public:
+  explicit GoldenCommand(CLI::App& app);
+  bool parsed() const;
+  // Runs the parsed subcommand: exit code 0 pass, 1 fail. Bad input throws (one line), which
+  // main turns into exit code 2.
+  int run();
+
+ private:
+  CLI::App* golden_ = nullptr;
+  CLI::App* gen_ = nullptr;
+  CLI::App* verify_ = nullptr;
+  CLI::App* check_ = nullptr;
+  // gen
+  std::string out_dir_;
+  std::string cases_;
+  std::vector<std::string> modes_{"rtne", "rtna", "rtz"};
+  std::string gen_executor_ = "simulator";
+  bool quiet_ = false;
+  // verify
+  std::string verify_path_;
+  std::string verify_executor_ = "simulator";
+  // check
+  std::string golden_path_;
+  std::string candidate_;
+  std::string candidate_format_ = "safetensors";
+  std::string candidate_lse_;
+  std::string o_tensor_ = "o", lse_tensor_ = "lse";
+  unsigned threads_ = 0;
+
+  int run_gen();
+  int run_verify();
+  int run_check();
+};
+
+}  // namespace cdna::tools
