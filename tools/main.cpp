@@ -13,6 +13,7 @@
 #include "reference/inputs.hpp"
 #include "tools/audit.hpp"
 #include "tools/golden_command.hpp"
+#include "tools/mutants.hpp"
 #include "tools/sim_command.hpp"
 
 namespace {
@@ -200,6 +201,8 @@ int main(int argc, char** argv) {
 
   tools::GoldenCommand golden(app);  // `golden gen|verify|check`
 
+  tools::MutantsCommand mutants(app);  // `mutants` (docs/mutation-testing.md)
+
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -213,6 +216,7 @@ int main(int argc, char** argv) {
     if (run->parsed()) return run_one_command(run_args);
     if (golden.parsed()) return golden.run();
     if (sim.parsed()) return sim.run();
+    if (mutants.parsed()) return mutants.run();
   } catch (const CLI::Error& e) {
     std::cerr << "cdna-verify: error: " << e.what() << "\n";
     return 2;

@@ -4,9 +4,45 @@
 // Compile-time parameters (one code object per value):
 //   CDNA_BF16_ROUNDING  0 RTNE, 1 RTNA, 2 RTZ (AITER's how_v3_bf16_cvt numbering): the rounding
 //                       of P before the P·V MFMA and of the stored O (cdna3-facts.md §6).
-//   CDNA_MUTANT_*       deliberate mistakes for testing the verifier; never set in a release:
-//     CDNA_MUTANT_TOPLEFT     causal mask aligned top-left (j <= i) instead of bottom-right
-//     CDNA_MUTANT_NO_RESCALE  running sum and accumulator not rescaled when the max grows
+//   CDNA_MUTANT_<NAME>  one deliberate mistake each, for measuring the verifier (mutation
+//                       testing, docs/mutation-testing.md); never set in a release. At most one
+//                       at a time; with none set the kernel is the correct one. <NAME>:
+//     TOPLEFT            causal mask aligned top-left (j <= i) instead of bottom-right
+//     NO_RESCALE         running sum and accumulator not rescaled when the max grows
+//     L_NOT_RESCALED     accumulator rescaled when the max grows, running sum not
+//     ACC_NOT_RESCALED   running sum rescaled when the max grows, accumulator not
+//     MAX_BEFORE_SCALE   running max taken over the raw scores Q·K, used as the shift of the
+//                        scaled base-2 scores (the shift cancels in exact arithmetic, but the
+//                        row max no longer gets p = 1, and large logits underflow to l = 0)
+//     EXP_BASE_E         natural exp (expf, i.e. exp2(x·log2 e)) applied to base-2 scores
+//     LSE_BASE2          LSE stored in base 2 (m + log2 l), the ln 2 factor forgotten
+//     LSE_NO_MAX         LSE = ln l, the running max term forgotten
+//     P_TRUNC            P not rounded: the high half of the fp32 bits reinterpreted as bf16
+//                        (truncation) instead of the declared conversion
+//     O_RTZ              the stored O truncated (RTZ) where RTNE is declared
+//     O_ROUNDED_TWICE    the unnormalised accumulator rounded to bf16 (a bf16 staging buffer),
+//                        then normalised and rounded again
+//     KV_TAIL_UNMASKED   the j < Sk test dropped from the score mask: the zero-padded keys of
+//                        the last partial KV tile get weight exp2(0 - m)
+//     DROP_LAST_KV_TILE  the KV loop visits whole 16-key tiles only: the last partial one (and,
+//                        under the causal mask, a partial visible range) is ignored
+//     MASKED_ROW_NAN     the -inf guard of the shift dropped: a fully masked row computes
+//                        -inf - (-inf) = NaN
+//     MASKED_ROW_RCP0    the l > 0 guard of the normalisation dropped: 0 · rcp(0) = NaN
+//     GQA_MOD            KV head h % Hkv instead of h / (Hq / Hkv)
+//     SUM_BF16           running sum kept in bf16 (rounded after every update)
+//     SCALE_TWICE        softmax scale applied twice (scores · scale · scale·log2 e)
+//     SCALE_SQRT_D       scale computed as sqrt(D) instead of taken from the host (1/sqrt(D))
+//     CAUSAL_OFF_BY_ONE  causal diagonal excluded: j < i + Sk - Sq
+//     KV_END_TOPLEFT     the KV loop bound computed top-left (last row + 1) while the mask is
+//                        bottom-right: for Sq < Sk rows miss their last visible keys
+//     DROP_LAST_Q_TILE   a workgroup whose 16-row query tile is partial returns at once (the
+//                        last query tile is dropped when Sq is not a multiple of 16)
+//     NO_MFMA_WAIT       the wait states after the Q·Kᵀ MFMA (wait_mfma_result) left out: the
+//                        VALU reads the scores too early (a hazard; wrong data on hardware)
+//     NO_VALU_WAIT       the wait states before the P·V MFMA (wait_valu_to_mfma) left out
+//     ROW_MAX_PARTIAL    the cross-lane row max reduces over lanes l ^ 16 only, not l ^ 32
+//     MASK_ZERO          masked scores set to 0 instead of -inf (masked_fill with 0)
 //
 // Work split: one wave per workgroup, 16 query rows of one (batch, head). Lane l owns query
 // row i = l % 16 and key/column group g = l / 16. Scores are computed transposed, Sᵀ = K·Qᵀ,
@@ -27,6 +63,8 @@ namespace {
 using cdna::device::AttentionParams;
 using namespace cdna::device::asm_ops;
 
+[[maybe_unused]] constexpr float kLn2 = 0.693147180559945309f;
+
 // fp32 -> bf16 bits in the kernel's mode, integer formulation of cdna3-facts.md §6.
 __device__ __forceinline__ unsigned short to_bf16(float x) {
   const unsigned u = __builtin_bit_cast(unsigned, x);
@@ -43,10 +81,36 @@ __device__ __forceinline__ unsigned short to_bf16(float x) {
 #endif
 }
 
+#if defined(CDNA_MUTANT_P_TRUNC) || defined(CDNA_MUTANT_O_RTZ)
+// The high half of the fp32 bits: truncation (RTZ for finite values).
+__device__ __forceinline__ unsigned short high_half(float x) {
+  return static_cast<unsigned short>(__builtin_bit_cast(unsigned, x) >> 16);
+}
+#endif
+#if defined(CDNA_MUTANT_O_ROUNDED_TWICE) || defined(CDNA_MUTANT_SUM_BF16)
+// x rounded to bf16 in the kernel's mode and widened back to fp32.
+__device__ __forceinline__ float round_to_bf16(float x) {
+  return __builtin_bit_cast(float, static_cast<unsigned>(to_bf16(x)) << 16);
+}
+#endif
+
+// 2^x for the softmax (the scores are in base 2).
+__device__ __forceinline__ float softmax_exp2(float x) {
+#ifdef CDNA_MUTANT_EXP_BASE_E
+  return v_exp_f32(x * 1.44269504088896341f);  // expf(x) on a base-2 score
+#else
+  return v_exp_f32(x);
+#endif
+}
+
 // Maximum / sum over the four lanes that share a query row (lanes i, i+16, i+32, i+48).
 __device__ __forceinline__ float row_max(float x) {
   x = fmaxf(x, __shfl_xor(x, 16));
+#ifdef CDNA_MUTANT_ROW_MAX_PARTIAL
+  return x;
+#else
   return fmaxf(x, __shfl_xor(x, 32));
+#endif
 }
 __device__ __forceinline__ float row_sum(float x) {
   x += __shfl_xor(x, 16);
@@ -54,10 +118,14 @@ __device__ __forceinline__ float row_sum(float x) {
 }
 
 __device__ __forceinline__ bool key_visible(const AttentionParams& p, int i, int j) {
+#ifndef CDNA_MUTANT_KV_TAIL_UNMASKED
   if (j >= p.seqlen_k) return false;
+#endif
   if (!p.causal) return true;
-#ifdef CDNA_MUTANT_TOPLEFT
+#if defined(CDNA_MUTANT_TOPLEFT)
   return j <= i;
+#elif defined(CDNA_MUTANT_CAUSAL_OFF_BY_ONE)
+  return j < i + p.seqlen_k - p.seqlen_q;
 #else
   return j <= i + p.seqlen_k - p.seqlen_q;
 #endif
@@ -73,8 +141,15 @@ __device__ void attention_fwd(const unsigned short* __restrict__ q, const unsign
   const int g = lane >> 4;
   const int b = static_cast<int>(blockIdx.z);
   const int h = static_cast<int>(blockIdx.y);
+#ifdef CDNA_MUTANT_GQA_MOD
+  const int hk = h % p.heads_kv;
+#else
   const int hk = h / (p.heads_q / p.heads_kv);
+#endif
   const int q0 = static_cast<int>(blockIdx.x) * 16;
+#ifdef CDNA_MUTANT_DROP_LAST_Q_TILE
+  if (q0 + 16 > p.seqlen_q) return;
+#endif
   const int qi = q0 + row;
   const bool q_valid = qi < p.seqlen_q;
 
@@ -93,7 +168,7 @@ __device__ void attention_fwd(const unsigned short* __restrict__ q, const unsign
   int kv_end = p.seqlen_k;
   if (p.causal) {
     const int last_row = min(q0 + 15, p.seqlen_q - 1);
-#ifdef CDNA_MUTANT_TOPLEFT
+#if defined(CDNA_MUTANT_TOPLEFT) || defined(CDNA_MUTANT_KV_END_TOPLEFT)
     kv_end = min(kv_end, last_row + 1);
 #else
     kv_end = min(kv_end, last_row + p.seqlen_k - p.seqlen_q + 1);
@@ -105,7 +180,11 @@ __device__ void attention_fwd(const unsigned short* __restrict__ q, const unsign
   floatx4 acc[kSteps];           // Oᵀ: acc[c][r] = O[qi][16c + 4g + r], unnormalised
   for (int c = 0; c < kSteps; ++c) acc[c] = floatx4{0.0f, 0.0f, 0.0f, 0.0f};
 
+#ifdef CDNA_MUTANT_DROP_LAST_KV_TILE
+  for (int kv0 = 0; kv0 + 16 <= kv_end; kv0 += 16) {
+#else
   for (int kv0 = 0; kv0 < kv_end; kv0 += 16) {
+#endif
     // Sᵀ = K·Qᵀ for keys kv0..kv0+15: A operand lane holds K[kv0 + row][16s + 4g + 0..3].
     const int kj = kv0 + row;
     floatx4 st = {0.0f, 0.0f, 0.0f, 0.0f};
@@ -117,31 +196,63 @@ __device__ void attention_fwd(const unsigned short* __restrict__ q, const unsign
     }
     wait_valu_to_mfma(st);
     for (int s = 0; s < kSteps; ++s) mfma_f32_16x16x16_bf16(st, kf[s], qf[s]);
+#ifndef CDNA_MUTANT_NO_MFMA_WAIT
     wait_mfma_result(st);
+#endif
 
     // st[r] = S[qi][kv0 + 4g + r] before scaling.
     float s2[4];
     float block_max = -__builtin_inff();
     for (int r = 0; r < 4; ++r) {
-      s2[r] = key_visible(p, qi, kv0 + 4 * g + r) ? st[r] * p.scale_log2 : -__builtin_inff();
+      const bool visible = key_visible(p, qi, kv0 + 4 * g + r);
+#if defined(CDNA_MUTANT_SCALE_TWICE)
+      const float score = st[r] * (p.scale_log2 * kLn2) * p.scale_log2;
+#elif defined(CDNA_MUTANT_SCALE_SQRT_D)
+      const float score = st[r] * (__builtin_sqrtf(static_cast<float>(D)) * 1.44269504088896341f);
+#else
+      const float score = st[r] * p.scale_log2;
+#endif
+#ifdef CDNA_MUTANT_MASK_ZERO
+      s2[r] = visible ? score : 0.0f;
+#else
+      s2[r] = visible ? score : -__builtin_inff();
+#endif
+#ifdef CDNA_MUTANT_MAX_BEFORE_SCALE
+      block_max = fmaxf(block_max, visible ? st[r] : -__builtin_inff());
+#else
       block_max = fmaxf(block_max, s2[r]);
+#endif
     }
     const float m_new = fmaxf(m, row_max(block_max));
     // While every key so far is masked, m_new = -inf: subtract 0 so that no -inf - -inf = NaN.
+#ifdef CDNA_MUTANT_MASKED_ROW_NAN
+    const float m_ref = m_new;
+#else
     const float m_ref = m_new == -__builtin_inff() ? 0.0f : m_new;
+#endif
 #ifdef CDNA_MUTANT_NO_RESCALE
     const float alpha = 1.0f;
 #else
-    const float alpha = v_exp_f32(m - m_ref);
+    const float alpha = softmax_exp2(m - m_ref);
 #endif
     float psum = 0.0f;
     shortx4 pb;
     for (int r = 0; r < 4; ++r) {
-      const float pr = v_exp_f32(s2[r] - m_ref);
+      const float pr = softmax_exp2(s2[r] - m_ref);
       psum += pr;
+#ifdef CDNA_MUTANT_P_TRUNC
+      pb[r] = static_cast<short>(high_half(pr));
+#else
       pb[r] = static_cast<short>(to_bf16(pr));
+#endif
     }
+#if defined(CDNA_MUTANT_L_NOT_RESCALED)
+    l = l + row_sum(psum);
+#elif defined(CDNA_MUTANT_SUM_BF16)
+    l = round_to_bf16(l * alpha + row_sum(psum));
+#else
     l = l * alpha + row_sum(psum);
+#endif
     m = m_new;
 
     // Oᵀ += Vᵀ·Pᵀ: A operand lane holds V[kv0 + 4g + 0..3][16c + row]; B is this lane's P.
@@ -152,9 +263,13 @@ __device__ void attention_fwd(const unsigned short* __restrict__ q, const unsign
         // Keys past Sk are zero, not read: 0 * NaN padding would poison the row.
         vf[r] = j < p.seqlen_k ? static_cast<short>(vb[j * p.v_stride_s + 16 * c + row]) : short{0};
       }
+#ifndef CDNA_MUTANT_ACC_NOT_RESCALED
       acc[c] *= alpha;
+#endif
+#ifndef CDNA_MUTANT_NO_VALU_WAIT
       wait_valu_to_mfma(acc[c]);
       wait_valu_to_mfma(pb);
+#endif
       mfma_f32_16x16x16_bf16(acc[c], vf, pb);
     }
     for (int c = 0; c < kSteps; ++c) wait_mfma_result(acc[c]);
@@ -162,16 +277,31 @@ __device__ void attention_fwd(const unsigned short* __restrict__ q, const unsign
 
   if (!q_valid) return;
   // A row that saw no key has l = 0: O = +0.0, LSE = -inf (docs/semantics.md).
+#ifdef CDNA_MUTANT_MASKED_ROW_RCP0
+  const float inv_l = v_rcp_f32(l);
+#else
   const float inv_l = l > 0.0f ? v_rcp_f32(l) : 0.0f;
+#endif
   unsigned short* ob = o + b * p.o_stride_b + h * p.o_stride_h + qi * p.o_stride_s;
   for (int c = 0; c < kSteps; ++c) {
     shortx4 out;
+#if defined(CDNA_MUTANT_O_RTZ)
+    for (int r = 0; r < 4; ++r) out[r] = static_cast<short>(high_half(acc[c][r] * inv_l));
+#elif defined(CDNA_MUTANT_O_ROUNDED_TWICE)
+    for (int r = 0; r < 4; ++r) out[r] = static_cast<short>(to_bf16(round_to_bf16(acc[c][r]) * inv_l));
+#else
     for (int r = 0; r < 4; ++r) out[r] = static_cast<short>(to_bf16(acc[c][r] * inv_l));
+#endif
     *reinterpret_cast<shortx4*>(ob + 16 * c + 4 * g) = out;
   }
   if (g == 0) {
-    constexpr float kLn2 = 0.693147180559945309f;
+#if defined(CDNA_MUTANT_LSE_BASE2)
+    lse[(b * p.heads_q + h) * p.seqlen_q + qi] = l > 0.0f ? m + v_log_f32(l) : -__builtin_inff();
+#elif defined(CDNA_MUTANT_LSE_NO_MAX)
+    lse[(b * p.heads_q + h) * p.seqlen_q + qi] = l > 0.0f ? v_log_f32(l) * kLn2 : -__builtin_inff();
+#else
     lse[(b * p.heads_q + h) * p.seqlen_q + qi] = l > 0.0f ? (m + v_log_f32(l)) * kLn2 : -__builtin_inff();
+#endif
   }
 }
 

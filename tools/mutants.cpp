@@ -1,0 +1,622 @@
+#include "tools/mutants.hpp"
+
+#include <CLI/CLI.hpp>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <fstream>
+#include <iomanip>
+#include <iostream>
+#include <memory>
+#include <nlohmann/json.hpp>
+#include <numbers>
+#include <random>
+#include <regex>
+#include <span>
+#include <sstream>
+#include <stdexcept>
+
+#include "device/attention_launcher.hpp"
+#include "device/hip_executor.hpp"
+#include "numerics/bf16.hpp"
+#include "reference/compare.hpp"
+#include "reference/inputs.hpp"
+#include "simulator/code_object.hpp"
+#include "simulator/simulator_executor.hpp"
+
+namespace cdna::tools {
+namespace {
+
+using reference::AttentionProblem;
+using reference::AttentionShape;
+using reference::Mask;
+using Clock = std::chrono::steady_clock;
+
+constexpr numerics::Rounding kMode = numerics::Rounding::RTNE;  // every mutant is built RTNE
+
+double seconds_since(Clock::time_point t0) { return std::chrono::duration<double>(Clock::now() - t0).count(); }
+
+std::uint16_t bf16(double x) { return numerics::bf16_from_f32(static_cast<float>(x), kMode); }
+
+MutantCase random_case(std::string id, std::string description, AttentionShape shape, Mask mask,
+                       std::uint64_t seed, double qk_std = 1.0) {
+  MutantCase c;
+  c.id = std::move(id);
+  c.description = std::move(description);
+  c.problem.shape = shape;
+  c.problem.mask = mask;
+  c.problem.scale = static_cast<float>(1.0 / std::sqrt(static_cast<double>(shape.head_dim)));
+  c.problem.q = reference::randn_bf16(static_cast<std::size_t>(shape.q_elements()), seed, qk_std);
+  c.problem.k = reference::randn_bf16(static_cast<std::size_t>(shape.kv_elements()), seed + 1, qk_std);
+  c.problem.v = reference::randn_bf16(static_cast<std::size_t>(shape.kv_elements()), seed + 2);
+  return c;
+}
+
+std::size_t kv_index(const AttentionShape& s, std::int64_t b, std::int64_t j, std::int64_t hk, std::int64_t d) {
+  return static_cast<std::size_t>(((b * s.seqlen_k + j) * s.heads_kv + hk) * s.head_dim + d);
+}
+
+// Uniform integer in [lo, hi] from a generator whose output the C++ standard fixes.
+std::int64_t draw(std::mt19937_64& gen, std::int64_t lo, std::int64_t hi) {
+  return lo + static_cast<std::int64_t>(gen() % static_cast<std::uint64_t>(hi - lo + 1));
+}
+
+// Scale 0 (every visible key weighs 1, P = 1 exactly) and V columns that are c on 47 keys and
+// one bf16 ULP of c nearer zero on one key (|c| in (1, 2), random sign): O = c - sign(c)·ulp/48,
+// 1/48 ULP inside a bf16 number. RTNE rounds it to c (the floor's error is ulp/48), truncation
+// to the next bf16 number toward zero (an error of 47/48 ULP), and a rounding of the unnormalised
+// sum 48c - ulp (which needs up to 10 bits) before the division can move O by a whole ULP.
+MutantCase uniform_below_grid_case() {
+  MutantCase c = random_case("uniform-below-grid",
+                             "scale 0, Sk 48, each V column c on 47 keys and c - 1 ULP on one: O = c - ulp/48, "
+                             "just inside a bf16 number",
+                             {1, 16, 48, 2, 2, 64}, Mask::None, 7100);
+  c.problem.scale = 0.0f;
+  const AttentionShape& s = c.problem.shape;
+  std::mt19937_64 gen(7103);
+  for (std::int64_t hk = 0; hk < s.heads_kv; ++hk) {
+    for (std::int64_t d = 0; d < s.head_dim; ++d) {
+      const double sign = draw(gen, 0, 1) == 0 ? 1.0 : -1.0;
+      const double mag = 1.0 + static_cast<double>(draw(gen, 1, 127)) * 0x1p-7;  // bf16, ULP 2^-7
+      const std::int64_t low = draw(gen, 0, s.seqlen_k - 1);
+      for (std::int64_t j = 0; j < s.seqlen_k; ++j)
+        c.problem.v[kv_index(s, 0, j, hk, d)] = bf16(sign * (j == low ? mag - 0x1p-7 : mag));
+    }
+  }
+  return c;
+}
+
+// Scores just below the row maximum: scale ln 2 (so scale·log2 e = 1 in fp32), q = (a, 0, ...),
+// k_j = (-δ_j, 0, ...) with δ_0 = 0 and δ_j in {2^-9, 2^-10, 2^-11}, a in {1/2, 3/4, 1}: every
+// p_j = 2^(-a δ_j) lies in (1 - 2^-9, 1], which RTNE rounds to 1 and truncation to 1 - 2^-8.
+// V is constant along the keys, so O = V exactly and the floor is exact: a P rounded in the
+// wrong mode moves O by about one ULP.
+MutantCase near_tie_case() {
+  MutantCase c = random_case("near-tie-constant-v",
+                             "scores within 2^-9 of the max (P just below 1), V constant along keys: O = V exactly",
+                             {1, 16, 40, 2, 2, 64}, Mask::None, 7200);
+  AttentionProblem& p = c.problem;
+  const AttentionShape& s = p.shape;
+  p.scale = static_cast<float>(std::numbers::ln2);
+  std::mt19937_64 gen(7203);
+  std::fill(p.q.begin(), p.q.end(), bf16(0.0));
+  std::fill(p.k.begin(), p.k.end(), bf16(0.0));
+  const double a[] = {0.5, 0.75, 1.0};
+  for (std::int64_t i = 0; i < s.seqlen_q; ++i)
+    for (std::int64_t h = 0; h < s.heads_q; ++h)
+      p.q[static_cast<std::size_t>((i * s.heads_q + h) * s.head_dim)] = bf16(a[draw(gen, 0, 2)]);
+  const double delta[] = {0x1p-9, 0x1p-10, 0x1p-11};
+  for (std::int64_t j = 1; j < s.seqlen_k; ++j)
+    for (std::int64_t hk = 0; hk < s.heads_kv; ++hk) p.k[kv_index(s, 0, j, hk, 0)] = bf16(-delta[draw(gen, 0, 2)]);
+  for (std::int64_t hk = 0; hk < s.heads_kv; ++hk)
+    for (std::int64_t d = 0; d < s.head_dim; ++d) {
+      const std::uint16_t v = p.v[kv_index(s, 0, 0, hk, d)];
+      for (std::int64_t j = 1; j < s.seqlen_k; ++j) p.v[kv_index(s, 0, j, hk, d)] = v;
+    }
+  return c;
+}
+
+// Rows with exactly one visible key must have O = V of that key bit for bit (P = 1 exactly;
+// docs/pass-rule.md §5 of the verdict). "" if so, else one line.
+std::string one_key_rows_fact(const AttentionProblem& p, std::span<const std::uint16_t> o) {
+  const AttentionShape& s = p.shape;
+  const std::int64_t group = s.heads_q / s.heads_kv;
+  for (std::int64_t b = 0; b < s.batch; ++b)
+    for (std::int64_t i = 0; i < s.seqlen_q; ++i) {
+      if (reference::visible_keys(p.mask, i, s.seqlen_q, s.seqlen_k) != 1) continue;
+      for (std::int64_t h = 0; h < s.heads_q; ++h)
+        for (std::int64_t d = 0; d < s.head_dim; ++d) {
+          const std::uint16_t got = o[static_cast<std::size_t>(((b * s.seqlen_q + i) * s.heads_q + h) * s.head_dim + d)];
+          const std::uint16_t want = p.v[kv_index(s, b, 0, h / group, d)];
+          if (got != want) {
+            std::ostringstream m;
+            m << "row b=" << b << " h=" << h << " i=" << i << " sees one key but O[" << d << "] = "
+              << numerics::f32_from_bf16(got) << " != V = " << numerics::f32_from_bf16(want);
+            return m.str();
+          }
+        }
+    }
+  return "";
+}
+
+void write_atomically(const std::filesystem::path& path, const std::string& text) {
+  const std::filesystem::path tmp = path.string() + ".partial";
+  {
+    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
+    out << text;
+    out.flush();
+    if (!out) {
+      std::error_code ec;
+      std::filesystem::remove(tmp, ec);
+      throw std::runtime_error("cannot write '" + tmp.string() + "'");
+    }
+  }
+  std::error_code ec;
+  std::filesystem::rename(tmp, path, ec);
+  if (ec) throw std::runtime_error("cannot write '" + path.string() + "': " + ec.message());
+}
+
+std::string fmt(double x, int precision = 3) {
+  std::ostringstream o;
+  o << std::setprecision(precision) << x;
+  return o.str();
+}
+
+std::string_view outcome_name(Outcome o) {
+  switch (o) {
+    case Outcome::Pass: return "pass";
+    case Outcome::Fail: return "fail";
+    case Outcome::NoOutput: return "no output";
+  }
+  return "?";
+}
+
+std::string shape_text(const AttentionShape& s) {
+  std::ostringstream o;
+  o << "B" << s.batch << " Sq" << s.seqlen_q << " Sk" << s.seqlen_k << " H" << s.heads_q << "/" << s.heads_kv << " D"
+    << s.head_dim;
+  return o.str();
+}
+
+}  // namespace
+
+const std::vector<MutantInfo>& attention_mutants() {
+  static const std::vector<MutantInfo> mutants = {
+      {"TOPLEFT", "causal mask aligned top-left (j <= i) instead of bottom-right"},
+      {"NO_RESCALE", "running sum and accumulator not rescaled when the max grows"},
+      {"L_NOT_RESCALED", "accumulator rescaled when the max grows, running sum not"},
+      {"ACC_NOT_RESCALED", "running sum rescaled when the max grows, accumulator not"},
+      {"MAX_BEFORE_SCALE", "running max taken over the raw scores, used as the shift of the scaled ones"},
+      {"EXP_BASE_E", "natural exp (expf) applied to base-2 scores"},
+      {"LSE_BASE2", "LSE stored in base 2 (ln 2 factor forgotten)"},
+      {"LSE_NO_MAX", "LSE = ln l, the running max term forgotten"},
+      {"P_TRUNC", "P not rounded: high half of the fp32 bits reinterpreted (truncation, RTZ) where RTNE is declared"},
+      {"O_RTZ", "stored O truncated (RTZ) where RTNE is declared"},
+      {"O_ROUNDED_TWICE", "unnormalised accumulator rounded to bf16, then normalised and rounded again"},
+      {"KV_TAIL_UNMASKED", "j < Sk dropped from the score mask: zero-padded keys of the last KV tile get weight"},
+      {"DROP_LAST_KV_TILE", "KV loop over whole 16-key tiles only: the last partial tile is ignored"},
+      {"MASKED_ROW_NAN", "-inf guard of the shift dropped: a fully masked row computes -inf - (-inf) = NaN"},
+      {"MASKED_ROW_RCP0", "l > 0 guard of the normalisation dropped: a fully masked row gives 0 * rcp(0) = NaN"},
+      {"GQA_MOD", "KV head h % Hkv instead of h / (Hq / Hkv)"},
+      {"SUM_BF16", "running sum kept in bf16 (rounded after every update)"},
+      {"SCALE_TWICE", "softmax scale applied twice"},
+      {"SCALE_SQRT_D", "scale sqrt(D) instead of the host's 1/sqrt(D)"},
+      {"CAUSAL_OFF_BY_ONE", "causal diagonal excluded: j < i + Sk - Sq"},
+      {"KV_END_TOPLEFT", "KV loop bound computed top-left while the mask is bottom-right"},
+      {"DROP_LAST_Q_TILE", "a partial 16-row query tile is dropped (Sq not a multiple of 16)"},
+      {"NO_MFMA_WAIT", "wait states after the Q·K MFMA left out (hazard)"},
+      {"NO_VALU_WAIT", "wait states before the P·V MFMA left out (hazard)"},
+      {"ROW_MAX_PARTIAL", "cross-lane row max over lanes l^16 only, not l^32"},
+      {"MASK_ZERO", "masked scores set to 0 instead of -inf"},
+  };
+  return mutants;
+}
+
+std::filesystem::path mutant_code_object(std::string_view name, const std::filesystem::path& dir) {
+  std::string lower(name);
+  for (char& ch : lower) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
+  return dir / ("attention_fwd_mutant_" + lower + ".hsaco");
+}
+
+std::vector<MutantCase> mutant_cases() {
+  std::vector<MutantCase> cases;
+  cases.push_back(random_case("gqa-causal-sq17-sk128",
+                              "GQA 4/2, causal with Sq 17 < Sk 128 (alignment), Sq not a multiple of 16, "
+                              "growing max over 8 KV tiles",
+                              {1, 17, 128, 4, 2, 64}, Mask::CausalBottomRight, 7000));
+  cases.push_back(random_case("causal-sq40-sk24",
+                              "causal with Sq 40 > Sk 24: rows 0-15 fully masked, row 16 sees one key; "
+                              "partial KV and query tiles; GQA 2/1, D 128",
+                              {1, 40, 24, 2, 1, 128}, Mask::CausalBottomRight, 7010));
+  cases.push_back(random_case("logits-std16",
+                              "Q, K ~ 4 N(0,1): logits with std 16; Sk 77 (partial KV tile), Sq 33",
+                              {1, 33, 77, 2, 2, 128}, Mask::None, 7020, 4.0));
+  cases.push_back(random_case("long-kv-b2", "B 2, Sk 519 (33 KV tiles, the last partial), Sq 20, GQA 2/1",
+                              {2, 20, 519, 2, 1, 64}, Mask::None, 7030));
+  cases.push_back(random_case("C03-sq5-sk2", "Sq 5, Sk 2 causal: rows 0-2 fully masked, row 3 = V0",
+                              {1, 5, 2, 4, 4, 64}, Mask::CausalBottomRight, 7040));
+  cases.push_back(uniform_below_grid_case());
+  cases.push_back(near_tie_case());
+  return cases;
+}
+
+std::string column_name(int column) {
+  static constexpr const char* ours[] = {"bound", "floor", "facts", "LSE", "sim"};
+  if (column < kOurChecks) return ours[column];
+  return std::string(reference::to_string(reference::kAllPeerRules[column - kOurChecks]));
+}
+
+bool KernelResult::failed(int column) const {
+  for (const auto& row : outcomes)
+    if (row[static_cast<std::size_t>(column)] == Outcome::Fail) return true;
+  return false;
+}
+
+bool KernelResult::killed_by_ours() const {
+  for (int c = 0; c < kOurChecks; ++c)
+    if (killed[static_cast<std::size_t>(c)]) return true;
+  return false;
+}
+
+int MutantsResult::mutants() const {
+  int n = 0;
+  for (const auto& k : kernels) n += !k.control;
+  return n;
+}
+
+int MutantsResult::killed(int column) const {
+  int n = 0;
+  for (const auto& k : kernels) n += !k.control && k.killed[static_cast<std::size_t>(column)];
+  return n;
+}
+
+int MutantsResult::killed_by_ours() const {
+  int n = 0;
+  for (const auto& k : kernels) n += !k.control && k.killed_by_ours();
+  return n;
+}
+
+bool MutantsResult::ok() const {
+  if (kernels.empty() || !kernels.front().control || kernels.front().killed_by_ours()) return false;
+  for (const auto& k : kernels)
+    if (!k.control && !k.killed_by_ours()) return false;
+  return true;
+}
+
+MutantsResult run_mutants(const MutantsOptions& options, device::Executor& executor) {
+  const auto t_start = Clock::now();
+  MutantsResult result;
+  result.executor = executor.name();
+  result.cases = mutant_cases();
+
+  struct Kernel {
+    std::string name, mistake;
+    bool control;
+    std::vector<std::byte> code;
+  };
+  std::vector<Kernel> kernels;
+  auto load = [&](std::string name, std::string mistake, bool control, const std::filesystem::path& path) {
+    std::vector<std::byte> code = device::read_file(path, "code object");
+    const auto loaded = simulator::CodeObject::load(code, path.string());
+    for (const char* kernel : device::kAttentionKernels) loaded.kernel(kernel);
+    kernels.push_back({std::move(name), std::move(mistake), control, std::move(code)});
+  };
+  if (options.control) {
+    load("control", "none: the correct kernel (RTNE)", true, device::attention_code_object(kMode, options.code_object_dir));
+  }
+  const std::regex re(options.filter.empty() ? std::string(".*") : options.filter);
+  for (const MutantInfo& m : attention_mutants()) {
+    if (!std::regex_search(m.name, re)) continue;
+    load(m.name, m.mistake, false, mutant_code_object(m.name, options.code_object_dir));
+  }
+
+  // Per case: the exact oracle and the peer suites' references, once.
+  std::vector<reference::AttentionResult> exact;
+  std::vector<reference::PeerReferences> refs;
+  for (const MutantCase& c : result.cases) {
+    exact.push_back(reference::attention_forward_exact(c.problem));
+    refs.push_back(reference::peer_references(c.problem, kMode));
+  }
+
+  for (const Kernel& k : kernels) {
+    const auto t_kernel = Clock::now();
+    KernelResult kr;
+    kr.name = k.name;
+    kr.mistake = k.mistake;
+    kr.control = k.control;
+    for (std::size_t ci = 0; ci < result.cases.size(); ++ci) {
+      const MutantCase& c = result.cases[ci];
+      std::array<Outcome, kColumns> row{};
+      std::array<std::string, kColumns> notes;
+      CaseFigures fig;
+      device::AttentionOutput out;
+      bool ran = true;
+      try {
+        out = device::run_attention(executor, k.code, c.problem);
+      } catch (const std::exception& e) {
+        // The run stopped in the simulator's checks (hazard, access outside every buffer, ...):
+        // there is no output for the other checks to judge.
+        ran = false;
+        row.fill(Outcome::NoOutput);
+        row[static_cast<std::size_t>(Check::Simulator)] = Outcome::Fail;
+        notes[static_cast<std::size_t>(Check::Simulator)] = e.what();
+      }
+      if (ran) {
+        const reference::AttentionComparison cmp = reference::compare_attention(c.problem, exact[ci], out.o, out.lse, kMode);
+        fig.rel_rms_err_o = cmp.rel_rms_err_o;
+        fig.floor_rel_rms_o = cmp.floor_rel_rms_o;
+        fig.max_err_to_bound_o = cmp.max_err_to_bound_o;
+        fig.max_err_to_bound_lse = cmp.max_err_to_bound_lse;
+        auto set = [&](Check check, bool fail, const std::string& note) {
+          const auto col = static_cast<std::size_t>(check);
+          row[col] = fail ? Outcome::Fail : Outcome::Pass;
+          if (fail) notes[col] = note;
+        };
+        set(Check::Bound, cmp.o_violations > 0,
+            std::to_string(cmp.o_violations) + " O elements outside the bound (max err/bound " +
+                fmt(cmp.max_err_to_bound_o) + ")");
+        set(Check::Floor, cmp.floor_violation,
+            "rel-RMS " + fmt(cmp.rel_rms_err_o) + " > 2 x floor " + fmt(cmp.floor_rel_rms_o));
+        const std::string one_key = one_key_rows_fact(c.problem, out.o);
+        set(Check::Facts, cmp.semantic_violations > 0 || !one_key.empty(),
+            cmp.semantic_violations > 0 ? std::to_string(cmp.semantic_violations) + " semantic violations" : one_key);
+        set(Check::Lse, cmp.lse_violations > 0,
+            std::to_string(cmp.lse_violations) + " LSE outside the bound (max err/bound " +
+                fmt(cmp.max_err_to_bound_lse) + ")");
+        set(Check::Simulator, false, "");
+        for (std::size_t r = 0; r < std::size(reference::kAllPeerRules); ++r) {
+          const reference::PeerVerdict v = reference::judge(reference::kAllPeerRules[r], refs[ci], out.o, out.lse);
+          row[kOurChecks + r] = v.pass ? Outcome::Pass : Outcome::Fail;
+          notes[kOurChecks + r] = v.note;
+          fig.peer_err[r] = v.err;
+          fig.peer_tol[r] = v.tol;
+        }
+        if (!cmp.first_failure.empty() && kr.first_verdict_failure.empty()) {
+          kr.first_verdict_failure = c.id + ": " + cmp.first_failure;
+        }
+      }
+      for (int col = 0; col < kColumns; ++col) {
+        const auto u = static_cast<std::size_t>(col);
+        if (row[u] == Outcome::Fail && kr.first_failure[u].empty()) kr.first_failure[u] = c.id + ": " + notes[u];
+      }
+      kr.outcomes.push_back(row);
+      kr.figures.push_back(fig);
+    }
+    kr.seconds = seconds_since(t_kernel);
+    const KernelResult* control = result.kernels.empty() || !result.kernels.front().control ? nullptr
+                                                                                            : &result.kernels.front();
+    for (std::size_t col = 0; col < static_cast<std::size_t>(kColumns); ++col) {
+      for (std::size_t ci = 0; ci < kr.outcomes.size(); ++ci) {
+        const bool counts = kr.control || !control || control->outcomes[ci][col] != Outcome::Fail;
+        if (kr.outcomes[ci][col] == Outcome::Fail && counts) kr.killed[col] = true;
+      }
+    }
+    if (options.progress) {
+      *options.progress << std::left << std::setw(18) << kr.name << std::right << " "
+                        << (kr.control ? (kr.killed_by_ours() ? "FAILS our verdict" : "passes our verdict")
+                                       : (kr.killed_by_ours() ? "killed" : "SURVIVES"))
+                        << "  (" << fmt(kr.seconds, 2) << " s)" << std::endl;
+    }
+    result.kernels.push_back(std::move(kr));
+  }
+  result.seconds = seconds_since(t_start);
+  return result;
+}
+
+std::string kill_matrix(const MutantsResult& result) {
+  std::ostringstream o;
+  constexpr int kName = 18, kCell = 9;
+  auto header = [&] {
+    o << std::left << std::setw(kName) << "kernel" << std::right;
+    for (int c = 0; c < kOurChecks; ++c) o << std::setw(6) << column_name(c);
+    o << std::setw(6) << "OURS" << " |";
+    for (int c = kOurChecks; c < kColumns; ++c) o << std::setw(kCell) << column_name(c);
+    o << "\n";
+  };
+  auto cells = [&](const KernelResult& k) {
+    o << std::left << std::setw(kName) << k.name << std::right;
+    for (int c = 0; c < kOurChecks; ++c) o << std::setw(6) << (k.killed[static_cast<std::size_t>(c)] ? "X" : ".");
+    o << std::setw(6) << (k.killed_by_ours() ? "X" : ".") << " |";
+    for (int c = kOurChecks; c < kColumns; ++c) o << std::setw(kCell) << (k.killed[static_cast<std::size_t>(c)] ? "X" : ".");
+    o << "\n";
+  };
+  header();
+  for (const auto& k : result.kernels)
+    if (!k.control) cells(k);
+  const int n = result.mutants();
+  auto rate = [&](int killed) { return std::to_string(killed) + "/" + std::to_string(n); };
+  o << std::left << std::setw(kName) << "killed" << std::right;
+  for (int c = 0; c < kOurChecks; ++c) o << std::setw(6) << rate(result.killed(c));
+  o << std::setw(6) << rate(result.killed_by_ours()) << " |";
+  for (int c = kOurChecks; c < kColumns; ++c) o << std::setw(kCell) << rate(result.killed(c));
+  o << "\n";
+  for (const auto& k : result.kernels)
+    if (k.control) {
+      o << "control (X = false positive):\n";
+      cells(k);
+    }
+  o << "X = fails on at least one of " << result.cases.size() << " cases on which the control passes that column; "
+    << "sim = the simulator's checks stopped the run (no output for the other columns). " << result.killed_by_ours() << " of " << n
+    << " mutants killed by our verdict; " << fmt(result.seconds, 3) << " s on " << result.executor << "\n";
+  return o.str();
+}
+
+void write_mutant_reports(const MutantsResult& result, const std::filesystem::path& dir) {
+  std::error_code ec;
+  std::filesystem::create_directories(dir, ec);
+  if (ec) throw std::runtime_error("cannot create report directory '" + dir.string() + "': " + ec.message());
+
+  nlohmann::json j;
+  j["tool"] = "cdna-verify mutants";
+  j["version"] = CDNA_VERSION;
+  j["executor"] = result.executor;
+  j["rounding"] = "RTNE";
+  j["seconds"] = result.seconds;
+  j["ok"] = result.ok();
+  auto& cases = j["cases"] = nlohmann::json::array();
+  for (const auto& c : result.cases) {
+    const auto& s = c.problem.shape;
+    cases.push_back({{"id", c.id},
+                     {"description", c.description},
+                     {"shape", {{"B", s.batch}, {"Sq", s.seqlen_q}, {"Sk", s.seqlen_k}, {"Hq", s.heads_q},
+                                {"Hkv", s.heads_kv}, {"D", s.head_dim}}},
+                     {"mask", reference::to_string(c.problem.mask)},
+                     {"scale", c.problem.scale}});
+  }
+  std::vector<std::string> columns;
+  for (int c = 0; c < kColumns; ++c) columns.push_back(column_name(c));
+  j["columns"] = columns;
+  auto& kernels = j["kernels"] = nlohmann::json::array();
+  for (const auto& k : result.kernels) {
+    nlohmann::json row = {{"name", k.name}, {"mistake", k.mistake}, {"control", k.control},
+                          {"seconds", k.seconds}, {"killed_by_ours", k.killed_by_ours()}};
+    if (!k.first_verdict_failure.empty()) row["first_verdict_failure"] = k.first_verdict_failure;
+    for (int c = 0; c < kColumns; ++c) {
+      row["killed"][columns[static_cast<std::size_t>(c)]] = k.killed[static_cast<std::size_t>(c)];
+      if (!k.first_failure[static_cast<std::size_t>(c)].empty())
+        row["first_failure"][columns[static_cast<std::size_t>(c)]] = k.first_failure[static_cast<std::size_t>(c)];
+    }
+    // JSON has no inf or NaN: such figures are written as strings.
+    auto number = [](double x) -> nlohmann::json {
+      if (std::isfinite(x)) return x;
+      return std::isnan(x) ? "nan" : (x > 0 ? "inf" : "-inf");
+    };
+    for (std::size_t ci = 0; ci < k.outcomes.size(); ++ci) {
+      const std::string& id = result.cases[ci].id;
+      for (int c = 0; c < kColumns; ++c)
+        row["outcomes"][id][columns[static_cast<std::size_t>(c)]] = outcome_name(k.outcomes[ci][static_cast<std::size_t>(c)]);
+      const CaseFigures& f = k.figures[ci];
+      auto& fj = row["figures"][id];
+      fj["rel_rms_err_o"] = number(f.rel_rms_err_o);
+      fj["floor_rel_rms_o"] = number(f.floor_rel_rms_o);
+      fj["max_err_to_bound_o"] = number(f.max_err_to_bound_o);
+      fj["max_err_to_bound_lse"] = number(f.max_err_to_bound_lse);
+      for (std::size_t r = 0; r < std::size(reference::kAllPeerRules); ++r) {
+        fj[columns[kOurChecks + r]] = {{"err", number(f.peer_err[r])}, {"tol", number(f.peer_tol[r])}};
+      }
+    }
+    kernels.push_back(std::move(row));
+  }
+  auto& summary = j["summary"];
+  summary["mutants"] = result.mutants();
+  summary["killed_by_ours"] = result.killed_by_ours();
+  for (int c = 0; c < kColumns; ++c) {
+    summary["killed"][columns[static_cast<std::size_t>(c)]] = result.killed(c);
+    for (const auto& k : result.kernels)
+      if (k.control) summary["false_positives"][columns[static_cast<std::size_t>(c)]] = k.killed[static_cast<std::size_t>(c)];
+  }
+  write_atomically(dir / "mutants.json", j.dump(2) + "\n");
+
+  std::ostringstream md;
+  md << "# cdna-verify mutants\n\n"
+     << "Executor: `" << result.executor << "`. " << result.mutants() << " mutants (RTNE), " << result.cases.size()
+     << " cases, " << fmt(result.seconds, 3) << " s. " << result.killed_by_ours() << " of " << result.mutants()
+     << " killed by our verdict; the control "
+     << (result.kernels.empty() || !result.kernels.front().control ? "was not run"
+         : result.kernels.front().killed_by_ours()                  ? "FAILS a check of ours"
+                                                                     : "passes every check of ours")
+     << ". X = fails on at least one case on which the control passes that column (on the control "
+        "row: a false positive).\n\n| mutant | mistake |";
+  for (int c = 0; c < kOurChecks; ++c) md << " " << column_name(c) << " |";
+  md << " **ours** |";
+  for (int c = kOurChecks; c < kColumns; ++c) md << " " << column_name(c) << " |";
+  md << "\n|---|---|";
+  for (int c = 0; c <= kColumns; ++c) md << "---|";
+  md << "\n";
+  auto md_row = [&](const KernelResult& k) {
+    std::string mistake = k.mistake;
+    for (char& ch : mistake)
+      if (ch == '|') ch = '/';
+    md << "| " << k.name << " | " << mistake << " |";
+    for (int c = 0; c < kOurChecks; ++c) md << " " << (k.killed[static_cast<std::size_t>(c)] ? "X" : ".") << " |";
+    md << " **" << (k.killed_by_ours() ? "X" : ".") << "** |";
+    for (int c = kOurChecks; c < kColumns; ++c) md << " " << (k.killed[static_cast<std::size_t>(c)] ? "X" : ".") << " |";
+    md << "\n";
+  };
+  for (const auto& k : result.kernels)
+    if (k.control) md_row(k);
+  for (const auto& k : result.kernels)
+    if (!k.control) md_row(k);
+  md << "| **kill rate** | |";
+  for (int c = 0; c < kOurChecks; ++c) md << " " << result.killed(c) << "/" << result.mutants() << " |";
+  md << " **" << result.killed_by_ours() << "/" << result.mutants() << "** |";
+  for (int c = kOurChecks; c < kColumns; ++c) md << " " << result.killed(c) << "/" << result.mutants() << " |";
+  md << "\n\n## Cases\n\n| case | shape | mask | scale | what it exposes |\n|---|---|---|---|---|\n";
+  for (const auto& c : result.cases) {
+    md << "| " << c.id << " | " << shape_text(c.problem.shape) << " | " << reference::to_string(c.problem.mask)
+       << " | " << c.problem.scale << " | " << c.description << " |\n";
+  }
+  md << "\n## First failure per kernel (our verdict)\n\n";
+  for (const auto& k : result.kernels) {
+    md << "- **" << k.name << "**:";
+    bool any = false;
+    for (int c = 0; c < kOurChecks; ++c) {
+      const auto& note = k.first_failure[static_cast<std::size_t>(c)];
+      if (note.empty()) continue;
+      md << (any ? ";" : "") << " " << column_name(c) << " — " << note;
+      any = true;
+    }
+    if (!any) md << " none";
+    md << "\n";
+  }
+  write_atomically(dir / "mutants.md", md.str());
+}
+
+MutantsCommand::MutantsCommand(CLI::App& app) {
+  sub_ = app.add_subcommand(
+      "mutants",
+      "Mutation testing of the verifier (docs/mutation-testing.md): run the correct kernel and every built "
+      "kernel mutant (one deliberate mistake each, RTNE) on a fixed set of inputs, judge each output by the "
+      "parts of our verdict and by the peer suites' pass rules, print the kill matrix, write mutants.json and "
+      "mutants.md. Exit 0 if every mutant is killed by our verdict and the correct kernel passes it, 1 "
+      "otherwise, 2 on bad input.");
+  sub_->add_option("--out", out_dir_, "Directory for mutants.json and mutants.md")->capture_default_str();
+  sub_->add_option("--mutants", filter_, "Only mutants whose name matches this regular expression (e.g. 'RESCALE')");
+  sub_->add_option("--executor", executor_, "auto (HIP device if present, else simulator), simulator, hip")
+      ->check(CLI::IsMember({"auto", "simulator", "hip"}))
+      ->capture_default_str();
+  sub_->add_option("--code-object-dir", code_object_dir_,
+                   "Directory of attention_fwd_rtne.hsaco and attention_fwd_mutant_*.hsaco")
+      ->capture_default_str();
+  sub_->add_flag("--quiet", quiet_, "No progress lines");
+}
+
+bool MutantsCommand::parsed() const { return sub_->parsed(); }
+
+int MutantsCommand::run() {
+  if (!filter_.empty()) {
+    std::regex re;
+    try {
+      re = std::regex(filter_);
+    } catch (const std::regex_error& e) {
+      throw CLI::ValidationError("--mutants", "'" + filter_ + "' is not a valid regular expression: " + e.what());
+    }
+    bool any = false;
+    for (const MutantInfo& m : attention_mutants()) any = any || std::regex_search(m.name, re);
+    if (!any) throw CLI::ValidationError("--mutants", "'" + filter_ + "' matches no mutant");
+  }
+  std::unique_ptr<device::Executor> executor;
+  if (executor_ != "simulator") {
+    std::string why_not;
+    executor = device::make_hip_executor(why_not);
+    if (!executor) {
+      if (executor_ == "hip") throw std::runtime_error(why_not);
+      std::cerr << "cdna-verify: " << why_not << "; falling back to the CDNA3 simulator\n";
+    }
+  }
+  if (!executor) executor = std::make_unique<simulator::SimulatorExecutor>();
+
+  MutantsOptions options;
+  options.code_object_dir = code_object_dir_;
+  options.filter = filter_;
+  options.progress = quiet_ ? nullptr : &std::cerr;
+  const MutantsResult result = run_mutants(options, *executor);
+  std::cout << kill_matrix(result);
+  write_mutant_reports(result, out_dir_);
+  std::cout << "reports: " << (std::filesystem::path(out_dir_) / "mutants.json").string() << ", "
+            << (std::filesystem::path(out_dir_) / "mutants.md").string() << "\n";
+  return result.ok() ? 0 : 1;
+}
+
+}  // namespace cdna::tools

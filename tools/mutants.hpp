@@ -1,0 +1,123 @@
+// `cdna-verify mutants`: mutation testing of the verifier (docs/mutation-testing.md). Runs the
+// correct kernel (the control) and every kernel mutant (device/kernels/attention_fwd.hip, one
+// deliberate mistake each, built by CMake next to the normal code objects) on one fixed set of
+// inputs, judges every output by each part of our verdict and by each peer suite's rule
+// (reference/peer_rules.hpp), and reports which check kills which mutant.
+#pragma once
+
+#include <array>
+#include <filesystem>
+#include <ostream>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "device/executor.hpp"
+#include "reference/attention.hpp"
+#include "reference/peer_rules.hpp"
+
+namespace CLI {
+class App;
+}
+
+namespace cdna::tools {
+
+struct MutantInfo {
+  std::string name;     // CDNA_MUTANT_<name>
+  std::string mistake;  // one line
+};
+// Every mutant of the attention kernel; the same names as CDNA_ATTENTION_MUTANTS in
+// device/CMakeLists.txt.
+const std::vector<MutantInfo>& attention_mutants();
+// <dir>/attention_fwd_mutant_<name in lower case>.hsaco.
+std::filesystem::path mutant_code_object(std::string_view name, const std::filesystem::path& dir);
+
+struct MutantCase {
+  std::string id, description;
+  reference::AttentionProblem problem;
+};
+// The fixed inputs: each mutant's mistake shows on at least one (docs/mutation-testing.md).
+std::vector<MutantCase> mutant_cases();
+
+// The kill-matrix columns: our verdict's parts, then the peer rules in kAllPeerRules order.
+enum class Check : std::uint8_t { Bound, Floor, Facts, Lse, Simulator };
+inline constexpr int kOurChecks = 5;
+inline constexpr int kColumns = kOurChecks + static_cast<int>(std::size(reference::kAllPeerRules));
+std::string column_name(int column);
+
+// Outcome of one check on one case.
+enum class Outcome : std::uint8_t { Pass, Fail, NoOutput };
+
+// The figures behind the outcomes of one case (all 0 when the run gave no output).
+struct CaseFigures {
+  double rel_rms_err_o = 0, floor_rel_rms_o = 0;        // our floor check: err <= 2 x floor
+  double max_err_to_bound_o = 0, max_err_to_bound_lse = 0;  // our bounds: <= 1
+  std::array<double, std::size(reference::kAllPeerRules)> peer_err{}, peer_tol{};  // pass iff err <= tol
+};
+
+struct KernelResult {
+  std::string name;  // "control" or the mutant's name
+  std::string mistake;
+  bool control = false;
+  std::vector<std::array<Outcome, kColumns>> outcomes;  // per case
+  std::vector<CaseFigures> figures;                      // per case
+  std::array<std::string, kColumns> first_failure;       // "<case>: <note>" of the first failing case
+  std::string first_verdict_failure;  // "<case>: <first violation compare_attention saw>", if any
+  double seconds = 0;
+  // A column kills a mutant if it fails on a case on which it passes the control (a rule that
+  // also fails the correct kernel there tells nothing about the mistake); without a control, if
+  // it fails on any case. For the control itself: fails on any case (a false positive).
+  std::array<bool, kColumns> killed{};
+
+  bool failed(int column) const;  // Fail on at least one case
+  bool killed_by_ours() const;    // killed by any of our checks
+};
+
+struct MutantsOptions {
+  std::filesystem::path code_object_dir = CDNA_CODE_OBJECT_DIR;
+  std::string filter;  // ECMAScript regex searched in mutant names; empty: all
+  bool control = true;  // run the correct kernel first (MutantsResult::ok() needs it)
+  std::ostream* progress = nullptr;
+};
+
+struct MutantsResult {
+  std::string executor;
+  std::vector<MutantCase> cases;  // problems included, for the report
+  std::vector<KernelResult> kernels;  // the control (if run) first
+  double seconds = 0;
+  int mutants() const;
+  int killed(int column) const;  // mutants the column kills
+  int killed_by_ours() const;    // mutants any of our checks kills
+  // Every mutant killed by our verdict and the control passes every one of our checks.
+  bool ok() const;
+};
+
+// Throws std::runtime_error naming the file if a code object is missing or unloadable.
+MutantsResult run_mutants(const MutantsOptions& options, device::Executor& executor);
+
+// The kill matrix as a text table, with kill rates and the control's false positives.
+std::string kill_matrix(const MutantsResult& result);
+
+// Writes <dir>/mutants.json and <dir>/mutants.md atomically (temporary file, then rename).
+void write_mutant_reports(const MutantsResult& result, const std::filesystem::path& dir);
+
+// Registers the `mutants` subcommand on `app`.
+class MutantsCommand {
+ public:
+  explicit MutantsCommand(CLI::App& app);
+  bool parsed() const;
+  // Runs it: prints the kill matrix, writes the reports; exit code 0 if every mutant is killed
+  // by our verdict and the control passes every check of ours, else 1. Bad input throws (one
+  // line), which main turns into exit code 2.
+  int run();
+
+ private:
+  CLI::App* sub_ = nullptr;
+  std::string out_dir_ = "report";
+  std::string filter_;
+  std::string executor_ = "auto";
+  std::string code_object_dir_ = CDNA_CODE_OBJECT_DIR;
+  bool quiet_ = false;
+};
+
+}  // namespace cdna::tools
