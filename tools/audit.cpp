@@ -1,4 +1,5 @@
 #include "tools/audit.hpp"
+#include "tools/atomic_file.hpp"
 
 #include <chrono>
 #include <cmath>
@@ -50,22 +51,6 @@ std::string fmt(double x, int precision = 3) {
   return o.str();
 }
 
-void write_atomically(const std::filesystem::path& path, const std::string& text) {
-  const std::filesystem::path tmp = path.string() + ".partial";
-  {
-    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
-    out << text;
-    out.flush();
-    if (!out) {
-      std::error_code ec;
-      std::filesystem::remove(tmp, ec);
-      throw std::runtime_error("cannot write '" + tmp.string() + "'");
-    }
-  }
-  std::error_code ec;
-  std::filesystem::rename(tmp, path, ec);
-  if (ec) throw std::runtime_error("cannot write '" + path.string() + "': " + ec.message());
-}
 
 }  // namespace
 

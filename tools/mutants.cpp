@@ -1,5 +1,7 @@
 #include "tools/mutants.hpp"
 
+#include "tools/atomic_file.hpp"
+
 #include <CLI/CLI.hpp>
 
 #include <algorithm>
@@ -140,22 +142,6 @@ std::string one_key_rows_fact(const AttentionProblem& p, std::span<const std::ui
   return "";
 }
 
-void write_atomically(const std::filesystem::path& path, const std::string& text) {
-  const std::filesystem::path tmp = path.string() + ".partial";
-  {
-    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
-    out << text;
-    out.flush();
-    if (!out) {
-      std::error_code ec;
-      std::filesystem::remove(tmp, ec);
-      throw std::runtime_error("cannot write '" + tmp.string() + "'");
-    }
-  }
-  std::error_code ec;
-  std::filesystem::rename(tmp, path, ec);
-  if (ec) throw std::runtime_error("cannot write '" + path.string() + "': " + ec.message());
-}
 
 std::string fmt(double x, int precision = 3) {
   std::ostringstream o;
