@@ -1,0 +1,7 @@
+#include "simulator/directed/cases.hpp"
+
+namespace cdna::simulator::directed {
+
+void add_vopc_cases(std::vector<Case>& /*cs*/) {}
+
+}  // namespace cdna::simulator::directed
