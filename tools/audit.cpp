@@ -257,6 +257,11 @@ void write_reports(const AuditResult& result, const std::filesystem::path& dir) 
                      {"rel_rms_err_o", m.rel_rms_err}, {"max_ulp_err_o", m.max_ulp_err},
                      {"ulp_histogram", m.histogram}});
   }
+  if (result.mutation) {
+    j["mutation_testing"] = mutants_json(*result.mutation);
+  } else {
+    j["mutation_testing"] = nullptr;  // skipped (--no-mutants)
+  }
   write_atomically(dir / "report.json", j.dump(2) + "\n");
 
   std::ostringstream md;
@@ -278,6 +283,16 @@ void write_reports(const AuditResult& result, const std::filesystem::path& dir) 
     std::string note = r.note;
     for (char& ch : note) if (ch == '|') ch = '/';
     md << to_string(r.verdict) << " | " << note << " |\n";
+  }
+  md << "\n## Mutation testing: the kill matrix\n\n";
+  if (result.mutation) {
+    const MutantsResult& m = *result.mutation;
+    md << m.mutants() << " kernel mutants (one deliberate mistake each, RTNE; docs/mutation-testing.md) on "
+       << m.cases.size() << " fixed cases, " << fmt(m.seconds, 3) << " s: " << m.killed_by_ours() << " of "
+       << m.mutants() << " killed by our verdict. ";
+    md << kill_matrix_markdown(m);
+  } else {
+    md << "Not run (--no-mutants).\n";
   }
   write_atomically(dir / "report.md", md.str());
   write_atomically(dir / "report.html", report_html(result, Gnuplot(), &std::cerr));

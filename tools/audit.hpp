@@ -6,6 +6,7 @@
 #include <filesystem>
 #include <functional>
 #include <map>
+#include <optional>
 #include <ostream>
 #include <string>
 #include <vector>
@@ -14,6 +15,7 @@
 #include "numerics/bf16.hpp"
 #include "reference/compare.hpp"
 #include "tools/audit_cases.hpp"
+#include "tools/mutants.hpp"
 #include "tools/rounding_audit.hpp"
 
 namespace cdna::tools {
@@ -50,6 +52,8 @@ struct AuditResult {
   std::string executor;
   std::vector<CaseResult> rows;
   double seconds = 0;
+  // Mutation testing of the verifier run with the audit (tools/mutants.hpp); empty if skipped.
+  std::optional<MutantsResult> mutation;
   int count(Verdict v) const;
   bool ok() const { return count(Verdict::Fail) == 0; }
 };

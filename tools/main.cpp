@@ -57,7 +57,7 @@ ChosenExecutor choose_executor(const std::string& name) {
 
 int run_audit_command(const std::string& out_dir, const std::vector<std::string>& mode_names,
                       const std::string& cases, const std::string& set, const std::string& executor_name,
-                      const std::vector<std::string>& code_object_overrides, bool quiet) {
+                      const std::vector<std::string>& code_object_overrides, bool quiet, bool mutants) {
   tools::AuditOptions options;
   options.modes = parse_modes(mode_names);
   options.case_filter = cases;
@@ -77,8 +77,21 @@ int run_audit_command(const std::string& out_dir, const std::vector<std::string>
   std::function<std::uint64_t()> wave_instructions;
   if (auto* sim = chosen.sim) wave_instructions = [sim] { return sim->last_stats().wave_instructions; };
 
-  const tools::AuditResult result = tools::run_audit(options, *chosen.executor, wave_instructions);
+  tools::AuditResult result = tools::run_audit(options, *chosen.executor, wave_instructions);
   std::cout << tools::summary_table(result);
+  if (mutants) {
+    // Mutation testing of the verifier itself (docs/mutation-testing.md): its kill matrix goes
+    // into the reports. It judges our verdict, not the audited kernel, so it does not change the
+    // exit code; a surviving mutant or a false positive is reported on stderr.
+    if (!quiet) std::cerr << "mutation testing: kernel mutants on the fixed cases\n";
+    tools::MutantsOptions mo;
+    mo.progress = quiet ? nullptr : &std::cerr;
+    result.mutation = tools::run_mutants(mo, *chosen.executor);
+    std::cout << "\nMutation testing (kill matrix):\n" << tools::kill_matrix(*result.mutation);
+    if (!result.mutation->ok())
+      std::cerr << "cdna-verify: warning: mutation testing: a mutant survived our verdict or the correct kernel "
+                   "failed a check of ours (see the kill matrix)\n";
+  }
   tools::write_reports(result, out_dir);
   std::cout << "reports: " << (std::filesystem::path(out_dir) / "report.json").string() << ", "
             << (std::filesystem::path(out_dir) / "report.md").string() << ", "
@@ -157,13 +170,14 @@ int main(int argc, char** argv) {
       "audit",
       "Run the default matrix and the handed cases C01-C14 on the available executor (a gfx942 device "
       "through the HIP runtime, else the CDNA3 simulator), compare O and LSE with the exact MPFR oracle "
-      "(docs/pass-rule.md), print a table, write report.json and report.md. Exit 0 if every case that "
+      "(docs/pass-rule.md), print a table and the kill matrix of the mutation testing (docs/mutation-testing.md), write report.json, report.md and report.html. Exit 0 if every case that "
       "ran passed, 1 if any failed, 2 on bad input.");
   std::string out_dir = "report";
   std::vector<std::string> modes{"rtne", "rtna", "rtz"};
   std::string cases, set = "all", executor = "auto";
   std::vector<std::string> code_objects;
   bool quiet = false;
+  bool no_mutants = false;
   audit->add_option("--out", out_dir, "Directory for report.json, report.md and report.html")->capture_default_str();
   audit->add_option("--modes", modes, "bf16 rounding modes to audit: rtne, rtna, rtz")
       ->delimiter(',')
@@ -178,6 +192,8 @@ int main(int argc, char** argv) {
   audit->add_option("--code-object", code_objects,
                     "MODE=PATH: audit this code object for MODE instead of the built one (repeatable)");
   audit->add_flag("--quiet", quiet, "No progress lines");
+  audit->add_flag("--no-mutants", no_mutants,
+                  "Skip the mutation testing of the verifier (kill matrix in the reports; about 10 s on the simulator)");
 
   RunArgs run_args;
   auto* run = app.add_subcommand(
@@ -211,7 +227,7 @@ int main(int argc, char** argv) {
   }
   try {
     if (audit->parsed()) {
-      return run_audit_command(out_dir, modes, cases, set, executor, code_objects, quiet);
+      return run_audit_command(out_dir, modes, cases, set, executor, code_objects, quiet, !no_mutants);
     }
     if (run->parsed()) return run_one_command(run_args);
     if (golden.parsed()) return golden.run();

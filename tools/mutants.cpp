@@ -428,11 +428,7 @@ std::string kill_matrix(const MutantsResult& result) {
   return o.str();
 }
 
-void write_mutant_reports(const MutantsResult& result, const std::filesystem::path& dir) {
-  std::error_code ec;
-  std::filesystem::create_directories(dir, ec);
-  if (ec) throw std::runtime_error("cannot create report directory '" + dir.string() + "': " + ec.message());
-
+nlohmann::json mutants_json(const MutantsResult& result) {
   nlohmann::json j;
   j["tool"] = "cdna-verify mutants";
   j["version"] = CDNA_VERSION;
@@ -492,17 +488,12 @@ void write_mutant_reports(const MutantsResult& result, const std::filesystem::pa
     for (const auto& k : result.kernels)
       if (k.control) summary["false_positives"][columns[static_cast<std::size_t>(c)]] = k.killed[static_cast<std::size_t>(c)];
   }
-  write_atomically(dir / "mutants.json", j.dump(2) + "\n");
+  return j;
+}
 
+std::string kill_matrix_markdown(const MutantsResult& result) {
   std::ostringstream md;
-  md << "# cdna-verify mutants\n\n"
-     << "Executor: `" << result.executor << "`. " << result.mutants() << " mutants (RTNE), " << result.cases.size()
-     << " cases, " << fmt(result.seconds, 3) << " s. " << result.killed_by_ours() << " of " << result.mutants()
-     << " killed by our verdict; the control "
-     << (result.kernels.empty() || !result.kernels.front().control ? "was not run"
-         : result.kernels.front().killed_by_ours()                  ? "FAILS a check of ours"
-                                                                     : "passes every check of ours")
-     << ". X = fails on at least one case on which the control passes that column (on the control "
+  md << "X = fails on at least one case on which the control passes that column (on the control "
         "row: a false positive).\n\n| mutant | mistake |";
   for (int c = 0; c < kOurChecks; ++c) md << " " << column_name(c) << " |";
   md << " **ours** |";
@@ -528,7 +519,26 @@ void write_mutant_reports(const MutantsResult& result, const std::filesystem::pa
   for (int c = 0; c < kOurChecks; ++c) md << " " << result.killed(c) << "/" << result.mutants() << " |";
   md << " **" << result.killed_by_ours() << "/" << result.mutants() << "** |";
   for (int c = kOurChecks; c < kColumns; ++c) md << " " << result.killed(c) << "/" << result.mutants() << " |";
-  md << "\n\n## Cases\n\n| case | shape | mask | scale | what it exposes |\n|---|---|---|---|---|\n";
+  md << "\n";
+  return md.str();
+}
+
+void write_mutant_reports(const MutantsResult& result, const std::filesystem::path& dir) {
+  std::error_code ec;
+  std::filesystem::create_directories(dir, ec);
+  if (ec) throw std::runtime_error("cannot create report directory '" + dir.string() + "': " + ec.message());
+  write_atomically(dir / "mutants.json", mutants_json(result).dump(2) + "\n");
+
+  std::ostringstream md;
+  md << "# cdna-verify mutants\n\n"
+     << "Executor: `" << result.executor << "`. " << result.mutants() << " mutants (RTNE), " << result.cases.size()
+     << " cases, " << fmt(result.seconds, 3) << " s. " << result.killed_by_ours() << " of " << result.mutants()
+     << " killed by our verdict; the control "
+     << (result.kernels.empty() || !result.kernels.front().control ? "was not run"
+         : result.kernels.front().killed_by_ours()                  ? "FAILS a check of ours"
+                                                                     : "passes every check of ours")
+     << ".\n\n" << kill_matrix_markdown(result);
+  md << "\n## Cases\n\n| case | shape | mask | scale | what it exposes |\n|---|---|---|---|---|\n";
   for (const auto& c : result.cases) {
     md << "| " << c.id << " | " << shape_text(c.problem.shape) << " | " << reference::to_string(c.problem.mask)
        << " | " << c.problem.scale << " | " << c.description << " |\n";

@@ -12,6 +12,8 @@
 #include <string_view>
 #include <vector>
 
+#include <nlohmann/json_fwd.hpp>
+
 #include "device/executor.hpp"
 #include "reference/attention.hpp"
 #include "reference/peer_rules.hpp"
@@ -97,6 +99,12 @@ MutantsResult run_mutants(const MutantsOptions& options, device::Executor& execu
 
 // The kill matrix as a text table, with kill rates and the control's false positives.
 std::string kill_matrix(const MutantsResult& result);
+
+// The whole result as JSON (cases, per-kernel outcomes and figures, kill counts, false positives);
+// the content of mutants.json and of report.json's "mutation_testing".
+nlohmann::json mutants_json(const MutantsResult& result);
+// The kill matrix as a Markdown table: control row, one row per mutant, kill-rate row.
+std::string kill_matrix_markdown(const MutantsResult& result);
 
 // Writes <dir>/mutants.json and <dir>/mutants.md atomically (temporary file, then rename).
 void write_mutant_reports(const MutantsResult& result, const std::filesystem::path& dir);

@@ -186,6 +186,9 @@ std::string verdict_class(Verdict v) {
   return v == Verdict::Pass ? "pass" : v == Verdict::Fail ? "fail" : "rejected";
 }
 
+// The mutation-testing section: the kill matrix of tools/mutants.hpp as a table.
+std::string mutation_section(const AuditResult& result);
+
 }  // namespace
 
 std::string html_escape(const std::string& text) {
@@ -312,8 +315,55 @@ std::string report_html(const AuditResult& result, const Gnuplot& gnuplot, std::
     h << "<td class=\"l " << verdict_class(r.verdict) << "\">" << e(std::string(to_string(r.verdict)))
       << "</td><td class=\"note\">" << e(r.note) << "</td></tr>\n";
   }
-  h << "</table>\n</body>\n</html>\n";
+  h << "</table>\n";
+  h << mutation_section(result);
+  h << "</body>\n</html>\n";
   return h.str();
 }
+
+namespace {
+
+std::string mutation_section(const AuditResult& result) {
+  std::ostringstream h;
+  h << "<h2>Mutation testing: the kill matrix</h2>\n";
+  if (!result.mutation) {
+    h << "<p>Not run (--no-mutants).</p>\n";
+    return h.str();
+  }
+  const MutantsResult& m = *result.mutation;
+  const auto mark = [](bool killed) { return killed ? "<td class=\"fail\">X</td>" : "<td>.</td>"; };
+  h << "<p>" << m.mutants() << " kernel mutants (one deliberate mistake each, RTNE; docs/mutation-testing.md) on "
+    << m.cases.size() << " fixed cases, " << num(m.seconds) << " s on " << html_escape(m.executor) << ": "
+    << m.killed_by_ours() << " of " << m.mutants()
+    << " killed by our verdict. X = fails on at least one case on which the correct kernel (control) passes that "
+       "column; on the control row an X is a false positive. Columns after <b>ours</b> are the peer suites' "
+       "pass rules (reference/peer_rules.hpp) on the same outputs.</p>\n"
+    << "<table id=\"kill-matrix\">\n<tr><th class=\"l\">kernel</th><th class=\"l\">mistake</th>";
+  for (int c = 0; c < kOurChecks; ++c) h << "<th>" << html_escape(column_name(c)) << "</th>";
+  h << "<th>ours</th>";
+  for (int c = kOurChecks; c < kColumns; ++c) h << "<th>" << html_escape(column_name(c)) << "</th>";
+  h << "</tr>\n";
+  auto row = [&](const KernelResult& k) {
+    h << "<tr><td class=\"l\">" << html_escape(k.name) << "</td><td class=\"l note\">" << html_escape(k.mistake)
+      << "</td>";
+    for (int c = 0; c < kOurChecks; ++c) h << mark(k.killed[static_cast<std::size_t>(c)]);
+    h << mark(k.killed_by_ours());
+    for (int c = kOurChecks; c < kColumns; ++c) h << mark(k.killed[static_cast<std::size_t>(c)]);
+    h << "</tr>\n";
+  };
+  for (const auto& k : m.kernels)
+    if (k.control) row(k);
+  for (const auto& k : m.kernels)
+    if (!k.control) row(k);
+  h << "<tr><td class=\"l\"><b>kill rate</b></td><td></td>";
+  const std::string n = "/" + std::to_string(m.mutants());
+  for (int c = 0; c < kOurChecks; ++c) h << "<td>" << m.killed(c) << n << "</td>";
+  h << "<td><b>" << m.killed_by_ours() << n << "</b></td>";
+  for (int c = kOurChecks; c < kColumns; ++c) h << "<td>" << m.killed(c) << n << "</td>";
+  h << "</tr>\n</table>\n";
+  return h.str();
+}
+
+}  // namespace
 
 }  // namespace cdna::tools

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # report.html renders in headless Chromium with no console error, holds the case table, the
-# rounding-mode audit table and at least one inline <svg> plot (gnuplot). A missing tool
+# rounding-mode audit table, the mutation-testing kill matrix (every mutant killed by our
+# verdict) and at least one inline <svg> plot (gnuplot). A missing tool
 # (chromium, gnuplot) is a failure. Usage: report_html_test.sh CDNA_VERIFY
 set -u
 cli=$1
@@ -32,6 +33,8 @@ fi
 grep -q '<table id="cases">' "$tmp/dom.html" || fail "no case table in the rendered DOM"
 grep -q '<table id="rounding-audit">' "$tmp/dom.html" || fail "no rounding-audit table in the rendered DOM"
 grep -q '<table id="ulp-histogram">' "$tmp/dom.html" || fail "no ULP histogram table in the rendered DOM"
+grep -q '<table id="kill-matrix">' "$tmp/dom.html" || fail "no mutation-testing kill matrix in the rendered DOM"
+grep -qE '<b>([0-9]+)/\1</b>' "$tmp/dom.html" || fail "kill matrix: our verdict does not kill every mutant"
 svgs=$(grep -o '<svg' "$tmp/dom.html" | wc -l)
 [ "$svgs" -ge 3 ] || fail "$svgs <svg> plots in the rendered DOM, want 3"
 for id in C01 C03; do grep -q ">$id<" "$tmp/dom.html" || fail "case $id missing from the table"; done
