@@ -63,30 +63,47 @@ inline std::int32_t key(u32 x) {
   std::int32_t k = static_cast<std::int32_t>(x);
   return k ^ ((k >> 31) & 0x7fffffff);
 }
-inline bool nan(u32 x) { return (x & 0x7fffffffu) > 0x7f800000u; }
-inline bool snan(u32 x) { return nan(x) && !(x & 0x00400000u); }
+
+// Written with all-ones/all-zero int32 masks and bitwise selects (one integer width, no
+// branches, no bool temporaries) so that GCC vectorises the 64-lane loops; `quiet_snan` is
+// 0x00400000 in IEEE mode and 0 otherwise.
+inline std::int32_t sel(std::int32_t m, std::int32_t x, std::int32_t y) { return (m & x) | (~m & y); }
 
 template <bool Max>
-inline u32 pick(u32 a, u32 b, bool ieee) {
-  bool na = nan(a), nb = nan(b);
-  u32 ordered = Max ? (key(a) >= key(b) ? a : b) : (key(a) <= key(b) ? a : b);
-  u32 r = na ? (nb ? (a | 0x00400000u) : b) : (nb ? a : ordered);
-  r = (ieee && snan(b)) ? (b | 0x00400000u) : r;
-  r = (ieee && snan(a)) ? (a | 0x00400000u) : r;
-  return r;
+inline u32 pick(u32 ua, u32 ub, u32 quiet_snan) {
+  const std::int32_t a = static_cast<std::int32_t>(ua), b = static_cast<std::int32_t>(ub);
+  const std::int32_t q = static_cast<std::int32_t>(quiet_snan);
+  const std::int32_t ieee = -static_cast<std::int32_t>(q != 0);
+  const std::int32_t na = -static_cast<std::int32_t>((a & 0x7fffffff) > 0x7f800000);
+  const std::int32_t nb = -static_cast<std::int32_t>((b & 0x7fffffff) > 0x7f800000);
+  const std::int32_t sa = na & ~((a << 9) >> 31), sb = nb & ~((b << 9) >> 31);  // NaN with bit 22 clear
+  const std::int32_t ka = a ^ ((a >> 31) & 0x7fffffff), kb = b ^ ((b >> 31) & 0x7fffffff);
+  const std::int32_t a_wins = -static_cast<std::int32_t>(Max ? ka >= kb : ka <= kb);
+  std::int32_t r = sel(a_wins, a, b);
+  r = sel(nb, a, r);                                    // a quiet NaN loses to a number
+  r = sel(na, sel(nb, a | 0x00400000, b), r);
+  r = sel(ieee & sb, b | q, r);                         // IEEE mode: a signalling NaN wins, quieted
+  r = sel(ieee & sa, a | q, r);
+  return static_cast<u32>(r);
+}
+
+template <bool Max>
+inline void pick_lanes(const u32* __restrict a, const u32* __restrict b, u32* __restrict r, bool ieee) {
+  const u32 q = ieee ? 0x00400000u : 0u;
+  for (int l = 0; l < 64; ++l) r[l] = pick<Max>(a[l], b[l], q);
 }
 
 __attribute__((target("default"))) void max_impl(const u32* a, const u32* b, u32* r, bool ieee) {
-  for (int l = 0; l < 64; ++l) r[l] = pick<true>(a[l], b[l], ieee);
+  pick_lanes<true>(a, b, r, ieee);
 }
 __attribute__((target("avx2"))) void max_impl(const u32* a, const u32* b, u32* r, bool ieee) {
-  for (int l = 0; l < 64; ++l) r[l] = pick<true>(a[l], b[l], ieee);
+  pick_lanes<true>(a, b, r, ieee);
 }
 __attribute__((target("default"))) void min_impl(const u32* a, const u32* b, u32* r, bool ieee) {
-  for (int l = 0; l < 64; ++l) r[l] = pick<false>(a[l], b[l], ieee);
+  pick_lanes<false>(a, b, r, ieee);
 }
 __attribute__((target("avx2"))) void min_impl(const u32* a, const u32* b, u32* r, bool ieee) {
-  for (int l = 0; l < 64; ++l) r[l] = pick<false>(a[l], b[l], ieee);
+  pick_lanes<false>(a, b, r, ieee);
 }
 
 }  // namespace
