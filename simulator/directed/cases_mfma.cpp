@@ -14,6 +14,8 @@
 //     32x32: register 16*b + 4*(i/8) + i%4, lane 32*((i/4)%2) + j;
 //   f64 C/D (register pairs): 16x16x4: pair i/4, lane 16*(i%4) + j;
 //     4x4x4_4b: pair 0, lane 16*(i%4) + 4*b + j.
+// (Checked against the gfx9 formulas of ROCm/amd_matrix_instruction_calculator,
+// matrix_calculator.py: _coord_to_lane_eqn, _coord_to_output_reg_eqn, _coord_to_input_reg_eqn.)
 // Wait states (cdna3-facts.md §5): a VALU write (v_accvgpr_write) before an MFMA that reads it
 // needs 2; an MFMA result read by v_accvgpr_read needs up to 19 (16-pass XDL): the cases wait
 // 24 (three s_nop 7); the epilogue waits 24 before reading VGPR results.
