@@ -403,6 +403,18 @@ void global_atomic(std::vector<Case>& cs, const Atomic& at) {
         }
       }
     }
+    const std::string name = at.m;
+    if (name.ends_with("_inc") || name.ends_with("_dec")) {  // the boundaries of the wrap rules
+      for (int l = 0; l < kLanes; ++l) {
+        for (const auto& [k, a] : {std::pair{k_noret, noret_at(l, false, false)}, std::pair{k_rtn, rtn_at(l, false)}}) {
+          u32& d = s.vin[static_cast<std::size_t>(k)][static_cast<std::size_t>(l)];
+          const u32 old = static_cast<u32>(mrd(s, a, 4));
+          if (l % 4 == 1) d = old;                   // old == data
+          if (l % 4 == 2) mwr(s, a, 0, 4);           // old == 0
+          if (l % 4 == 3) d = old - 1;               // old == data + 1
+        }
+      }
+    }
     (void)nd;
   };
   const Values values = at.fp == 32 ? Values::F32 : at.fp == 64 ? Values::F64 : Values::Int;
