@@ -236,16 +236,28 @@ void vatomic(Wave& w, const Inst& I) {
 // dword0 base[31:0]; dword1 bits 15:0 base[47:32], 29:16 stride, 30 cache swizzle, 31
 // swizzle_enable; dword2 num_records (bytes); dword3 bit 23 add_tid_enable. Addressing
 // (swizzle off): index = idxen ? vaddr[0] : 0; offset = (offen ? vaddr[idxen] : 0) + inst
-// offset; address = base + soffset + stride * index + offset. Range check (raw/unswizzled
-// buffers, num_records in bytes): each dword (or the whole sub-dword element) at
-// range = stride * index + offset (soffset not included) is out of range if range >= num_records
-// ; out-of-range loads give 0, stores are dropped. Refused: swizzle_enable, add_tid_enable.
+// offset; address = base + soffset + stride * index + offset. Range check: a structured access
+// (idxen with stride != 0) is out of range as a whole if index >= num_records (num_records counts
+// records of `stride` bytes); otherwise (raw buffers, num_records in bytes) each dword (or the
+// whole sub-dword element) at range = stride * index + offset (soffset not included) is out of
+// range if range >= num_records. Out-of-range loads give 0, stores are dropped. Refused:
+// swizzle_enable, add_tid_enable. Sources for num_records in records on gfx9-family chips with
+// a stride: Mesa's radv/radeonsi divide the byte size by the stride on every generation but GFX8
+// (radv_buffer.c, si_descriptors.c), and LLVM notes that on GFX9 IDXEN decides how buffer sizes
+// are read (review D44401); the CDNA3 ISA guide's range-checking table was not at hand.
 // LDS form (`lds`, dword only): the dword goes to LDS at M0 + inst offset + 4 * lane instead of
 // a VGPR (0 if out of range).
 struct BufDesc {
   u64 base;
   u32 stride, num_records;
 };
+
+// Range offsets at or above this are out of range (see buffer_addresses).
+constexpr u64 kOutOfRange = 1ull << 62;
+// The limit the per-dword range offsets are compared with.
+u64 range_limit(const BufDesc& v, const Inst& I) {
+  return I.idxen && v.stride != 0 ? kOutOfRange : u64{v.num_records};
+}
 BufDesc read_vsharp(Wave& w, const Operand& r) {
   if (r.kind != OperandKind::Sreg) sim_fail("buffer resource descriptor must be SGPRs");
   const u32 d0 = w.s[r.reg], d1 = w.s[r.reg + 1], d2 = w.s[r.reg + 2], d3 = w.s[r.reg + 3];
@@ -264,10 +276,12 @@ void buffer_addresses(Wave& w, const Inst& I, const Operand& vaddr, const Operan
   (void)rsrc;
   if (I.idxen) idx = vsrc(w, vaddr, t0, 0);
   if (I.offen) off = vsrc(w, vaddr, t1, I.idxen ? 1u : 0u);
+  const bool structured = idx && v.stride != 0;
   for (int l = 0; l < kLanes; ++l) {
     const u64 r = u64{v.stride} * (idx ? idx[l] : 0u) + (off ? off[l] : 0u) +
                   static_cast<u32>(I.offset);
-    range.a[l] = r;
+    // Structured: the whole record is in or out (compared with range_limit() = kOutOfRange).
+    range.a[l] = structured ? (idx[l] < v.num_records ? 0 : kOutOfRange) : r;
     addr.a[l] = v.base + so + r;
   }
 }
@@ -282,6 +296,7 @@ void bload(Wave& w, const Inst& I) {
   Addr ad, rg;
   buffer_addresses(w, I, vaddr, rsrc, soff, v, ad, rg);
   constexpr u32 bytes = K == LK::D32 ? 4 : (K == LK::U8 || K == LK::I8) ? 1 : 2;
+  const u64 limit = range_limit(v, I);
   if (lds && !(K == LK::D32 && Dwords == 1))
     sim_fail("buffer load to LDS other than buffer_load_dword is not supported");
   const u64 e = w.exec();
@@ -289,7 +304,7 @@ void bload(Wave& w, const Inst& I) {
     if (!((e >> l) & 1)) continue;
     for (u32 i = 0; i < Dwords; ++i) {
       u32 x = 0;
-      if (rg.a[l] + 4 * i < v.num_records) {
+      if (rg.a[l] + 4 * i < limit) {
         const std::uint8_t* p = locate(w, Space::Global, ad.a[l] + 4 * i, bytes, false, l);
         if (bytes == 4) std::memcpy(&x, p, 4);
         else x = bytes == 1 ? u32{p[0]} : u32{p[0]} | (u32{p[1]} << 8);
@@ -316,11 +331,12 @@ void bstore(Wave& w, const Inst& I) {
   Addr ad, rg;
   buffer_addresses(w, I, I.ops[1], I.ops[2], I.ops[3], v, ad, rg);
   constexpr u32 bytes = K == SK::D32 ? 4 : K == SK::B8 ? 1 : 2;
+  const u64 limit = range_limit(v, I);
   const u64 e = w.exec();
   for (int l = 0; l < kLanes; ++l) {
     if (!((e >> l) & 1)) continue;
     for (u32 i = 0; i < Dwords; ++i) {
-      if (rg.a[l] + 4 * i >= v.num_records) continue;  // dropped
+      if (rg.a[l] + 4 * i >= limit) continue;  // dropped
       std::uint8_t* p = locate(w, Space::Global, ad.a[l] + 4 * i, bytes, true, l);
       const u32 x = w.row(I.ops[0].reg + i)[l];
       if (bytes == 4) std::memcpy(p, &x, 4);

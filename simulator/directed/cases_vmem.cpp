@@ -509,6 +509,25 @@ void add_vmem_cases(std::vector<Case>& cs) {
                   for (int l = 0; l < kLanes; ++l) vo(s, 0, l) = l < 40 ? s.mem[static_cast<std::size_t>(l)] : 0u;
                 }});
 
+  // Structured buffer (idxen, stride 12): num_records = 40 counts records, so lanes with index
+  // l >= 40 are out of range (loads give 0, stores dropped) although their byte offsets
+  // 12*l + 4 lie far below 40 * 12; lane l < 40 reads/writes the dword at byte 8192 + 12*l + 4.
+  const std::string structured_vsharp =
+      "  s_mov_b32 s60, s6\n  s_and_b32 s61, s7, 0xffff\n  s_or_b32 s61, s61, 0xc0000\n"
+      "  s_movk_i32 s62, 40\n  s_mov_b32 s63, 0x27000\n  s_movk_i32 s64, 0x2000\n";
+  cs.push_back({"buffer_load_dword",
+                structured_vsharp + "  buffer_load_dword v32, v0, s[60:63], s64 idxen offset:4\n  s_waitcnt vmcnt(0)\n",
+                [](State& s) {
+                  for (int l = 0; l < kLanes; ++l)
+                    vo(s, 0, l) = l < 40 ? s.mem[static_cast<std::size_t>((8192 + 12 * l + 4) / 4)] : 0u;
+                }});
+  cs.push_back({"buffer_store_dword",
+                structured_vsharp + "  buffer_store_dword v10, v0, s[60:63], s64 idxen offset:4\n  s_waitcnt vmcnt(0)\n",
+                [](State& s) {
+                  for (int l = 0; l < 40; ++l)
+                    s.mem[static_cast<std::size_t>((8192 + 12 * l + 4) / 4)] = s.vin[0][static_cast<std::size_t>(l)];
+                }});
+
   // Cache control: no architectural effect; a store before and a load after see plain memory.
   for (const char* op : {"buffer_inv sc0 sc1", "buffer_wbl2 sc0 sc1", "buffer_wbinvl1_vol"}) {
     const std::string m = std::string(op).substr(0, std::string(op).find(' '));
