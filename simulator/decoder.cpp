@@ -110,6 +110,7 @@ struct Ctx {
   Opcode op;
   std::string_view mnemonic;
   std::string reason;
+  int operand = 0;  // index of the operand being parsed (0 = the first, usually vdst)
 };
 
 bool named_sreg(std::string_view t, Operand& o) {
@@ -243,8 +244,10 @@ bool parse_operand(std::string_view t, Ctx& c, Operand& o) {
   if (t == "src_shared_limit") return aperture(kSharedAperture + 0xffffffffull), o.k32 = static_cast<std::uint32_t>((kSharedAperture + 0xffffffffull) >> 32), true;
   if (t == "src_private_limit") return aperture(kPrivateAperture + 0xffffffffull), o.k32 = static_cast<std::uint32_t>((kPrivateAperture + 0xffffffffull) >> 32), true;
 
-  // Constants.
+  // Constants. The type is per opcode, except v_dot2_f32_f16's src2, the f32 accumulator
+  // (ISA guide V_DOT2_F32_F16: D = A.f16[0]*B.f16[0] + A.f16[1]*B.f16[1] + C.f32).
   SrcType type = src_type(c.op);
+  if (c.op == Opcode::v_dot2_f32_f16 && c.operand == 3) type = SrcType::F;
   std::int64_t iv;
   if (starts_with(t, "0x") || starts_with(t, "-0x")) {
     if (!parse_int(t, iv)) return c.reason = "literal '" + std::string(t) + "'", false;
@@ -508,6 +511,7 @@ std::string parse_instruction(std::string_view text, std::uint64_t address,
       continue;
     }
     if (I.nops == kMaxOperands) return "too many operands";
+    c.operand = I.nops;
     if (!parse_operand(t, c, I.ops[I.nops])) return c.reason;
     ++I.nops;
   }

@@ -1189,10 +1189,8 @@ void add_valu_fp_cases(std::vector<Case>& cs) {
          [a, b, c, dot2](const State& s, int l) -> u64 { return dot2(a(s, l), b(s, l), c(s, l)); });
     }
     ln(4, "s16", "v11", "v13", [dot2](const State& s, int l) -> u64 { return dot2(s.sin[0], s.vin[1][z(l)], s.vin[3][z(l)]); });
-    // SIMULATOR BUG (decoder.cpp: one operand type per opcode): an inline constant in the f32
-    // src2 of v_dot2_f32_f16 is read as an f16 constant (1.0 -> 0x3c00, a flushed f32 denormal),
-    // so `v_dot2_f32_f16 v37, v10, v11, 1.0` gives a.b + 0 instead of a.b + 1.0. Left out:
-    // ln(5, "v10", "v11", "1.0", ... dot2(v10, v11, 0x3f800000) ...);
+    // An inline constant in src2 (the f32 accumulator) is an f32 constant: 1.0 = 0x3f800000.
+    ln(6, "v10", "v11", "1.0", [dot2](const State& s, int l) -> u64 { return dot2(s.vin[0][z(l)], s.vin[1][z(l)], 0x3f800000u); });
     ls.push_back(exec_from_s18());
     ln(5, "v14", "v15", "v12", [dot2](const State& s, int l) -> u64 { return dot2(s.vin[4][z(l)], s.vin[5][z(l)], s.vin[2][z(l)]); });
     cs.push_back(make_case("v_dot2_f32_f16", Values::F16, ls, f32_in_v12_v13));
