@@ -81,9 +81,10 @@ void s_sub_i32(Wave& w, const Inst& I) {
 template <bool Max, bool Signed>
 void s_minmax(Wave& w, const Inst& I) {
   u32 a = read_s32(w, S0(I)), b = read_s32(w, S1(I));
-  bool first = Signed ? (Max ? static_cast<i32>(a) > static_cast<i32>(b)
+  // CDNA3 ISA guide 12.1: min selects S0 iff S0 < S1, max iff S0 >= S1 (a tie sets SCC).
+  bool first = Signed ? (Max ? static_cast<i32>(a) >= static_cast<i32>(b)
                              : static_cast<i32>(a) < static_cast<i32>(b))
-                      : (Max ? a > b : a < b);
+                      : (Max ? a >= b : a < b);
   write_s32(w, D(I), first ? a : b);
   w.scc = first;
 }
@@ -312,7 +313,10 @@ void s_setprio(Wave& w, const Inst& I) { w.priority = static_cast<u32>(I.simm) &
 void s_trap(Wave&, const Inst& I) {
   sim_fail("s_trap " + std::to_string(I.simm) + " executed (a device-side trap: assert or abort)");
 }
-void s_sethalt(Wave&, const Inst&) { sim_fail("s_sethalt executed (the wave would halt)"); }
+// CDNA3 ISA guide 12.5: HALT = SIMM16[0]; `s_sethalt 0` only clears the bit (no effect here).
+void s_sethalt(Wave&, const Inst& I) {
+  if (I.simm & 1) sim_fail("s_sethalt 1 executed (the wave would halt)");
+}
 
 // ---- SMEM
 
@@ -408,9 +412,11 @@ void register_scalar(HandlerTable& t) {
   set(O::s_bfe_i32, s_bfe32<true>);
   set(O::s_bfe_u64, s_bfe64<false>);
   set(O::s_bfe_i64, s_bfe64<true>);
+  // CDNA3 ISA guide 12.1: the difference wraps to 32 bits before the absolute value
+  // (its examples: (0x80000000, 1) => 0x7fffffff, (0x80000000, 0) => 0x80000000).
   set(O::s_absdiff_i32, sop2_32<([](u32 a, u32 b) {
-        i64 d = i64{static_cast<i32>(a)} - static_cast<i32>(b);
-        return static_cast<u32>(d < 0 ? -d : d); })>);
+        const u32 d = a - b;
+        return static_cast<i32>(d) < 0 ? 0u - d : d; })>);
   set(O::s_lshl1_add_u32, s_lshl_add<1>);
   set(O::s_lshl2_add_u32, s_lshl_add<2>);
   set(O::s_lshl3_add_u32, s_lshl_add<3>);

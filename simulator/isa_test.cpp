@@ -418,8 +418,10 @@ TEST(SimIsa, ScalarAlu) {
     EXPECT_EQ(o[2], (x << 2) + y);
     EXPECT_EQ(o[3], static_cast<u32>((u64{x} * y) >> 32));
     EXPECT_EQ(o[4], static_cast<u32>(static_cast<u64>(static_cast<i64>(static_cast<i32>(x)) * static_cast<i32>(y)) >> 32));
-    i64 d = static_cast<i64>(static_cast<i32>(x)) - static_cast<i32>(y);
-    EXPECT_EQ(o[5], static_cast<u32>(d < 0 ? -d : d));
+    // s_absdiff_i32: the difference wraps to 32 bits before the absolute value (CDNA3 ISA guide
+    // 12.1 pseudo-code and its examples, e.g. (0x80000000, 1) => 0x7fffffff).
+    const u32 d = x - y;
+    EXPECT_EQ(o[5], static_cast<i32>(d) < 0 ? 0u - d : d);
     EXPECT_EQ(o[6], x < y ? x : y);
     EXPECT_EQ(o[7], (x & 0xffff) | (y & 0xffff0000u));
     u32 xx = static_cast<i32>(x) < 0 ? ~x : x;
