@@ -890,6 +890,11 @@ void add_smem(std::vector<Case>& cs) {
 }  // namespace
 
 void add_scalar_cases(std::vector<Case>& cs) {
+  // s_trap enters the trap handler (CDNA3 ISA guide, SOPP S_TRAP); the simulator models no
+  // trap handler, so executing it is an error naming kernel and pc, never a silent pass.
+  Case trap{"s_trap", "  s_trap 2", nullptr};
+  trap.expect_error = "s_trap 2 executed";
+  cs.push_back(trap);
   add_sop2(cs);
   add_sop1(cs);
   add_sopc(cs);

@@ -48,6 +48,13 @@ class Directed : public ::testing::TestWithParam<std::size_t> {};
 TEST_P(Directed, MatchesModel) {
   ASSERT_FALSE(code_object().empty()) << "missing " << CDNA_DIRECTED_CO;
   const Case& c = cases()[GetParam()];
+  if (!c.expect_error.empty()) {
+    const std::string err = testing::error_of([&] { run_case(GetParam(), initial_state(c, 1)); });
+    EXPECT_NE(err.find(c.expect_error), std::string::npos) << c.mnemonic << ": error was '" << err << "'";
+    EXPECT_NE(err.find(kernel_name(GetParam())), std::string::npos) << "error does not name the kernel: " << err;
+    EXPECT_NE(err.find("pc "), std::string::npos) << "error does not name the pc: " << err;
+    return;
+  }
   for (u32 seed : {1u, 2u}) {
     const State init = initial_state(c, seed);
     State want = init;

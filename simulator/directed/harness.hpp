@@ -68,6 +68,9 @@ struct Case {
   std::function<void(State&)> model;  // turns the initial state into the expected final state
   Values values = Values::Int;
   std::function<void(State&)> init = nullptr;  // optional: adjusts the initial state
+  // Non-empty: the run must fail with a simulator error containing this text (and naming the
+  // kernel and pc, as every simulator error does); `model` is then not used.
+  std::string expect_error = {};
 };
 
 // The initial state of `c` for `seed`: values of c.values in vin, sin and mem, the presets of
