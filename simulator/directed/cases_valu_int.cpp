@@ -1,8 +1,9 @@
 // Integer and bit VALU cases: VOP1/VOP2/VOP3/VOP3P, the lane instructions (v_readlane,
 // v_writelane, v_readfirstlane, v_mbcnt), carries, 16-bit and packed integer ops, and the DPP and
-// SDWA forms with integer ops. Models follow the CDNA3 ISA guide ("AMD Instinct MI300 ISA",
-// chapter 6 "Vector ALU Operations", §6.? DPP/SDWA, chapter 12 opcode descriptions), written for
-// the tests; where the guide is terse the LLVM AMDGPU back end is cited (file named at the use).
+// SDWA forms with integer ops. Models follow the CDNA3 ISA guide ("AMD Instinct MI300 ISA":
+// the VALU chapter's DPP and SDWA sections and the opcode descriptions, whose pseudocode the
+// CDNA4 guide repeats for these opcodes), written for the tests; where the guide is terse the
+// LLVM AMDGPU back end is cited (file named at the use).
 //
 // Each case runs one mnemonic in several encodings, one output VGPR per line: e32 with VGPR,
 // SGPR, inline-constant and literal src0, VOP3 (e64) with SGPR and inline constants elsewhere,
@@ -53,7 +54,8 @@ Op K(i64 v) {  // inline constant (-16..64, decimal) or 32-bit literal (hex)
 u32& vout(State& s, int k, int l) { return s.vout[static_cast<std::size_t>(k)][static_cast<std::size_t>(l)]; }
 u32 vin(const State& s, int k, int l) { return s.vin[static_cast<std::size_t>(k)][static_cast<std::size_t>(l)]; }
 
-// ---- DPP (ISA guide §6 "DPP"; LLVM AMDGPUModifierSyntax.rst for the spelling)
+// ---- DPP (ISA guide, VALU chapter, "DPP"; LLVM AMDGPUModifierSyntax.rst for the spelling).
+// row_shl:n reads lane+n of the same row, row_shr:n lane-n; wave_shl/shr cross rows.
 struct Dpp {
   std::string ctrl;                 // e.g. "row_shr:1"
   std::function<int(int)> src;      // source lane of `lane`, -1 if out of range
@@ -85,7 +87,7 @@ Dpp with(Dpp d, u32 row, u32 bank, bool bound) {
 
 i32 sx(u32 v, int bits) { return static_cast<i32>(v << (32 - bits)) >> (32 - bits); }
 
-// ---- SDWA (ISA guide §6 "SDWA"): selects 0..3 byte, 4..5 word, 6 dword; unused 0 pad, 1 sext, 2 preserve
+// ---- SDWA (ISA guide, VALU chapter, "SDWA"): selects 0..3 byte, 4..5 word, 6 dword; unused 0 pad, 1 sext, 2 preserve
 struct Sdwa {
   int dst_sel = 6, dst_unused = 0, sel0 = 6, sel1 = 6;
   bool sext0 = false, sext1 = false;
@@ -182,7 +184,7 @@ void run_line(State& s, const Line& L) {
   }
   for (int l = 0; l < kLanes; ++l)
     if ((written >> l) & 1) vout(s, L.dst, l) = result[static_cast<std::size_t>(l)];
-  // Carry-outs of inactive lanes are written as 0 (ISA guide §6: VALU SGPR-mask results).
+  // Carry-outs of inactive lanes are written as 0, as for compares (VALU SGPR-mask results).
   if (L.carry_out == kVcc) s.vcc = cout;
   else if (L.carry_out >= 0) {
     s.sout[static_cast<std::size_t>(L.carry_out)] = static_cast<u32>(cout);
@@ -338,8 +340,8 @@ void add_vop2(std::vector<Case>& cs) {
     auto lines = vop2_lines(f2(d.g), d.narrow, d.narrow ? 0x9abcu : 0x9abcdef1u);
     add(cs, d.m, lines);
   }
-  // VOP3 clamp on unsigned add/sub saturates (LLVM VOP2Instructions.td: uaddsat/usubsat select
-  // V_ADD_U32_e64 / V_SUB_U32_e64 / V_ADD_U16_e64 / V_SUB_U16_e64 with the clamp bit).
+  // VOP3 clamp on unsigned add/sub saturates (ISA guide, V_ADD_U32/V_SUB_U32/V_SUBREV_U32/
+  // V_ADD_U16/V_SUB_U16: "Supports saturation (unsigned ... integer domain)").
   auto sat = [](std::function<i64(u32, u32)> g, u32 max) {
     return f2([=](u32 a, u32 b) { const i64 r = g(a, b); return static_cast<u32>(r < 0 ? 0 : r > max ? max : r); });
   };
@@ -483,7 +485,7 @@ void add_vop3(std::vector<Case>& cs) {
 }
 
 // Packed 16-bit (VOP3P): each half is f(selected half of S0, selected half of S1); op_sel picks
-// the halves for the low result, op_sel_hi for the high one (ISA guide §6 "VOP3P"). `clamp`
+// the halves for the low result, op_sel_hi for the high one (ISA guide, "VOP3P"). `clamp`
 // saturates add/sub (LLVM VOP3PInstructions.td: uaddsat/saddsat/... select the clamp bit).
 void add_packed(std::vector<Case>& cs) {
   using G = std::function<i64(u32, u32)>;  // exact result from two 16-bit halves (zero-extended)
