@@ -43,6 +43,21 @@ void v3(Wave& w, const Inst& I) {
   vwrite(w, I.ops[0], r.u);
 }
 
+// v_add/sub/subrev_u32: F gives the exact result; the VOP3 clamp bit saturates it to the
+// unsigned 32-bit range (ISA guide, V_ADD_U32: "Supports saturation (unsigned 32-bit integer
+// domain)").
+template <auto F>
+void v2_usat(Wave& w, const Inst& I) {
+  Lanes ta, tb, r;
+  const u32* a = vsrc(w, I.ops[I.src0], ta);
+  const u32* b = vsrc(w, I.ops[I.src0 + 1], tb);
+  for (int l = 0; l < kLanes; ++l) {
+    const i64 x = F(a[l], b[l]);
+    r.u[l] = I.clamp ? static_cast<u32>(std::clamp<i64>(x, 0, 0xffffffffll)) : static_cast<u32>(x);
+  }
+  vwrite(w, I.ops[0], r.u);
+}
+
 // ---- carry chains: ops = vdst, carry-out, src0, src1 [, carry-in]
 template <int Kind>
 void v_carry(Wave& w, const Inst& I) {
@@ -152,14 +167,14 @@ void v_writelane_b32(Wave& w, const Inst& I) {  // ignores EXEC
   w.row(I.ops[0].reg)[read_s32(w, I.ops[2]) & 63] = read_s32(w, I.ops[1]);
 }
 template <bool Hi>
-void v_mbcnt(Wave& w, const Inst& I) {
-  u64 s = read_s32(w, I.ops[1]);
-  Lanes tb, r;
+void v_mbcnt(Wave& w, const Inst& I) {  // the mask S0 may be a VGPR: read per lane
+  Lanes ta, tb, r;
+  const u32* s = vsrc(w, I.ops[1], ta);
   const u32* b = vsrc(w, I.ops[2], tb);
   for (int l = 0; l < kLanes; ++l) {
     u64 below = l == 0 ? 0 : (~0ull >> (64 - l));  // lanes < l
     u32 part = Hi ? static_cast<u32>(below >> 32) : static_cast<u32>(below);
-    r.u[l] = static_cast<u32>(std::popcount(static_cast<u32>(s) & part)) + b[l];
+    r.u[l] = static_cast<u32>(std::popcount(s[l] & part)) + b[l];
   }
   vwrite(w, I.ops[0], r.u);
 }
@@ -229,7 +244,9 @@ u32 bfe_i(u32 s, u32 off, u32 width) {
   off &= 31;
   width &= 31;
   if (width == 0) return 0;
-  u32 f = (s >> off) & ((1u << width) - 1);
+  // Arithmetic shift (ISA guide: tmp = (S0.i32 >> offset) & mask, then sign-extended from bit
+  // width-1): a field reaching past bit 31 extends the sign of S0.
+  u32 f = static_cast<u32>(s32(s) >> off) & ((1u << width) - 1);
   if ((f >> (width - 1)) & 1) f |= ~((1u << width) - 1);
   return f;
 }
@@ -272,9 +289,9 @@ void register_valu(HandlerTable& t) {
         return (a == 0 || a == ~0u) ? ~0u : static_cast<u32>(std::countl_zero(x)); })>);
 
   // VOP2 / VOP3 integer
-  set(O::v_add_u32, v2<([](u32 a, u32 b) { return a + b; })>);
-  set(O::v_sub_u32, v2<([](u32 a, u32 b) { return a - b; })>);
-  set(O::v_subrev_u32, v2<([](u32 a, u32 b) { return b - a; })>);
+  set(O::v_add_u32, v2_usat<([](u32 a, u32 b) { return i64{a} + b; })>);
+  set(O::v_sub_u32, v2_usat<([](u32 a, u32 b) { return i64{a} - b; })>);
+  set(O::v_subrev_u32, v2_usat<([](u32 a, u32 b) { return i64{b} - a; })>);
   set(O::v_add_co_u32, v_carry<0>);
   set(O::v_sub_co_u32, v_carry<1>);
   set(O::v_subrev_co_u32, v_carry<2>);

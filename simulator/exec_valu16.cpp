@@ -115,19 +115,30 @@ u32 minmax16(const u32* s[3], int l) {
 }
 
 // ---- integer 16-bit
-template <auto F>
+// Sat: what the clamp bit does. 0: nothing modelled; 1: unsigned, 2: signed saturation of the
+// exact result, which F then returns as an i32 bit pattern (ISA guide, V_ADD_U16/V_SUB_U16:
+// "Supports saturation"; LLVM VOP3PInstructions.td selects uaddsat/saddsat/usubsat/ssubsat
+// as V_PK_{ADD,SUB}_{U,I}16 with the clamp bit).
+template <int Sat>
+u32 sat16(u32 exact) {
+  const std::int32_t x = static_cast<std::int32_t>(exact);
+  const std::int32_t lo = Sat == 1 ? 0 : -0x8000, hi = Sat == 1 ? 0xffff : 0x7fff;
+  return static_cast<u32>(x < lo ? lo : x > hi ? hi : x) & 0xffffu;
+}
+template <auto F, int Sat = 0>
 void i16_op(Wave& w, const Inst& I) {
   refuse_unmodelled(I, false);
   Lanes a, b, r;
   src16(w, I.ops[1], I.op_sel & 1, false, false, a.u);
   src16(w, I.ops[2], (I.op_sel >> 1) & 1, false, false, b.u);
-  for (int l = 0; l < kLanes; ++l) r.u[l] = F(a.u[l], b.u[l]) & 0xffffu;
+  const bool sat = Sat != 0 && I.clamp;
+  for (int l = 0; l < kLanes; ++l) r.u[l] = sat ? sat16<Sat>(F(a.u[l], b.u[l])) : F(a.u[l], b.u[l]) & 0xffffu;
   vwrite(w, I.ops[0], r.u);
 }
 inline std::int32_t s16(u32 x) { return static_cast<std::int16_t>(static_cast<std::uint16_t>(x)); }
 
 // ---- packed 16-bit: op_sel picks the half feeding the low result, op_sel_hi the high one.
-template <int N, auto F, bool Fp>
+template <int N, auto F, bool Fp, int Sat = 0>
 void pk16(Wave& w, const Inst& I) {
   if (Fp) require_rne16_64(w);
   if (I.omod) sim_fail("omod on a packed instruction is not supported");
@@ -149,7 +160,8 @@ void pk16(Wave& w, const Inst& I) {
       srcs[i] = s[i].u;
     }
     for (int l = 0; l < kLanes; ++l) {
-      u32 h = F(srcs, l) & 0xffffu;
+      u32 h = F(srcs, l);
+      h = (Sat != 0 && I.clamp) ? sat16<Sat>(h) : h & 0xffffu;
       if (Fp) {
         h = finish16(h, srcs, N, l, fo);
         if (I.clamp) h = clamp16(h, w.dx10_clamp());
@@ -255,8 +267,8 @@ void register_valu16(HandlerTable& t) {
   set(O::v_max_f16, f16_op<2, minmax16<true>>);
   set(O::v_min_f16, f16_op<2, minmax16<false>>);
 
-  set(O::v_add_u16, i16_op<([](u32 a, u32 b) { return a + b; })>);
-  set(O::v_sub_u16, i16_op<([](u32 a, u32 b) { return a - b; })>);
+  set(O::v_add_u16, i16_op<([](u32 a, u32 b) { return a + b; }), 1>);
+  set(O::v_sub_u16, i16_op<([](u32 a, u32 b) { return a - b; }), 1>);
   set(O::v_mul_lo_u16, i16_op<([](u32 a, u32 b) { return a * b; })>);
   set(O::v_lshlrev_b16, i16_op<([](u32 a, u32 b) { return b << (a & 15); })>);
   set(O::v_lshrrev_b16, i16_op<([](u32 a, u32 b) { return b >> (a & 15); })>);
@@ -271,10 +283,10 @@ void register_valu16(HandlerTable& t) {
   set(O::v_pk_fma_f16, pk16<3, fma16, true>);
   set(O::v_pk_max_f16, pk16<2, minmax16<true>, true>);
   set(O::v_pk_min_f16, pk16<2, minmax16<false>, true>);
-  set(O::v_pk_add_u16, pk16<2, int2<([](u32 a, u32 b) { return a + b; })>, false>);
-  set(O::v_pk_sub_u16, pk16<2, int2<([](u32 a, u32 b) { return a - b; })>, false>);
-  set(O::v_pk_add_i16, pk16<2, int2<([](u32 a, u32 b) { return a + b; })>, false>);
-  set(O::v_pk_sub_i16, pk16<2, int2<([](u32 a, u32 b) { return a - b; })>, false>);
+  set(O::v_pk_add_u16, pk16<2, int2<([](u32 a, u32 b) { return a + b; })>, false, 1>);
+  set(O::v_pk_sub_u16, pk16<2, int2<([](u32 a, u32 b) { return a - b; })>, false, 1>);
+  set(O::v_pk_add_i16, pk16<2, int2<([](u32 a, u32 b) { return static_cast<u32>(s16(a) + s16(b)); })>, false, 2>);
+  set(O::v_pk_sub_i16, pk16<2, int2<([](u32 a, u32 b) { return static_cast<u32>(s16(a) - s16(b)); })>, false, 2>);
   set(O::v_pk_mul_lo_u16, pk16<2, int2<([](u32 a, u32 b) { return a * b; })>, false>);
   set(O::v_pk_lshlrev_b16, pk16<2, int2<([](u32 a, u32 b) { return b << (a & 15); })>, false>);
   set(O::v_pk_lshrrev_b16, pk16<2, int2<([](u32 a, u32 b) { return b >> (a & 15); })>, false>);

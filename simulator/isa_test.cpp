@@ -106,7 +106,9 @@ u32 bfe(u32 s, u32 off, u32 w, bool sign) {
   off &= 31;
   w &= 31;
   if (w == 0) return 0;
-  u32 f = static_cast<u32>((u64{s} >> off) & ((1ull << w) - 1));
+  // v_bfe_i32 shifts S0 arithmetically (ISA guide: tmp = (S0.i32 >> offset) & mask).
+  const u32 shifted = sign ? static_cast<u32>(static_cast<std::int32_t>(s) >> off) : s >> off;
+  u32 f = static_cast<u32>(shifted & ((1ull << w) - 1));
   return sign ? sx(f, static_cast<int>(w)) : f;
 }
 template <class T>
