@@ -677,8 +677,8 @@ void add_branches(std::vector<Case>& cs) {
     });
   }
 
-  // s_endpgm skipped by a branch: the rest of the body runs.
-  flow(cs, "s_endpgm", "  s_branch 1f\n  s_endpgm\n1:\n  s_mov_b32 s40, s16\n  s_cmp_eq_u32 s17, s17\n"
+  // s_branch over an s_endpgm (not decoded: unreachable): the rest of the body runs.
+  flow(cs, "s_branch", "  s_branch 1f\n  s_endpgm\n1:\n  s_mov_b32 s40, s16\n  s_cmp_eq_u32 s17, s17\n"
                        "  s_cbranch_scc0 2f\n  s_mov_b32 s41, s18\n2:\n",
        [](State& s) { put(s, 40, s.sin[0]); put(s, 41, s.sin[2]); s.scc = true; });
   // s_endpgm executed: the store before it lands in mem, and the epilogue never runs, so the
