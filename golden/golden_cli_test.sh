@@ -47,7 +47,11 @@ bad() {
 rtne=$set_dir/C07.rtne.safetensors
 rtz=$set_dir/C07.rtz.safetensors
 run kernel-bits-pass 0 '^pass$' -- golden check "$rtne" --candidate "$rtne" --o-tensor o_kernel --lse-tensor lse_kernel
-run rtz-against-rtne-fails 1 '^FAIL: relative RMS error of O .* > 2 x floor' -- \
+# The RTZ kernel's bits judged as RTNE: outside the certified bound in a few elements (the first
+# failure printed) and beyond 2x the floor.
+run rtz-against-rtne-fails 1 '^FAIL: O .* > bound ' -- \
+  golden check "$rtne" --candidate "$rtz" --o-tensor o_kernel --lse-tensor lse_kernel
+run rtz-against-rtne-floor 1 'rel-RMS .*\(2\.[0-9]*x, limit 2x\)' -- \
   golden check "$rtne" --candidate "$rtz" --o-tensor o_kernel --lse-tensor lse_kernel
 
 # Raw bf16: the kernel's bits pass; one element 10 ULPs off (where o_bound < 10 ULPs) fails.

@@ -30,9 +30,9 @@ const char* const kOracleError =
     "o_exact = RN_double(o~), |o~ - O| <= (2n+8)*2^-128*sum_j P_j|V_jd|; lse_exact = RN_double(l~), "
     "|l~ - LSE| <= (2n+8+|LSE|)*2^-128; n = visible keys of the row";
 const char* const kBound =
-    "reference::attention_bounds: a-priori bound on |kernel - exact| for a kernel that rounds P and O to bf16 in "
-    "the file's rounding mode, with fp32 MFMA (block model), fp32 VALU and 1-ULP v_exp/v_log/v_rcp, plus the "
-    "oracle's own error; docs/pass-rule.md (provisional)";
+    "reference::attention_bounds: certified bound on |kernel - exact| for any online-softmax kernel that rounds P "
+    "and O to bf16 in the file's rounding mode, with bf16 MFMA (block model, any blocking), fp32 VALU and 1-ULP "
+    "v_exp/v_log/v_rcp with denormal flush, plus the oracle's own error; docs/error-analysis.md";
 const char* const kFloorModel =
     "reference::attention_floor_output: an ideal kernel that rounds only P (before P.V) and the stored O to bf16 "
     "in the file's rounding mode, exact elsewhere; a passing kernel has rel-RMS error of O <= 2x the floor's";

@@ -1,8 +1,6 @@
-// The provisional pass rule of the skeleton audit: kernel O and LSE against the exact oracle,
-// with a per-element a-priori error bound derived from the kernel's arithmetic (bf16 rounding of
-// P and O in the declared mode, fp32 MFMA block model, fp32 VALU, 1-ULP v_exp/v_log/v_rcp).
-// Derivation and its sources: docs/pass-rule.md. Certified bounds and the floor model replace
-// it in a later issue.
+// The pass rule (docs/pass-rule.md): kernel O and LSE against the exact oracle, with the
+// certified per-element bound of reference/bound.hpp (derivation: docs/error-analysis.md), the
+// floor model (reference/floor.hpp) and the exact semantic facts (docs/semantics.md).
 #pragma once
 
 #include <cstdint>
@@ -12,6 +10,7 @@
 
 #include "numerics/bf16.hpp"
 #include "reference/attention.hpp"
+#include "reference/bound.hpp"
 
 namespace cdna::reference {
 
@@ -33,21 +32,6 @@ struct AttentionComparison {
     return o_violations == 0 && lse_violations == 0 && semantic_violations == 0 && !floor_violation;
   }
 };
-
-// The per-element bounds compare_attention applies (docs/pass-rule.md), for a kernel that
-// rounds P and O in `mode`: o [B, Sq, Hq, D] bounds |O_kernel - O_exact|, lse [B, Hq, Sq]
-// bounds |LSE_kernel - LSE_exact|; each includes the oracle's own stated error, which
-// o_oracle and lse_oracle give alone (the distance of `exact` from the exact value, its
-// rounding to double included). Rows with no visible key (exact LSE = -inf) have bound 0
-// (O must be +0.0 and LSE -inf exactly); where the exact value is NaN the entries are NaN
-// (no bound: the result must be NaN). Throws std::invalid_argument if `exact` does not match
-// the shape.
-struct AttentionBounds {
-  std::vector<double> o, lse;
-  std::vector<double> o_oracle, lse_oracle;
-};
-AttentionBounds attention_bounds(const AttentionProblem& problem, const AttentionResult& exact,
-                                 numerics::Rounding mode);
 
 // Compares kernel outputs (O bf16 bits [B, Sq, Hq, D], LSE fp32 [B, Hq, Sq]) of `problem`
 // computed by a kernel that rounds P and O in `mode`, against `exact`. Throws

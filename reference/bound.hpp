@@ -1,0 +1,57 @@
+// The certified bound (oracles.md, "Bound"): a per-element upper bound on |kernel − exact| for
+// any online-softmax attention kernel with the declared CDNA3 arithmetic — bf16 MFMA (block
+// model, cdna3-facts.md §4) for Q·Kᵀ and P·V in any blocking, fp32 VALU, 1-ULP v_exp_f32 /
+// v_log_f32 / v_rcp_f32 with their flush of results below 2^-126 (cdna3-facts.md §6), and the
+// declared bf16 rounding of P and of the stored O. Derivation, assumptions and sources:
+// docs/error-analysis.md (Higham, ASNA 2nd ed. §3.1, §3.5; Blanchard, Higham & Higham 2021).
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "numerics/bf16.hpp"
+#include "reference/attention.hpp"
+
+namespace cdna::reference {
+
+// The per-element bounds compare_attention applies, for a kernel that rounds P and O in
+// `mode`: o [B, Sq, Hq, D] bounds |O_kernel - O_exact|, lse [B, Hq, Sq] bounds
+// |LSE_kernel - LSE_exact|; each includes the oracle's own stated error, which o_oracle and
+// lse_oracle give alone (the distance of `exact` from the exact value, its rounding to double
+// included). Rows with no visible key (exact LSE = -inf) have bound 0 (O must be +0.0 and LSE
+// -inf exactly); where the exact value is NaN the entries are NaN (no bound: the result must
+// be NaN); +inf where no finite bound holds (scores that may overflow fp32).
+// Throws std::invalid_argument if `exact` does not match the shape.
+struct AttentionBounds {
+  std::vector<double> o, lse;
+  std::vector<double> o_oracle, lse_oracle;
+};
+AttentionBounds attention_bounds(const AttentionProblem& problem, const AttentionResult& exact,
+                                 numerics::Rounding mode);
+
+// Building blocks of the bound, exposed for the unit tests (docs/error-analysis.md §1–§2).
+namespace bound_terms {
+
+inline constexpr double kU32 = 0x1p-24;                  // fp32 unit roundoff (RTNE)
+inline constexpr double kUBlock = 0x1p-24 + 0x1p-30;     // one MFMA block node: RN and C's 2^-31
+inline constexpr double kTrunc = 0x1p-21 + 0x1p-24 + 0x1p-31;  // block truncation, per Σ|fresh|
+inline constexpr double kUlp = 0x1p-23 / (1 - 0x1p-23);  // 1 ULP, relative to the exact result
+
+// Higham's γ_n(u) = n·u / (1 − n·u) (ASNA §3.1, Lemma 3.1); +inf when n·u ≥ 1.
+double gamma(double n, double u);
+// Relative error of bf16 rounding in `mode`: 2^-8 (RTNE, RTNA), 2^-7 (RTZ).
+double bf16_unit_roundoff(numerics::Rounding mode);
+// Bound on |ŝ − Σ_k a_k b_k| for a bf16 MFMA dot product whose products are grouped into blocks
+// of ≤ 8 combined along paths of at most `depth` block or fp32 nodes (§2), given the sum of the
+// per-product magnitudes `abs_sum` (A = Σ max(|a|,2^-126)·max(|b|,2^-126) + k·2^-126).
+double mfma_dot_error(double depth, double abs_sum);
+
+// Depths of the kernel model (§3): Q·K paths, P·V paths, running-sum paths, exp count per key.
+struct Depths {
+  double qk, pv, l, exps;
+};
+Depths kernel_depths(std::int64_t head_dim, std::int64_t seqlen_k);
+
+}  // namespace bound_terms
+
+}  // namespace cdna::reference
