@@ -206,7 +206,7 @@ void write_reports(const AuditResult& result, const std::filesystem::path& dir) 
   j["tool"] = "cdna-verify";
   j["version"] = CDNA_VERSION;
   j["executor"] = result.executor;
-  j["pass_rule"] = "docs/pass-rule.md (provisional a-priori bound)";
+  j["pass_rule"] = "docs/pass-rule.md (certified per-element bound, docs/error-analysis.md; rel-RMS <= 2 x floor)";
   j["seconds"] = result.seconds;
   j["passed"] = result.count(Verdict::Pass);
   j["failed"] = result.count(Verdict::Fail);
@@ -266,7 +266,7 @@ void write_reports(const AuditResult& result, const std::filesystem::path& dir) 
 
   std::ostringstream md;
   md << "# cdna-verify audit\n\n"
-     << "Executor: `" << result.executor << "`. Pass rule: docs/pass-rule.md (provisional). "
+     << "Executor: `" << result.executor << "`. Pass rule: docs/pass-rule.md (certified bound of docs/error-analysis.md, rel-RMS ≤ 2 × floor). "
      << result.count(Verdict::Pass) << " passed, " << result.count(Verdict::Fail) << " failed, "
      << result.count(Verdict::Rejected) << " rejected, " << fmt(result.seconds, 3) << " s.\n\n"
      << "| case | shape | mask | mode | max abs err | max ULP | LSE err | err/bound | verdict | note |\n"

@@ -223,7 +223,7 @@ std::string report_html(const AuditResult& result, const Gnuplot& gnuplot, std::
     << "<span class=\"fail\">" << result.count(Verdict::Fail) << " failed</span>"
     << "<span class=\"rejected\">" << result.count(Verdict::Rejected)
     << " rejected</span><span>" << num(result.seconds, 3) << " s</span></p>\n"
-    << "<p>Pass rule: docs/pass-rule.md (provisional a-priori bound per element, and rel-RMS error "
+    << "<p>Pass rule: docs/pass-rule.md (certified per-element bound of docs/error-analysis.md, and rel-RMS error "
        "at most 2&times; the floor model's). Version " << e(CDNA_VERSION) << ".</p>\n";
 
   // Plots.
