@@ -6,9 +6,10 @@
 // experimentation"). A destination op_sel (write the high half) is refused, as are omod and
 // constants in packed forms, whose exact hardware behaviour this file does not model.
 //
-// f16 arithmetic: add, sub and mul are evaluated in f32 and rounded once to f16 (exact: f32 has
-// at least 2*11+2 bits, so the double rounding is innocuous); fma in f64 likewise. MODE's
-// fp16/fp64 denormal field flushes inputs/results; its round field must be nearest-even.
+// f16 arithmetic: add, sub and mul are exact in f64 (a sum of two f16 spans at most 41 bits, a
+// product 22) and rounded once to f16 under MODE's fp16/fp64 round mode (narrow_f64); fma rounds
+// the exact value to odd in f64 first (53 >= 11 + 3 bits, so the second rounding is exact in
+// every mode). MODE's fp16/fp64 denormal field flushes inputs and (after rounding) results.
 #include <cmath>
 
 #include "simulator/fp.hpp"
@@ -20,7 +21,6 @@ using u32 = std::uint32_t;
 using u64 = std::uint64_t;
 
 inline bool nan16(u32 h) { return (h & 0x7fffu) > 0x7c00u; }
-inline u32 ftz16(u32 h) { return (h & 0x7c00u) == 0 ? h & 0x8000u : h; }
 inline float f16_to_f(u32 h) { return as_float(f32_bits_from_f16(static_cast<std::uint16_t>(h), false)); }
 
 void refuse_unmodelled(const Inst& I, bool packed) {
@@ -45,7 +45,7 @@ void src16(Wave& w, const Operand& o, bool hi, bool fp, bool flush, u32* out) {
 }
 
 // f16 results from exact-ish f32/f64 values: NaN results take the first NaN source (quieted) or
-// the canonical 0x7e00; rounding to nearest even; output denormals flushed when `flush`.
+// the canonical 0x7e00; output denormals flushed when `flush`.
 u32 finish16(u32 h, const u32* srcs[3], int n, int l, bool flush) {
   if (nan16(h)) {
     for (int i = 0; i < n; ++i)
@@ -65,8 +65,8 @@ u32 clamp16(u32 h, bool dx10) {
 
 template <int N, auto F>
 void f16_op(Wave& w, const Inst& I) {
-  require_rne16_64(w);
   refuse_unmodelled(I, false);
+  const u32 mode = w.round16_64();
   bool fi = w.flush_in16_64(), fo = w.flush_out16_64();
   Lanes s[3], r;
   const u32* srcs[3];
@@ -75,37 +75,43 @@ void f16_op(Wave& w, const Inst& I) {
     srcs[i] = s[i].u;
   }
   for (int l = 0; l < kLanes; ++l) {
-    u32 h = F(srcs, l);
+    u32 h = F(srcs, l, mode);
     h = finish16(h, srcs, N, l, fo);
     r.u[l] = I.clamp ? clamp16(h, w.dx10_clamp()) : h;
   }
   vwrite(w, I.ops[0], r.u);
 }
 
-inline u32 round16(float x) { return f16_from_f32_bits(fbits(x), false); }
+inline double f16_to_d(u32 h) { return static_cast<double>(f16_to_f(h)); }
+inline bool neg16(u32 h) { return (h & 0x8000u) != 0; }
 
-u32 add16(const u32* s[3], int l) { return round16(f16_to_f(s[0][l]) + f16_to_f(s[1][l])); }
-u32 sub16(const u32* s[3], int l) { return round16(f16_to_f(s[0][l]) - f16_to_f(s[1][l])); }
-u32 subrev16(const u32* s[3], int l) { return round16(f16_to_f(s[1][l]) - f16_to_f(s[0][l])); }
-u32 mul16(const u32* s[3], int l) { return round16(f16_to_f(s[0][l]) * f16_to_f(s[1][l])); }
+// Exact sum of two f16 values rounded to f16 under `mode` (the host sum runs in nearest-even,
+// exact here; zero_sign gives an exact zero its sign for the mode).
+inline u32 sum16(u32 a, u32 b, u32 mode) {
+  return f16_from_f64(zero_sign(f16_to_d(a) + f16_to_d(b), neg16(a) || neg16(b), mode), mode);
+}
+u32 add16(const u32* s[3], int l, u32 m) { return sum16(s[0][l], s[1][l], m); }
+u32 sub16(const u32* s[3], int l, u32 m) { return sum16(s[0][l], s[1][l] ^ 0x8000u, m); }
+u32 subrev16(const u32* s[3], int l, u32 m) { return sum16(s[1][l], s[0][l] ^ 0x8000u, m); }
+u32 mul16(const u32* s[3], int l, u32 m) { return f16_from_f64(f16_to_d(s[0][l]) * f16_to_d(s[1][l]), m); }
 // Exact product in f64, sum rounded to odd (TwoSum decides the last bit), then one rounding to
-// f16: the correctly rounded fma (f64 has far more than 11 + 2 bits).
-u32 fma16(const u32* s[3], int l) {
-  double p = static_cast<double>(f16_to_f(s[0][l])) * static_cast<double>(f16_to_f(s[1][l]));
-  double c = static_cast<double>(f16_to_f(s[2][l]));
+// f16 under `mode`: the correctly rounded fma.
+u32 fma16(const u32* s[3], int l, u32 mode) {
+  double p = f16_to_d(s[0][l]) * f16_to_d(s[1][l]);
+  double c = f16_to_d(s[2][l]);
   double sum = p + c;
-  if (!std::isfinite(p) || !std::isfinite(c)) return f16_from_f64(sum);
+  if (!std::isfinite(p) || !std::isfinite(c)) return f16_from_f64(sum, mode);
   double bv = sum - p;
   double err = (p - (sum - bv)) + (c - bv);
-  std::uint64_t bits = dbits(sum);
+  std::uint64_t bits = dbits(zero_sign(sum, std::signbit(p) || std::signbit(c), mode));
   if (err != 0 && (bits & 1) == 0) bits = ((err > 0) == (sum > 0)) ? bits + 1 : bits - 1;
-  return f16_from_f64(as_double(bits));
+  return f16_from_f64(as_double(bits), mode);
 }
 
 // IEEE-mode min/max on f16 bits (same rules as the f32 forms; -0 < +0).
 inline int key16(u32 h) { return (h & 0x8000u) ? -static_cast<int>(h & 0x7fffu) - 1 : static_cast<int>(h); }
 template <bool Max>
-u32 minmax16(const u32* s[3], int l) {
+u32 minmax16(const u32* s[3], int l, u32) {
   u32 a = s[0][l], b = s[1][l];
   bool na = nan16(a), nb = nan16(b);
   if (na && nb) return a | 0x0200u;
@@ -140,7 +146,7 @@ inline std::int32_t s16(u32 x) { return static_cast<std::int16_t>(static_cast<st
 // ---- packed 16-bit: op_sel picks the half feeding the low result, op_sel_hi the high one.
 template <int N, auto F, bool Fp, int Sat = 0>
 void pk16(Wave& w, const Inst& I) {
-  if (Fp) require_rne16_64(w);
+  const u32 mode = w.round16_64();
   if (I.omod) sim_fail("omod on a packed instruction is not supported");
   for (int i = 0; i < N; ++i)
     if (I.ops[1 + i].kind == OperandKind::Const)
@@ -160,7 +166,7 @@ void pk16(Wave& w, const Inst& I) {
       srcs[i] = s[i].u;
     }
     for (int l = 0; l < kLanes; ++l) {
-      u32 h = F(srcs, l);
+      u32 h = F(srcs, l, mode);
       h = (Sat != 0 && I.clamp) ? sat16<Sat>(h) : h & 0xffffu;
       if (Fp) {
         h = finish16(h, srcs, N, l, fo);
@@ -172,7 +178,7 @@ void pk16(Wave& w, const Inst& I) {
   vwrite(w, I.ops[0], out.u);
 }
 template <auto Op>
-u32 int2(const u32* s[3], int l) { return Op(s[0][l], s[1][l]); }
+u32 int2(const u32* s[3], int l, u32) { return Op(s[0][l], s[1][l]); }
 
 // ---- compares and class on f16 (low halves)
 enum class C { LT, EQ, LE, GT, LG, GE, O, U, NEQ, NLT, NLE, NGT, NGE, NLG };
@@ -227,14 +233,15 @@ void v_cmp_class_f16(Wave& w, const Inst& I) {
 // ---- conversions
 template <bool Signed>
 void cvt_f16_from_int(Wave& w, const Inst& I) {
-  require_rne16_64(w);
   refuse_unmodelled(I, false);
+  const u32 mode = w.round16_64();
   Lanes a, r;
   src16(w, I.ops[1], I.op_sel & 1, false, false, a.u);
   bool fo = w.flush_out16_64();
   for (int l = 0; l < kLanes; ++l) {
-    float x = Signed ? static_cast<float>(s16(a.u[l])) : static_cast<float>(a.u[l]);
-    r.u[l] = f16_from_f32_bits(fbits(x), fo);
+    double x = Signed ? static_cast<double>(s16(a.u[l])) : static_cast<double>(a.u[l]);
+    u32 h = f16_from_f64(x, mode);
+    r.u[l] = fo ? ftz16(h) : h;
   }
   vwrite(w, I.ops[0], r.u);
 }

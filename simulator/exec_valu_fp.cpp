@@ -1,19 +1,23 @@
 // Vector ALU floating point: f32/f64 arithmetic, min/max, fma, compares, class tests,
 // conversions and the transcendental unit (v_exp/log/rcp/rsq/sqrt/sin/cos_f32).
 //
-// Transcendentals: the hardware algorithms are not published; the ISA documents them as
-// accurate to 1 ULP with denormals flushed (inputs and results), independent of MODE. The
-// simulator returns the correctly rounded result (evaluated in double or long double and
-// rounded once to f32 — correct except where the exact value lies within ~2^-50 relative of a
-// midpoint between two floats), then flushes denormals as the hardware does. A kernel whose
-// result depends on the last bit of these instructions can therefore differ from hardware by
-// up to 1 ULP per instruction; that is the documented hardware accuracy.
+// Rounding: f32 operations follow MODE's fp32 round mode and f64 operations the fp64/fp16 one,
+// with the host's FPU switched to that mode for the instruction (HostRound; this file is
+// compiled with -frounding-math). Conversions round in the mode of their destination format
+// (v_cvt_f16_f32: fp16/fp64 field, as LLVM's SIModeRegister sets FP_ROUND_MODE_DP for it;
+// v_cvt_f32_f64: the fp32 field, a modelling choice: the ISA guide does not say).
+// v_cvt_pkrtz_f16_f32 always rounds toward zero.
+//
+// Transcendentals (simulator/transcendental.hpp): correctly rounded to nearest even whatever
+// MODE's round mode, or the seeded 1-ULP envelope (SchedulerOptions::transcendental_envelope),
+// then denormals flushed (inputs and results) as the ISA guide states.
 #include <algorithm>
 #include <cmath>
 #include <limits>
 
 #include "simulator/fp.hpp"
 #include "simulator/fp_lanes.hpp"
+#include "simulator/transcendental.hpp"
 
 namespace cdna::simulator {
 namespace {
@@ -26,7 +30,7 @@ using i32 = std::int32_t;
 
 template <auto F>
 void f1(Wave& w, const Inst& I) {  // D = F(S0), rounding op
-  require_rne32(w);
+  HostRound host_mode(w.round32());
   Lanes ta, r;
   const u32* a = fsrc32(w, I.ops[1], ta, w.flush_in32());
   for (int l = 0; l < kLanes; ++l) r.u[l] = fbits(F(as_float(a[l])));
@@ -35,7 +39,7 @@ void f1(Wave& w, const Inst& I) {  // D = F(S0), rounding op
 }
 template <auto F>
 void f2(Wave& w, const Inst& I) {
-  require_rne32(w);
+  HostRound host_mode(w.round32());
   Lanes ta, tb, r;
   bool fi = w.flush_in32();
   const u32* a = fsrc32(w, I.ops[I.src0], ta, fi);
@@ -46,7 +50,7 @@ void f2(Wave& w, const Inst& I) {
 }
 template <auto F>
 void f3(Wave& w, const Inst& I) {
-  require_rne32(w);
+  HostRound host_mode(w.round32());
   Lanes ta, tb, tc, r;
   bool fi = w.flush_in32();
   const u32* a = fsrc32(w, I.ops[I.src0], ta, fi);
@@ -59,7 +63,6 @@ void f3(Wave& w, const Inst& I) {
 
 // v_fmac_f32: D = S0 * S1 + D
 void v_fmac_f32(Wave& w, const Inst& I) {
-  require_rne32(w);
   Lanes ta, tb, tc, r;
   bool fi = w.flush_in32();
   const u32* a = fsrc32(w, I.ops[1], ta, fi);
@@ -67,7 +70,8 @@ void v_fmac_f32(Wave& w, const Inst& I) {
   Operand d = I.ops[0];
   d.neg = d.abs = false;
   const u32* c = fsrc32(w, d, tc, fi);
-  fma32_lanes(a, b, c, r.u);
+  fma32_lanes(a, b, c, r.u, w.round32());
+  HostRound host_mode(w.round32());  // omod
   fix_nans32(r.u, a, b, c);
   fdst32(w, I, r.u, w.flush_out32());
 }
@@ -75,13 +79,13 @@ void v_fmac_f32(Wave& w, const Inst& I) {
 // Fused multiply-add: ops = vdst, src0, src1, src2 (v_fmamk/v_fmaak spell the constant as a
 // source in the same order).
 void v_fma_f32(Wave& w, const Inst& I) {
-  require_rne32(w);
   Lanes ta, tb, tc, r;
   bool fi = w.flush_in32();
   const u32* a = fsrc32(w, I.ops[1], ta, fi);
   const u32* b = fsrc32(w, I.ops[2], tb, fi);
   const u32* c = fsrc32(w, I.ops[3], tc, fi);
-  fma32_lanes(a, b, c, r.u);
+  fma32_lanes(a, b, c, r.u, w.round32());
+  HostRound host_mode(w.round32());  // omod
   fix_nans32(r.u, a, b, c);
   fdst32(w, I, r.u, w.flush_out32());
 }
@@ -146,39 +150,18 @@ void v_minmax3_f32(Wave& w, const Inst& I) {
 
 // ---- transcendental unit: flushes input and output denormals regardless of MODE.
 
-inline float flush_f(float x) { return as_float(ftz32(fbits(x))); }
-
-template <auto F>
+template <Trans F>
 void vtrans(Wave& w, const Inst& I) {
   Lanes ta, r;
   const u32* a = fsrc32(w, I.ops[1], ta, true);
-  for (int l = 0; l < kLanes; ++l) r.u[l] = ftz32(fbits(F(as_float(a[l]))));
+  if (w.env->transcendental_envelope) {
+    const u64 seed = *w.env->transcendental_envelope;
+    for (int l = 0; l < kLanes; ++l) r.u[l] = trans_envelope(F, a[l], seed);
+  } else {
+    for (int l = 0; l < kLanes; ++l) r.u[l] = trans_nearest(F, a[l]);
+  }
   fix_nans32(r.u, a, nullptr, nullptr);
   fdst32(w, I, r.u, true);
-}
-
-float t_exp(float x) { return static_cast<float>(std::exp2(static_cast<double>(x))); }
-float t_log(float x) {
-  if (x == 0.0f) return -std::numeric_limits<float>::infinity();  // log2(+-0) = -inf
-  return static_cast<float>(std::log2(static_cast<double>(x)));
-}
-float t_rcp(float x) { return 1.0f / x; }
-float t_rsq(float x) {
-  if (x == 0.0f) return std::signbit(x) ? -std::numeric_limits<float>::infinity()
-                                        : std::numeric_limits<float>::infinity();
-  return static_cast<float>(1.0 / std::sqrt(static_cast<double>(x)));
-}
-float t_sqrt(float x) { return std::sqrt(x); }
-// v_sin_f32 / v_cos_f32 take the angle in revolutions: sin(2*pi*x).
-float t_sin(float x) {
-  if (std::isinf(x)) return std::numeric_limits<float>::quiet_NaN();
-  long double f = std::fmod(static_cast<long double>(x), 1.0L);
-  return static_cast<float>(std::sin(f * 2.0L * 3.141592653589793238462643383279502884L));
-}
-float t_cos(float x) {
-  if (std::isinf(x)) return std::numeric_limits<float>::quiet_NaN();
-  long double f = std::fmod(static_cast<long double>(x), 1.0L);
-  return static_cast<float>(std::cos(f * 2.0L * 3.141592653589793238462643383279502884L));
 }
 
 // ---- rounding to integral (exact; no rounding mode involved)
@@ -214,7 +197,7 @@ void cvt_to_int(Wave& w, const Inst& I) {  // f32 -> integer bits
 }
 template <auto F>
 void cvt_from_int(Wave& w, const Inst& I) {  // integer bits -> f32 (rounds)
-  require_rne32(w);
+  HostRound host_mode(w.round32());
   Lanes ta, r;
   const u32* a = vsrc(w, I.ops[1], ta);
   for (int l = 0; l < kLanes; ++l) r.u[l] = fbits(F(a[l]));
@@ -222,11 +205,14 @@ void cvt_from_int(Wave& w, const Inst& I) {  // integer bits -> f32 (rounds)
 }
 
 void v_cvt_f16_f32(Wave& w, const Inst& I) {
-  require_rne16_64(w);
   Lanes ta, r;
   const u32* a = fsrc32(w, I.ops[1], ta, w.flush_in32());
-  bool fo = w.flush_out16_64();
-  for (int l = 0; l < kLanes; ++l) r.u[l] = f16_from_f32_bits(a[l], fo);  // high half zeroed
+  const bool fo = w.flush_out16_64();
+  const u32 mode = w.round16_64();
+  for (int l = 0; l < kLanes; ++l) {  // high half zeroed
+    const u32 h = f16_from_f64(static_cast<double>(as_float(a[l])), mode);
+    r.u[l] = fo ? ftz16(h) : h;
+  }
   if (I.clamp || I.omod) sim_fail("clamp/omod on v_cvt_f16_f32 is not supported");
   vwrite(w, I.ops[0], r.u);
 }
@@ -249,8 +235,11 @@ void v_cvt_pkrtz_f16_f32(Wave& w, const Inst& I) {
   bool fo = w.flush_out16_64();
   const u32* a = fsrc32(w, I.ops[1], ta, fi);
   const u32* b = fsrc32(w, I.ops[2], tb, fi);
-  for (int l = 0; l < kLanes; ++l)
-    r.u[l] = f16_from_f32_bits_rtz(a[l], fo) | (u32{f16_from_f32_bits_rtz(b[l], fo)} << 16);
+  auto rtz = [fo](u32 x) {
+    const u32 h = f16_from_f64(static_cast<double>(as_float(x)), kRoundZero);
+    return fo ? ftz16(h) : h;
+  };
+  for (int l = 0; l < kLanes; ++l) r.u[l] = rtz(a[l]) | (rtz(b[l]) << 16);
   vwrite(w, I.ops[0], r.u);
 }
 
@@ -258,7 +247,7 @@ void v_cvt_pkrtz_f16_f32(Wave& w, const Inst& I) {
 
 template <auto F>
 void d2(Wave& w, const Inst& I) {
-  require_rne16_64(w);
+  HostRound host_mode(w.round16_64());
   Lanes64 a, b, r;
   bool fi = w.flush_in16_64();
   fsrc64(w, I.ops[1], a, fi);
@@ -268,7 +257,7 @@ void d2(Wave& w, const Inst& I) {
   fdst64(w, I, r, w.flush_out16_64());
 }
 void v_fma_f64(Wave& w, const Inst& I) {
-  require_rne16_64(w);
+  HostRound host_mode(w.round16_64());
   Lanes64 a, b, c, r;
   bool fi = w.flush_in16_64();
   fsrc64(w, I.ops[1], a, fi);
@@ -279,7 +268,7 @@ void v_fma_f64(Wave& w, const Inst& I) {
   fdst64(w, I, r, w.flush_out16_64());
 }
 void v_fmac_f64(Wave& w, const Inst& I) {
-  require_rne16_64(w);
+  HostRound host_mode(w.round16_64());
   Lanes64 a, b, c, r;
   bool fi = w.flush_in16_64();
   fsrc64(w, I.ops[1], a, fi);
@@ -317,7 +306,7 @@ void v_minmax_f64(Wave& w, const Inst& I) {
   fdst64(w, I, r, w.flush_out16_64());
 }
 void v_ldexp_f64(Wave& w, const Inst& I) {
-  require_rne16_64(w);
+  HostRound host_mode(w.round16_64());
   Lanes64 a, r;
   Lanes tb;
   fsrc64(w, I.ops[1], a, w.flush_in16_64());
@@ -330,7 +319,7 @@ void v_ldexp_f64(Wave& w, const Inst& I) {
   fdst64(w, I, r, w.flush_out16_64());
 }
 void v_ldexp_f32(Wave& w, const Inst& I) {
-  require_rne32(w);
+  HostRound host_mode(w.round32());
   Lanes ta, tb, r;
   const u32* a = fsrc32(w, I.ops[1], ta, w.flush_in32());
   const u32* b = vsrc(w, I.ops[2], tb);
@@ -350,7 +339,7 @@ void v_cvt_f64_f32(Wave& w, const Inst& I) {
   fdst64(w, I, r, false);
 }
 void v_cvt_f32_f64(Wave& w, const Inst& I) {
-  require_rne32(w);
+  HostRound host_mode(w.round32());
   Lanes64 a;
   Lanes r;
   fsrc64(w, I.ops[1], a, w.flush_in16_64());
@@ -496,14 +485,14 @@ void register_valu_fp(HandlerTable& t) {
   set(O::v_med3_f32, v_minmax3_f32<2>);
   set(O::v_ldexp_f32, v_ldexp_f32);
 
-  set(O::v_exp_f32, vtrans<t_exp>);
-  set(O::v_log_f32, vtrans<t_log>);
-  set(O::v_rcp_f32, vtrans<t_rcp>);
-  set(O::v_rcp_iflag_f32, vtrans<t_rcp>);
-  set(O::v_rsq_f32, vtrans<t_rsq>);
-  set(O::v_sqrt_f32, vtrans<t_sqrt>);
-  set(O::v_sin_f32, vtrans<t_sin>);
-  set(O::v_cos_f32, vtrans<t_cos>);
+  set(O::v_exp_f32, vtrans<Trans::Exp2>);
+  set(O::v_log_f32, vtrans<Trans::Log2>);
+  set(O::v_rcp_f32, vtrans<Trans::Rcp>);
+  set(O::v_rcp_iflag_f32, vtrans<Trans::Rcp>);
+  set(O::v_rsq_f32, vtrans<Trans::Rsq>);
+  set(O::v_sqrt_f32, vtrans<Trans::Sqrt>);
+  set(O::v_sin_f32, vtrans<Trans::Sin>);
+  set(O::v_cos_f32, vtrans<Trans::Cos>);
 
   set(O::v_trunc_f32, fround<([](float x) { return std::trunc(x); })>);
   set(O::v_ceil_f32, fround<([](float x) { return std::ceil(x); })>);

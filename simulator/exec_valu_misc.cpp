@@ -169,7 +169,7 @@ inline u32 pk_mod(u32 x, const Inst& I, int i, bool hi) {
 
 template <int N, auto F>
 void pk_f32(Wave& w, const Inst& I) {
-  require_rne32(w);
+  const u32 mode = w.round32();
   Lanes t[3][2];
   Pk s[3];
   for (int i = 0; i < N; ++i) s[i] = pk_src(w, I, i, t[i][0], t[i][1]);
@@ -189,8 +189,9 @@ void pk_f32(Wave& w, const Inst& I) {
       a[i] = in[i].u;
     }
     if constexpr (N == 3) {
-      fma32_lanes(a[0], a[1], a[2], r.u);
+      fma32_lanes(a[0], a[1], a[2], r.u, mode);
     } else {
+      HostRound host_mode(mode);
       for (int l = 0; l < kLanes; ++l)
         r.u[l] = fbits(F(as_float(a[0][l]), N > 1 ? as_float(a[1][l]) : 0.0f, 0.0f));
     }
@@ -245,9 +246,9 @@ void v_pack_b32_f16(Wave& w, const Inst& I) {
 // else the canonical NaN).
 std::atomic<Dot2Rounding> g_dot2{Dot2Rounding::Once};
 
-// Exact sum of three doubles rounded once to f32: round-to-odd in double (53 >= 24 + 2 bits),
-// then the host's nearest-even conversion.
-float sum3_to_f32(double a, double b, double c) {
+// Exact sum of three doubles rounded once to f32 under `mode`: round-to-odd in double (53 >=
+// 24 + 3 bits, so the second rounding is exact in every mode), then one explicit rounding.
+float sum3_to_f32(double a, double b, double c, u32 mode) {
   auto two_sum = [](double x, double y, double& e) {
     double s = x + y;
     double bb = s - x;
@@ -260,17 +261,19 @@ float sum3_to_f32(double a, double b, double c) {
   double u = two_sum(e2, e1, e3);
   double v = two_sum(t, u, e4);
   double r = e4 + e3;  // sign and nonzero-ness of the exact residual
-  if (r == 0.0 || !std::isfinite(v)) return static_cast<float>(v);
-  if (v == 0.0) return static_cast<float>(r);  // t == -u: the residual is the exact sum
+  const bool any_neg = std::signbit(a) || std::signbit(b) || std::signbit(c);
+  auto to_f32 = [mode](double x) { return as_float(f32_from_f64(x, mode)); };
+  if (r == 0.0 || !std::isfinite(v)) return to_f32(zero_sign(v, any_neg, mode));
+  if (v == 0.0) return to_f32(r);  // t == -u: the residual is the exact sum
   std::uint64_t bits = std::bit_cast<std::uint64_t>(v);
   if ((r < 0) != (v < 0)) bits -= 1;  // |exact| < |v|: truncate toward zero
   bits |= 1;                          // sticky (round to odd)
-  return static_cast<float>(std::bit_cast<double>(bits));
+  return to_f32(std::bit_cast<double>(bits));
 }
 
 template <bool Vop2>
 void dot2_f32_f16(Wave& w, const Inst& I) {
-  require_rne32(w);
+  const u32 rmode = w.round32();
   if (I.clamp || I.neg_lo || I.neg_hi || I.op_sel || I.op_sel_hi_given || I.omod)
     sim_fail("v_dot2_f32_f16 with op_sel/op_sel_hi/neg/clamp/omod modifiers is not supported");
   const Operand& d = I.ops[0];
@@ -293,9 +296,9 @@ void dot2_f32_f16(Wave& w, const Inst& I) {
     if (!std::isfinite(p0) || !std::isfinite(p1) || !std::isfinite(cf)) {
       res = static_cast<float>(p0 + p1 + cf);
     } else if (mode == Dot2Rounding::Once) {
-      res = sum3_to_f32(static_cast<double>(cf), p0, p1);
+      res = sum3_to_f32(static_cast<double>(cf), p0, p1, rmode);
     } else {
-      res = sum3_to_f32(static_cast<double>(sum3_to_f32(static_cast<double>(cf), p0, 0.0)), p1, 0.0);
+      res = sum3_to_f32(static_cast<double>(sum3_to_f32(static_cast<double>(cf), p0, 0.0, rmode)), p1, 0.0, rmode);
     }
     u32 rb = fbits(res);
     if (is_nan32(rb)) {

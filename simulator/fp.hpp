@@ -1,9 +1,11 @@
 // Floating-point helpers shared by the VALU executors: denormal flushing per MODE, input
 // modifiers, output modifiers, NaN results, f16 conversions.
 //
-// Host arithmetic is IEEE binary32/binary64 with round-to-nearest-even (the host rounding
-// mode is never changed); an instruction that would need another MODE rounding mode is an
-// error (require_rne32 / require_rne16_64), never silently rounded to nearest.
+// Rounding: every VALU operation that rounds follows MODE's round mode (fp_round.hpp): f32 and
+// f64 arithmetic on the host's FPU switched to that mode (HostRound), f16 results and sums
+// computed exactly or rounded to odd in double and then rounded explicitly (narrow_f64).
+// Denormal flushing happens after rounding: a result that rounds to a subnormal becomes a zero
+// of its sign (so a tiny positive result in round-up mode gives +0, not the smallest normal).
 //
 // NaN results: the hardware's NaN payload propagation is not published. The model: an
 // operation whose result is NaN returns the first NaN source (in operand order), quieted;
@@ -14,6 +16,7 @@
 #include <cmath>
 #include <cstdint>
 
+#include "simulator/fp_round.hpp"
 #include "simulator/wave.hpp"
 
 namespace cdna::simulator {
@@ -26,19 +29,6 @@ inline std::uint64_t ftz64(std::uint64_t x) {
 }
 inline bool is_nan32(std::uint32_t x) { return (x & 0x7fffffffu) > 0x7f800000u; }
 inline bool is_nan64(std::uint64_t x) { return (x & 0x7fffffffffffffffull) > 0x7ff0000000000000ull; }
-
-inline void require_rne32(const Wave& w) {
-  if (w.round32() != 0)
-    sim_fail("MODE fp32 round mode is " + std::to_string(w.round32()) +
-             " (not round-to-nearest-even); the simulator only implements nearest-even for "
-             "this instruction");
-}
-inline void require_rne16_64(const Wave& w) {
-  if (w.round16_64() != 0)
-    sim_fail("MODE fp16/fp64 round mode is " + std::to_string(w.round16_64()) +
-             " (not round-to-nearest-even); the simulator only implements nearest-even for "
-             "this instruction");
-}
 
 // f32 source lanes with abs/neg applied and input denormals flushed when `flush`.
 inline const std::uint32_t* fsrc32(Wave& w, const Operand& o, Lanes& tmp, bool flush) {
@@ -130,75 +120,8 @@ inline void fdst64(Wave& w, const Inst& I, Lanes64& r, bool flush_out) {
 
 // ---- f16
 
-// f32 bit pattern -> f16 bit pattern, round to nearest even; overflow -> inf; NaN -> quiet
-// NaN keeping sign and the top payload bits. `flush_out` flushes f16 denormal results.
-inline std::uint16_t f16_from_f32_bits(std::uint32_t x, bool flush_out) {
-  std::uint32_t sign = (x >> 16) & 0x8000u;
-  std::uint32_t exp = (x >> 23) & 0xffu;
-  std::uint32_t mant = x & 0x7fffffu;
-  if (exp == 0xff)
-    return static_cast<std::uint16_t>(sign | 0x7c00u | (mant ? 0x200u | (mant >> 13) : 0u));
-  int e = static_cast<int>(exp) - 127 + 15;
-  if (e >= 31) return static_cast<std::uint16_t>(sign | 0x7c00u);
-  if (e <= 0) {
-    if (exp == 0) return static_cast<std::uint16_t>(sign);  // f32 zero/denormal: far below f16
-    std::uint32_t m = mant | 0x800000u;
-    int shift = 126 - static_cast<int>(exp);  // value / 2^-24 = m >> shift
-    if (shift > 24) return static_cast<std::uint16_t>(sign);
-    std::uint32_t q = m >> shift;
-    std::uint32_t rem = m & ((1u << shift) - 1);
-    std::uint32_t half = 1u << (shift - 1);
-    if (rem > half || (rem == half && (q & 1))) ++q;
-    if (flush_out && q < 0x400u) return static_cast<std::uint16_t>(sign);
-    return static_cast<std::uint16_t>(sign | q);
-  }
-  std::uint32_t q = (static_cast<std::uint32_t>(e) << 10) | (mant >> 13);
-  std::uint32_t rem = mant & 0x1fffu;
-  if (rem > 0x1000u || (rem == 0x1000u && (q & 1))) ++q;
-  return static_cast<std::uint16_t>(sign | q);
-}
-
-// Round toward zero; overflow gives the largest finite value, infinities stay infinite.
-inline std::uint16_t f16_from_f32_bits_rtz(std::uint32_t x, bool flush_out) {
-  std::uint32_t sign = (x >> 16) & 0x8000u;
-  std::uint32_t exp = (x >> 23) & 0xffu;
-  std::uint32_t mant = x & 0x7fffffu;
-  if (exp == 0xff)
-    return static_cast<std::uint16_t>(sign | 0x7c00u | (mant ? 0x200u | (mant >> 13) : 0u));
-  int e = static_cast<int>(exp) - 127 + 15;
-  if (e >= 31) return static_cast<std::uint16_t>(sign | 0x7bffu);
-  if (e <= 0) {
-    if (exp == 0) return static_cast<std::uint16_t>(sign);
-    int shift = 126 - static_cast<int>(exp);
-    if (shift > 24) return static_cast<std::uint16_t>(sign);
-    std::uint32_t q = (mant | 0x800000u) >> shift;
-    if (flush_out && q < 0x400u) return static_cast<std::uint16_t>(sign);
-    return static_cast<std::uint16_t>(sign | q);
-  }
-  return static_cast<std::uint16_t>(sign | (static_cast<std::uint32_t>(e) << 10) | (mant >> 13));
-}
-
-// f64 -> f16 bit pattern, round to nearest even (no flush; NaN quieted).
-inline std::uint16_t f16_from_f64(double x) {
-  std::uint64_t b = dbits(x);
-  std::uint32_t sign = static_cast<std::uint32_t>(b >> 48) & 0x8000u;
-  int e = static_cast<int>((b >> 52) & 0x7ff);
-  std::uint64_t m = b & ((1ull << 52) - 1);
-  if (e == 0x7ff)
-    return static_cast<std::uint16_t>(sign | 0x7c00u | (m ? 0x200u | static_cast<std::uint32_t>(m >> 42) : 0u));
-  if (e == 0) return static_cast<std::uint16_t>(sign);  // f64 subnormal: far below f16
-  m |= 1ull << 52;
-  int E = e - 1023;                       // x = m * 2^(E - 52)
-  int qexp = std::max(E, -14) - 10;       // f16 quantum at x
-  int sh = qexp - (E - 52);               // >= 42
-  if (sh > 60) return static_cast<std::uint16_t>(sign);
-  std::uint64_t q = m >> sh, rem = m & ((1ull << sh) - 1), half = 1ull << (sh - 1);
-  if (rem > half || (rem == half && (q & 1))) ++q;
-  if (E < -14) return static_cast<std::uint16_t>(sign | q);  // subnormal (q == 1024: min normal)
-  std::uint64_t bits = (static_cast<std::uint64_t>(E + 15) << 10) + (q - 1024);
-  if (bits >= 0x7c00u) return static_cast<std::uint16_t>(sign | 0x7c00u);
-  return static_cast<std::uint16_t>(sign | bits);
-}
+// f16 bit pattern with a subnormal flushed to zero of the same sign.
+inline std::uint32_t ftz16(std::uint32_t h) { return (h & 0x7c00u) == 0 ? h & 0x8000u : h; }
 
 inline std::uint32_t f32_bits_from_f16(std::uint16_t h, bool flush_in) {
   std::uint32_t sign = (std::uint32_t{h} & 0x8000u) << 16;

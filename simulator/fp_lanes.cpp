@@ -3,50 +3,59 @@
 #include <bit>
 #include <cmath>
 
+#include "simulator/fp_round.hpp"
+
 namespace cdna::simulator {
 namespace {
 
 using u32 = std::uint32_t;
 using u64 = std::uint64_t;
 
-inline u32 emulate(u32 ua, u32 ub, u32 uc) {
+// Runs with the host in nearest-even mode (TwoSum is exact only there); `mode` is applied by
+// the final, explicit rounding of the round-to-odd double.
+inline u32 emulate(u32 ua, u32 ub, u32 uc, u32 mode) {
   double p = static_cast<double>(std::bit_cast<float>(ua)) * static_cast<double>(std::bit_cast<float>(ub));
   double c = static_cast<double>(std::bit_cast<float>(uc));
   double s = p + c;
   double bv = s - p;
   double err = (p - (s - bv)) + (c - bv);
-  u64 bits = std::bit_cast<u64>(s);
+  u64 bits = std::bit_cast<u64>(zero_sign(s, std::signbit(p) || std::signbit(c), mode));
   // Round to odd: an inexact sum with an even last bit moves one ulp toward the exact value.
   u64 toward = ((err > 0) == (s > 0)) ? bits + 1 : bits - 1;
   bits = (err != 0 && (bits & 1) == 0) ? toward : bits;
-  return std::bit_cast<u32>(static_cast<float>(std::bit_cast<double>(bits)));
+  const double odd = std::bit_cast<double>(bits);
+  return mode == kRoundNearest ? std::bit_cast<u32>(static_cast<float>(odd)) : f32_from_f64(odd, mode);
 }
 
 inline bool finite(u32 x) { return (x & 0x7f800000u) != 0x7f800000u; }
 
 }  // namespace
 
-u32 fma32_emulated(u32 a, u32 b, u32 c) {
-  if (!finite(a) || !finite(b) || !finite(c))
+u32 fma32_emulated(u32 a, u32 b, u32 c, u32 mode) {
+  if (!finite(a) || !finite(b) || !finite(c))  // the result is NaN or infinite in every mode
     return std::bit_cast<u32>(std::fma(std::bit_cast<float>(a), std::bit_cast<float>(b), std::bit_cast<float>(c)));
-  return emulate(a, b, c);
+  return emulate(a, b, c, mode);
 }
 
 namespace {
 
 // Two versions selected at load time (GCC function multiversioning; the dispatcher is
 // emitted here, where both versions are visible).
-__attribute__((target("default"))) void fma_impl(const u32* a, const u32* b, const u32* c, u32* r) {
+__attribute__((target("default"))) void fma_impl(const u32* a, const u32* b, const u32* c, u32* r,
+                                                 u32 mode) {
   u32 special = 0;
   for (int l = 0; l < 64; ++l) {
-    r[l] = emulate(a[l], b[l], c[l]);
+    r[l] = emulate(a[l], b[l], c[l], mode);
     special |= (!finite(a[l]) || !finite(b[l]) || !finite(c[l])) ? 1u : 0u;
   }
   if (special)
-    for (int l = 0; l < 64; ++l) r[l] = fma32_emulated(a[l], b[l], c[l]);
+    for (int l = 0; l < 64; ++l) r[l] = fma32_emulated(a[l], b[l], c[l], mode);
 }
 
-__attribute__((target("avx2,fma"))) void fma_impl(const u32* a, const u32* b, const u32* c, u32* r) {
+// The FMA instruction rounds in the host's mode (MXCSR.RC), set here to MODE's.
+__attribute__((target("avx2,fma"))) void fma_impl(const u32* a, const u32* b, const u32* c, u32* r,
+                                                  u32 mode) {
+  HostRound host_mode(mode);
   for (int l = 0; l < 64; ++l)
     r[l] = std::bit_cast<u32>(__builtin_fmaf(std::bit_cast<float>(a[l]), std::bit_cast<float>(b[l]),
                                              std::bit_cast<float>(c[l])));
@@ -54,7 +63,7 @@ __attribute__((target("avx2,fma"))) void fma_impl(const u32* a, const u32* b, co
 
 }  // namespace
 
-void fma32_lanes(const u32* a, const u32* b, const u32* c, u32* r) { fma_impl(a, b, c, r); }
+void fma32_lanes(const u32* a, const u32* b, const u32* c, u32* r, u32 mode) { fma_impl(a, b, c, r, mode); }
 
 namespace {
 

@@ -463,9 +463,6 @@ TEST(SimIsa, ModeRegister) {
   in.a[1] = 0x00400000u;   // denormal input, flushed
   in.b[1] = as_u(2.0f);
   check_float_lanes("mode_flush", in, [](u32 a, u32 b, u32) { return flush32(U(F(flush32(a)) * F(flush32(b)))); });
-  std::string msg = error_of([&] { run("mode_round_rtz", in); });
-  EXPECT_NE(msg.find("round mode is 3"), std::string::npos) << msg;
-  EXPECT_NE(msg.find("v_add_f32"), std::string::npos) << msg;
 }
 
 TEST(SimIsa, LdsOperations) {

@@ -20,6 +20,7 @@
 
 #include <array>
 #include <cstdint>
+#include <optional>
 #include <vector>
 
 #include "simulator/code_object.hpp"
@@ -44,6 +45,12 @@ struct SchedulerOptions {
   // Output buffers start as 0xff bytes (a NaN in every float format) instead of the host's
   // contents, and loading a byte of an output buffer the kernel has not stored is an error.
   bool poison = false;
+  // Envelope mode of the transcendental unit (simulator/transcendental.hpp): with a seed, each
+  // v_exp/log/rcp/rsq/sqrt/sin/cos_f32 result is the round-down or the round-up of the exact
+  // value (both within the documented 1 ULP), chosen by a hash of (seed, function, input) so
+  // that the same input gives the same result within a run. Without (default): correctly
+  // rounded to nearest even. Either way denormals are flushed afterwards.
+  std::optional<std::uint64_t> transcendental_envelope;
 };
 
 struct RunCounters {

@@ -251,6 +251,7 @@ void SimulatorExecutor::run(std::span<const std::byte> bytes, const device::Disp
   env.kernarg_address = addrs.kernarg;
   env.private_lane_bytes = k.private_segment_fixed_size;
   env.lds_bytes = static_cast<std::uint32_t>(lds);
+  env.transcendental_envelope = options_.transcendental_envelope;
 
   RunCounters counters;
   try {

@@ -5,6 +5,7 @@
 #include <bit>
 #include <cstdint>
 #include <cstring>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -54,6 +55,7 @@ struct DispatchEnv {
   std::uint64_t kernarg_address = 0;
   std::uint32_t private_lane_bytes = 0;
   std::uint32_t lds_bytes = 0;  // group_segment_fixed_size + dynamic LDS of the launch
+  std::optional<std::uint64_t> transcendental_envelope;  // SchedulerOptions, same name
 };
 
 enum class WaveState : std::uint8_t { Running, AtBarrier, Done };

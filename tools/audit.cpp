@@ -158,6 +158,16 @@ AuditResult run_audit(const AuditOptions& options, device::Executor& executor,
   return result;
 }
 
+namespace {
+// " (executor settings: k=v ...)" or "" when there are none.
+std::string settings_text(const AuditResult& result) {
+  if (result.executor_settings.empty()) return "";
+  std::string t = " (executor settings:";
+  for (const auto& [k, v] : result.executor_settings) t += " " + k + "=" + v;
+  return t + ")";
+}
+}  // namespace
+
 std::string summary_table(const AuditResult& result) {
   std::ostringstream o;
   o << std::left << std::setw(34) << "case" << std::setw(6) << "mode" << std::setw(11) << "executor" << std::right
@@ -193,9 +203,10 @@ std::string summary_table(const AuditResult& result) {
   }
   o << result.count(Verdict::Pass) << " passed, " << result.count(Verdict::Fail) << " failed, "
     << result.count(Verdict::Rejected) << " rejected (not run: outside the kernel's features) in "
-    << fmt(result.seconds, 3) << " s on " << result.executor << "\n";
+    << fmt(result.seconds, 3) << " s on " << result.executor << settings_text(result) << "\n";
   return o.str();
 }
+
 
 void write_reports(const AuditResult& result, const std::filesystem::path& dir) {
   std::error_code ec;
@@ -206,6 +217,8 @@ void write_reports(const AuditResult& result, const std::filesystem::path& dir) 
   j["tool"] = "cdna-verify";
   j["version"] = CDNA_VERSION;
   j["executor"] = result.executor;
+  auto& settings = j["executor_settings"] = nlohmann::json::object();
+  for (const auto& [k, v] : result.executor_settings) settings[k] = v;
   j["pass_rule"] = "docs/pass-rule.md (certified per-element bound, docs/error-analysis.md; rel-RMS <= 2 x floor)";
   j["seconds"] = result.seconds;
   j["passed"] = result.count(Verdict::Pass);
@@ -266,7 +279,8 @@ void write_reports(const AuditResult& result, const std::filesystem::path& dir) 
 
   std::ostringstream md;
   md << "# cdna-verify audit\n\n"
-     << "Executor: `" << result.executor << "`. Pass rule: docs/pass-rule.md (certified bound of docs/error-analysis.md, rel-RMS ≤ 2 × floor). "
+     << "Executor: `" << result.executor << "`" << settings_text(result)
+     << ". Pass rule: docs/pass-rule.md (certified bound of docs/error-analysis.md, rel-RMS ≤ 2 × floor). "
      << result.count(Verdict::Pass) << " passed, " << result.count(Verdict::Fail) << " failed, "
      << result.count(Verdict::Rejected) << " rejected, " << fmt(result.seconds, 3) << " s.\n\n"
      << "| case | shape | mask | mode | max abs err | max ULP | LSE err | err/bound | verdict | note |\n"

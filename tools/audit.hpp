@@ -50,6 +50,9 @@ struct CaseResult {
 
 struct AuditResult {
   std::string executor;
+  // Executor settings that may change results, e.g. {"schedule", "random"}, {"schedule_seed",
+  // "7"}, {"transcendental_envelope_seed", "1"} for the simulator; written to the reports.
+  std::vector<std::pair<std::string, std::string>> executor_settings;
   std::vector<CaseResult> rows;
   double seconds = 0;
   // Mutation testing of the verifier run with the audit (tools/mutants.hpp); empty if skipped.

@@ -44,6 +44,8 @@ expect kernel-not-found 2 "kernel 'attn_fwd_d64' not found" -- "${audit[@]}" --c
 expect bad-mode 2 "rounding mode 'rtx'" -- audit --executor simulator --modes rtx --out "$tmp/report"
 expect bad-override 2 "MODE=PATH" -- audit --executor simulator --code-object foo --out "$tmp/report"
 expect bad-regex 2 "regular expression" -- audit --executor simulator --cases '(' --out "$tmp/report"
+expect seed-without-random 2 "needs --schedule random" -- "${audit[@]}" --schedule-seed 3
+expect bad-schedule 2 "--schedule" -- "${audit[@]}" --schedule fifo
 expect unsupported-d 2 "D = 59 is not supported" -- run --executor simulator --shape 1,16,16,1,1,59
 expect unsupported-gqa 2 "heads_q = 6 is not a multiple of" -- run --executor simulator --shape 1,16,16,6,4,64
 expect top-left 2 "causal-top-left is not supported" -- \

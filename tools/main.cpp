@@ -55,9 +55,50 @@ ChosenExecutor choose_executor(const std::string& name) {
   return c;
 }
 
+// Simulator settings of `audit` and `run`: the schedule and the transcendental envelope.
+struct SimSettings {
+  std::string schedule = "round-robin";
+  std::optional<std::uint64_t> schedule_seed;
+  std::optional<std::uint64_t> envelope_seed;
+  bool any() const { return schedule != "round-robin" || schedule_seed || envelope_seed; }
+};
+
+void add_sim_options(CLI::App* cmd, SimSettings& s) {
+  cmd->add_option("--schedule", s.schedule,
+                  "Simulator wave schedule: round-robin, or random (seeded interleaving; simulator/README.md)")
+      ->check(CLI::IsMember({"round-robin", "random"}))
+      ->capture_default_str();
+  cmd->add_option("--schedule-seed", s.schedule_seed, "Seed of --schedule random (default 0)");
+  cmd->add_option("--envelope-seed", s.envelope_seed,
+                  "Simulator transcendental envelope mode: each v_exp/log/rcp/rsq/sqrt/sin/cos_f32 result is the "
+                  "round-down or round-up of the exact value (within the documented 1 ULP), chosen by this seed "
+                  "(default: correctly rounded)");
+}
+
+// Applies `s` to the chosen executor; returns the settings for the report. Throws when they are
+// given but the executor is not the simulator.
+std::vector<std::pair<std::string, std::string>> apply_sim_settings(const ChosenExecutor& c, const SimSettings& s) {
+  if (!c.sim) {
+    if (s.any()) throw CLI::ValidationError("--schedule/--schedule-seed/--envelope-seed", "apply to the simulator only");
+    return {};
+  }
+  if (s.schedule_seed && s.schedule != "random") {
+    throw CLI::ValidationError("--schedule-seed", "needs --schedule random");
+  }
+  auto& o = c.sim->options();
+  o.schedule = s.schedule == "random" ? simulator::Schedule::Random : simulator::Schedule::RoundRobin;
+  o.seed = s.schedule_seed.value_or(0);
+  o.transcendental_envelope = s.envelope_seed;
+  std::vector<std::pair<std::string, std::string>> out{{"schedule", s.schedule}};
+  if (s.schedule == "random") out.emplace_back("schedule_seed", std::to_string(o.seed));
+  out.emplace_back("transcendental_envelope_seed", s.envelope_seed ? std::to_string(*s.envelope_seed) : "none");
+  return out;
+}
+
 int run_audit_command(const std::string& out_dir, const std::vector<std::string>& mode_names,
                       const std::string& cases, const std::string& set, const std::string& executor_name,
-                      const std::vector<std::string>& code_object_overrides, bool quiet, bool mutants) {
+                      const std::vector<std::string>& code_object_overrides, bool quiet, bool mutants,
+                      const SimSettings& sim_settings) {
   tools::AuditOptions options;
   options.modes = parse_modes(mode_names);
   options.case_filter = cases;
@@ -74,10 +115,12 @@ int run_audit_command(const std::string& out_dir, const std::vector<std::string>
   }
 
   ChosenExecutor chosen = choose_executor(executor_name);
+  auto settings = apply_sim_settings(chosen, sim_settings);
   std::function<std::uint64_t()> wave_instructions;
   if (auto* sim = chosen.sim) wave_instructions = [sim] { return sim->last_stats().wave_instructions; };
 
   tools::AuditResult result = tools::run_audit(options, *chosen.executor, wave_instructions);
+  result.executor_settings = std::move(settings);
   std::cout << tools::summary_table(result);
   if (mutants) {
     // Mutation testing of the verifier itself (docs/mutation-testing.md): its kill matrix goes
@@ -111,6 +154,7 @@ struct RunArgs {
   std::uint64_t seed = 1;
   std::string code_object;
   std::string executor = "auto";
+  SimSettings sim;
 };
 
 // `cdna-verify run`: one problem with seeded randn inputs, kernel vs exact oracle.
@@ -143,10 +187,12 @@ int run_one_command(const RunArgs& a) {
   simulator::CodeObject::load(code, path.string()).kernel(p.shape.head_dim == 64 ? device::kAttentionKernels[0]
                                                                                 : device::kAttentionKernels[1]);
   ChosenExecutor chosen = choose_executor(a.executor);
+  std::string settings_text;
+  for (const auto& [k, v] : apply_sim_settings(chosen, a.sim)) settings_text += " " + k + "=" + v;
   const device::AttentionOutput out = device::run_attention(*chosen.executor, code, p);
   const reference::AttentionResult exact = reference::attention_forward_exact(p);
   const reference::AttentionComparison c = reference::compare_attention(p, exact, out.o, out.lse, *mode);
-  std::cout << "executor " << chosen.executor->name() << ", code object " << path.string() << ", "
+  std::cout << "executor " << chosen.executor->name() << settings_text << ", code object " << path.string() << ", "
             << numerics::to_string(*mode) << "\n"
             << "max |err| O " << c.max_abs_err_o << " (" << c.max_ulp_err_o << " bf16 ULP, "
             << c.max_err_to_bound_o << " of bound), max |err| LSE " << c.max_abs_err_lse << " ("
@@ -194,6 +240,8 @@ int main(int argc, char** argv) {
   audit->add_flag("--quiet", quiet, "No progress lines");
   audit->add_flag("--no-mutants", no_mutants,
                   "Skip the mutation testing of the verifier (kill matrix in the reports; about 10 s on the simulator)");
+  SimSettings audit_sim;
+  add_sim_options(audit, audit_sim);
 
   RunArgs run_args;
   auto* run = app.add_subcommand(
@@ -212,6 +260,7 @@ int main(int argc, char** argv) {
   run->add_option("--executor", run_args.executor, "auto, simulator, hip")
       ->check(CLI::IsMember({"auto", "simulator", "hip"}))
       ->capture_default_str();
+  add_sim_options(run, run_args.sim);
 
   tools::SimCommand sim(app);  // `sim CODE_OBJECT KERNEL --args ...` (tools/sim_command.hpp)
 
@@ -227,7 +276,7 @@ int main(int argc, char** argv) {
   }
   try {
     if (audit->parsed()) {
-      return run_audit_command(out_dir, modes, cases, set, executor, code_objects, quiet, !no_mutants);
+      return run_audit_command(out_dir, modes, cases, set, executor, code_objects, quiet, !no_mutants, audit_sim);
     }
     if (run->parsed()) return run_one_command(run_args);
     if (golden.parsed()) return golden.run();

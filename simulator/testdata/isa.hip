@@ -308,15 +308,6 @@ extern "C" __global__ void mode_flush(ARGS) {
                : "=&v"(r), "=&s"(mode) : "v"(a[t]), "v"(b[t]));
   o[t] = r;
 }
-// MODE round toward zero: an fp32 add must be refused.
-extern "C" __global__ void mode_round_rtz(ARGS) {
-  int t = threadIdx.x;
-  uint32_t r;
-  asm volatile("s_setreg_imm32_b32 hwreg(HW_REG_MODE, 0, 2), 3\n\tv_add_f32_e32 %0, %1, %2"
-               : "=v"(r) : "v"(a[t]), "v"(b[t]));
-  o[t] = r;
-}
-
 // ---- LDS: read2/write2, b64/b128, byte/short, atomics, permute
 extern "C" __global__ void lds_ops(ARGS) {
   __shared__ uint32_t s[1024];
