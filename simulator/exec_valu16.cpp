@@ -63,7 +63,8 @@ u32 clamp16(u32 h, bool dx10) {
   return h;
 }
 
-template <int N, auto F>
+// KeepNan: F already chose the NaN result (min/max), finish16 must not replace it.
+template <int N, auto F, bool KeepNan = false>
 void f16_op(Wave& w, const Inst& I) {
   refuse_unmodelled(I, false);
   const u32 mode = w.round16_64();
@@ -76,7 +77,7 @@ void f16_op(Wave& w, const Inst& I) {
   }
   for (int l = 0; l < kLanes; ++l) {
     u32 h = F(srcs, l, mode);
-    h = finish16(h, srcs, N, l, fo);
+    h = KeepNan && nan16(h) ? h : finish16(h, srcs, N, l, fo);
     r.u[l] = I.clamp ? clamp16(h, w.dx10_clamp()) : h;
   }
   vwrite(w, I.ops[0], r.u);
@@ -108,16 +109,25 @@ u32 fma16(const u32* s[3], int l, u32 mode) {
   return f16_from_f64(as_double(bits), mode);
 }
 
-// IEEE-mode min/max on f16 bits (same rules as the f32 forms; -0 < +0).
+// min/max on f16 bits with the rules of the f32 forms (fp_lanes.cpp): -0 < +0; a quiet NaN
+// loses to a number; two NaNs give the first, quieted; in IEEE mode a signalling NaN wins,
+// quieted (src0's first). ISA guide V_MIN_F16/V_MAX_F16 with MODE.IEEE.
 inline int key16(u32 h) { return (h & 0x8000u) ? -static_cast<int>(h & 0x7fffu) - 1 : static_cast<int>(h); }
-template <bool Max>
+template <bool Max, bool Ieee>
 u32 minmax16(const u32* s[3], int l, u32) {
   u32 a = s[0][l], b = s[1][l];
   bool na = nan16(a), nb = nan16(b);
+  if (Ieee && na && !(a & 0x0200u)) return a | 0x0200u;
+  if (Ieee && nb && !(b & 0x0200u)) return b | 0x0200u;
   if (na && nb) return a | 0x0200u;
-  if (na) return (a & 0x0200u) ? b : a | 0x0200u;  // signalling NaN gives a quiet NaN
-  if (nb) return (b & 0x0200u) ? a : b | 0x0200u;
+  if (na) return b;
+  if (nb) return a;
   return Max ? (key16(a) >= key16(b) ? a : b) : (key16(a) <= key16(b) ? a : b);
+}
+// The handler picks the IEEE or non-IEEE rule from the wave's MODE at run time.
+template <bool Max>
+void v_minmax_f16(Wave& w, const Inst& I) {
+  w.ieee() ? f16_op<2, minmax16<Max, true>, true>(w, I) : f16_op<2, minmax16<Max, false>, true>(w, I);
 }
 
 // ---- integer 16-bit
@@ -144,7 +154,7 @@ void i16_op(Wave& w, const Inst& I) {
 inline std::int32_t s16(u32 x) { return static_cast<std::int16_t>(static_cast<std::uint16_t>(x)); }
 
 // ---- packed 16-bit: op_sel picks the half feeding the low result, op_sel_hi the high one.
-template <int N, auto F, bool Fp, int Sat = 0>
+template <int N, auto F, bool Fp, int Sat = 0, bool KeepNan = false>
 void pk16(Wave& w, const Inst& I) {
   const u32 mode = w.round16_64();
   if (I.omod) sim_fail("omod on a packed instruction is not supported");
@@ -169,13 +179,18 @@ void pk16(Wave& w, const Inst& I) {
       u32 h = F(srcs, l, mode);
       h = (Sat != 0 && I.clamp) ? sat16<Sat>(h) : h & 0xffffu;
       if (Fp) {
-        h = finish16(h, srcs, N, l, fo);
+        h = KeepNan && nan16(h) ? h : finish16(h, srcs, N, l, fo);
         if (I.clamp) h = clamp16(h, w.dx10_clamp());
       }
       out.u[l] = half == 0 ? h : (out.u[l] | (h << 16));
     }
   }
   vwrite(w, I.ops[0], out.u);
+}
+
+template <bool Max>
+void v_pk_minmax_f16(Wave& w, const Inst& I) {
+  w.ieee() ? pk16<2, minmax16<Max, true>, true, 0, true>(w, I) : pk16<2, minmax16<Max, false>, true, 0, true>(w, I);
 }
 template <auto Op>
 u32 int2(const u32* s[3], int l, u32) { return Op(s[0][l], s[1][l]); }
@@ -241,7 +256,8 @@ void cvt_f16_from_int(Wave& w, const Inst& I) {
   for (int l = 0; l < kLanes; ++l) {
     double x = Signed ? static_cast<double>(s16(a.u[l])) : static_cast<double>(a.u[l]);
     u32 h = f16_from_f64(x, mode);
-    r.u[l] = fo ? ftz16(h) : h;
+    h = fo ? ftz16(h) : h;
+    r.u[l] = I.clamp ? clamp16(h, w.dx10_clamp()) : h;  // VOP3 clamp: to [0, 1]
   }
   vwrite(w, I.ops[0], r.u);
 }
@@ -271,8 +287,8 @@ void register_valu16(HandlerTable& t) {
   set(O::v_subrev_f16, f16_op<2, subrev16>);
   set(O::v_mul_f16, f16_op<2, mul16>);
   set(O::v_fma_f16, f16_op<3, fma16>);
-  set(O::v_max_f16, f16_op<2, minmax16<true>>);
-  set(O::v_min_f16, f16_op<2, minmax16<false>>);
+  set(O::v_max_f16, v_minmax_f16<true>);
+  set(O::v_min_f16, v_minmax_f16<false>);
 
   set(O::v_add_u16, i16_op<([](u32 a, u32 b) { return a + b; }), 1>);
   set(O::v_sub_u16, i16_op<([](u32 a, u32 b) { return a - b; }), 1>);
@@ -288,8 +304,8 @@ void register_valu16(HandlerTable& t) {
   set(O::v_pk_add_f16, pk16<2, add16, true>);
   set(O::v_pk_mul_f16, pk16<2, mul16, true>);
   set(O::v_pk_fma_f16, pk16<3, fma16, true>);
-  set(O::v_pk_max_f16, pk16<2, minmax16<true>, true>);
-  set(O::v_pk_min_f16, pk16<2, minmax16<false>, true>);
+  set(O::v_pk_max_f16, v_pk_minmax_f16<true>);
+  set(O::v_pk_min_f16, v_pk_minmax_f16<false>);
   set(O::v_pk_add_u16, pk16<2, int2<([](u32 a, u32 b) { return a + b; })>, false, 1>);
   set(O::v_pk_sub_u16, pk16<2, int2<([](u32 a, u32 b) { return a - b; })>, false, 1>);
   set(O::v_pk_add_i16, pk16<2, int2<([](u32 a, u32 b) { return static_cast<u32>(s16(a) + s16(b)); })>, false, 2>);

@@ -397,8 +397,9 @@ u32 sin32(u32 a) {
   const float x = f32(a);
   if (std::isinf(x)) return kQNaN32;
   const u32 r = round_ld(sin_rev(x), kRel);
-  // sin of an exact multiple of 1/2 revolution is an exact zero: sign of x (odd function).
-  return r == 0 ? (a & 0x80000000u) : r;
+  // sin of an exact multiple of 1/2 revolution is an exact zero with the sign of x (an odd
+  // function; IEEE 754-2008 9.2.1 gives sinPi(+n) = +0, sinPi(-n) = -0 likewise).
+  return (r & 0x7fffffffu) == 0 ? (a & 0x80000000u) : r;
 }
 u32 cos32(u32 a) {
   a = ftz32(a);
@@ -606,8 +607,8 @@ void add_snans32(State& s) {
     s.vin[z(k)][z(40 + k)] = 0xffa00005u;
   }
 }
-// The lanes get no other NaN: the simulator answers min/max(qNaN, sNaN) with the quiet NaN, not
-// the quieted sNaN the IEEE-mode rule gives (reported bug in exec_valu16.cpp minmax16).
+// Lanes 3+7k and 40+k get no other NaN; lanes 50 and 51 pair a quiet NaN with a signalling one
+// in both orders (v10/v11), where the IEEE-mode rule returns the signalling NaN, quieted.
 void add_snans16(State& s) {
   auto no_nan = [](u32& w) {
     if (nan16(w16(w))) w = (w & 0xffff0000u) | 0x3c00u;
@@ -622,6 +623,10 @@ void add_snans16(State& s) {
     s.vin[z(k)][z(3 + 7 * k)] = 0x7c01fd01u;
     s.vin[z(k)][z(40 + k)] = 0x7e00fc10u;
   }
+  s.vin[0][50] = 0x7e00fe00u;
+  s.vin[1][50] = 0x7c01fd01u;
+  s.vin[0][51] = 0x7c01fd01u;
+  s.vin[1][51] = 0x7e00fe00u;
 }
 // Small signed integers (exponent arguments) in v(10+k): -170..170 plus edges.
 void small_ints(State& s, int k) {
@@ -631,11 +636,9 @@ void small_ints(State& s, int k) {
 }
 // Arguments of v_sin/v_cos: inside the documented domain |x| <= 256 revolutions (infinities and
 // NaN kept: they are defined).
-// SIMULATOR BUG (exec_valu_fp.cpp, reported, not edited here): at exact quarter revolutions the
-// simulator returns a tiny nonzero (v_sin_f32(1.0) = 0x9f6ce676, v_cos_f32(0.25) = 0x2058d66c)
-// where sin(2*pi*x) is exactly 0: it rounds x * 2pi before the sine. Such inputs are moved off
-// the quarter grid (kTrigQuarters = false); set it to true to run them.
-constexpr bool kTrigQuarters = false;
+// Exact quarter revolutions are included (kTrigQuarters): sin(2*pi*x) is exactly 0 or +-1 there
+// (the simulator once rounded x * 2pi first and returned tiny nonzeros; fixed).
+constexpr bool kTrigQuarters = true;
 void trig_domain(State& s) {
   for (auto& r : s.vin)
     for (auto& w : r) {
@@ -925,10 +928,8 @@ void add_valu_fp_cases(std::vector<Case>& cs) {
   unary(cs, "v_cvt_f32_f16", f16to32, [](u64 a) -> u64 { return f16_to_f32(w16(a)); }, Values::F16);
   Kinds i16to16 = f16k;
   i16to16.float_src = false;
-  // SIMULATOR BUG (exec_valu16.cpp, not edited here: another engineer owns it): the VOP3 clamp
-  // bit of v_cvt_f16_u16/v_cvt_f16_i16 is ignored (`v_cvt_f16_u16_e64 v41, v13 clamp` gives
-  // 0x78b8 for 38656, the ISA's clamp to [0, 1] gives 0x3c00), so the clamp line is left out.
-  i16to16.clamp_line = false;
+  // The VOP3 clamp of v_cvt_f16_u16/v_cvt_f16_i16 clamps the result to [0, 1] (the simulator
+  // once ignored it).
   i16to16.inline_const = kon("-4", 0xfffffffcu);
   unary(cs, "v_cvt_f16_u16", i16to16, [](u64 a) -> u64 {
     Exact x;
