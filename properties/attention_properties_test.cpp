@@ -49,6 +49,12 @@ RC_GTEST_PROP(AttentionProperty, BitwiseDeterministic, ()) {
   evaluate_property("determinism", spec);
 }
 
+RC_GTEST_PROP(AttentionProperty, NonFiniteInputsFollowTheDefinition, ()) {
+  CaseSpec spec;
+  spec.nonfinite = true;
+  evaluate_property("nonfinite_inputs", spec);
+}
+
 }  // namespace
 }  // namespace cdna::properties
 

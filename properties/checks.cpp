@@ -1,6 +1,9 @@
 #include "properties/checks.hpp"
 
+#include <algorithm>
 #include <bit>
+#include <cmath>
+#include <cstdlib>
 #include <cstdio>
 #include <map>
 #include <numeric>
@@ -74,7 +77,9 @@ std::span<const std::byte> correct_code_object(numerics::Rounding mode) {
   static std::map<numerics::Rounding, std::vector<std::byte>> cache;
   auto it = cache.find(mode);
   if (it == cache.end()) {
-    it = cache.emplace(mode, device::read_file(device::attention_code_object(mode), "code object")).first;
+    const char* dir = std::getenv("CDNA_PROPERTY_CODE_OBJECT_DIR");
+    const auto path = dir && *dir ? device::attention_code_object(mode, dir) : device::attention_code_object(mode);
+    it = cache.emplace(mode, device::read_file(path, "code object")).first;
   }
   return it->second;
 }
@@ -225,11 +230,55 @@ std::string check_determinism(const CheckContext& ctx, const PropertyCase& c) {
   return f;
 }
 
+std::string check_nonfinite_inputs(const CheckContext& ctx, const PropertyCase& c) {
+  if (c.varlen()) return "nonfinite_inputs needs no varlen";
+  const auto& s = c.problem.shape;
+  PropertyCase clean = c;
+  for (auto* x : {&clean.problem.q, &clean.problem.k, &clean.problem.v}) {
+    for (auto& e : *x) e = (e & 0x7F80) == 0x7F80 ? std::uint16_t{0} : e;  // NaN, ±inf -> 0
+  }
+  const LayoutRun poisoned = run(ctx, c), ref = run(ctx, clean);
+  if (!poisoned.stray_write.empty()) return poisoned.stray_write;
+  const auto exact = reference::attention_forward_exact(c.problem);
+  const auto bits = [](float x) { return std::bit_cast<std::uint32_t>(x); };
+  for (std::int64_t b = 0; b < s.batch; ++b) {
+    for (std::int64_t h = 0; h < s.heads_q; ++h) {
+      for (std::int64_t i = 0; i < s.seqlen_q; ++i) {
+        const std::size_t l = n((b * s.heads_q + h) * s.seqlen_q + i);
+        const std::string row = "row b=" + std::to_string(b) + " h=" + std::to_string(h) + " i=" + std::to_string(i);
+        const float lse = poisoned.out.lse[l];
+        if (std::isnan(exact.lse[l]) ? !std::isnan(lse) : bits(lse) != bits(ref.out.lse[l])) {
+          return row + ": LSE " + std::to_string(lse) + ", the definition gives " + std::to_string(exact.lse[l]) +
+                 " (the clean case's kernel LSE: " + std::to_string(ref.out.lse[l]) + ")";
+        }
+        for (std::int64_t d = 0; d < s.head_dim; ++d) {
+          const std::size_t o = n(((b * s.seqlen_q + i) * s.heads_q + h) * s.head_dim + d);
+          const double want = exact.o[o];
+          const std::uint16_t got = poisoned.out.o[o];
+          const double got_value = numerics::f32_from_bf16(got);
+          const bool ok = std::isnan(want)   ? std::isnan(got_value)
+                          : std::isinf(want) ? got_value == want
+                                             : got == ref.out.o[o];
+          if (!ok) {
+            char buf[160];
+            std::snprintf(buf, sizeof buf, " d=%lld: O %g (0x%04x), exact %g, clean case's kernel O 0x%04x",
+                          static_cast<long long>(d), got_value, got, want, ref.out.o[o]);
+            return row + buf;
+          }
+        }
+      }
+    }
+  }
+  return verdict(clean.problem, reference::attention_forward_exact(clean.problem), ref.out, c.mode,
+                 "the clean case");
+}
+
 const std::map<std::string, Check>& all_checks() {
   static const std::map<std::string, Check> checks = {
       {"oracle_verdict", check_oracle_verdict},     {"key_permutation", check_key_permutation},
       {"gqa_replication", check_gqa_replication},   {"batch_independence", check_batch_independence},
-      {"padding_irrelevant", check_padding_irrelevant}, {"determinism", check_determinism}};
+      {"padding_irrelevant", check_padding_irrelevant}, {"determinism", check_determinism},
+      {"nonfinite_inputs", check_nonfinite_inputs}};
   return checks;
 }
 

@@ -22,7 +22,9 @@ struct CheckContext {
   simulator::SimulatorExecutor* executor = nullptr;  // schedule RoundRobin between checks
 };
 
-// The correct kernel's code objects (device::attention_code_object), read once per mode.
+// The correct kernel's code objects (device::attention_code_object), read once per mode, from
+// $CDNA_PROPERTY_CODE_OBJECT_DIR if set (to run the suite against another build), else from
+// this build's device/ folder.
 std::span<const std::byte> correct_code_object(numerics::Rounding mode);
 
 // Kernel in the case's layout vs the MPFR oracle: reference::compare_attention (every O element
@@ -42,6 +44,14 @@ std::string check_batch_independence(const CheckContext& ctx, const PropertyCase
 std::string check_padding_irrelevant(const CheckContext& ctx, const PropertyCase& c);
 // Two RoundRobin runs and two Random-schedule runs (seeds aux_seed, aux_seed + 1): bitwise equal.
 std::string check_determinism(const CheckContext& ctx, const PropertyCase& c);
+
+// NaN/inf inputs (no varlen), judged by the exact facts of docs/semantics.md §5: where the
+// exact LSE is NaN the kernel's LSE and whole O row are NaN; where an exact O element is NaN or
+// ±inf the kernel's is NaN or the same infinity; every other LSE and O element is bitwise the
+// one of the same case with its NaN/inf inputs replaced by 0 (the clean case); and the clean
+// case passes the oracle verdict. (reference::compare_attention cannot judge a NaN LSE or an
+// infinite O: README.md.)
+std::string check_nonfinite_inputs(const CheckContext& ctx, const PropertyCase& c);
 
 using Check = std::string (*)(const CheckContext&, const PropertyCase&);
 // Property name ("oracle_verdict", "key_permutation", ...) -> its check.

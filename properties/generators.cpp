@@ -55,9 +55,10 @@ rc::Gen<PropertyCase> gen_case(const CaseSpec& spec) {
         c.seqlens_k.push_back(*rc::gen::inRange<std::int64_t>(0, s.seqlen_k + 1));
       }
     }
-    std::vector<ValueKind> kinds(std::begin(kAllValueKinds), std::end(kAllValueKinds));
-    if (!spec.nonfinite) kinds.pop_back();
-    const ValueKind kind = *rc::gen::elementOf(kinds);
+    const ValueKind kind =
+        spec.nonfinite ? *rc::gen::element(ValueKind::NonFinite, ValueKind::NanScore)
+                       : *rc::gen::elementOf(std::vector<ValueKind>(std::begin(kFiniteValueKinds),
+                                                                    std::end(kFiniteValueKinds)));
     const int variant = *rc::gen::inRange(0, 9);
     const auto seed = *rc::gen::inRange<std::uint64_t>(0, 1u << 30);
     c.aux_seed = *rc::gen::inRange<std::uint64_t>(0, 1u << 30);

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 #include <rapidcheck.h>
 
+#include <cstdlib>
 #include <iostream>
 #include <map>
 #include <optional>
@@ -60,8 +61,10 @@ class PropertyListener : public ::testing::EmptyTestEventListener {
     const auto r = recorded().find(test);
     if (r == recorded().end() || !info.result()->Failed()) return;
     try {
-      const auto path = write_regression(regression_dir(), r->second.property, r->second.c,
-                                         r->second.failure, "correct kernel (device/attention_fwd_<mode>.hsaco)");
+      const char* dir = std::getenv("CDNA_PROPERTY_CODE_OBJECT_DIR");
+      const std::string from = dir && *dir ? std::string(dir) : std::string(CDNA_CODE_OBJECT_DIR);
+      const auto path = write_regression(regression_dir(), r->second.property, r->second.c, r->second.failure,
+                                         from + "/attention_fwd_<mode>.hsaco");
       std::cout << "[ property ] shrunk failing case written to " << path.string() << "\n";
     } catch (const std::exception& e) {
       std::cout << "[ property ] could not write the regression file: " << e.what() << "\n";

@@ -35,8 +35,9 @@ Regression read_regression(const std::filesystem::path& path);
 // The *.safetensors files of dir, sorted; empty if dir does not exist.
 std::vector<std::filesystem::path> regression_files(const std::filesystem::path& dir);
 
-// Re-runs the stored case through its property and, if that is not the oracle verdict, the
-// oracle verdict too: "" if both hold, else the first failure.
+// Re-runs the stored case through its property and, unless that is oracle_verdict or
+// nonfinite_inputs (which judges its clean case by the verdict itself), the oracle verdict too:
+// "" if both hold, else the first failure.
 std::string rerun_regression(const CheckContext& ctx, const Regression& r);
 
 }  // namespace cdna::properties

@@ -28,6 +28,13 @@ void scale_channels(std::vector<std::uint16_t>& x, std::int64_t d, std::mt19937_
   }
 }
 
+// A random element of key 0 of a random batch entry and KV head, in a K/V vector of shape s.
+std::size_t key0_element(const reference::AttentionShape& s, std::mt19937_64& rng) {
+  const auto b = static_cast<std::int64_t>(rng() % n(s.batch));
+  const auto h = static_cast<std::int64_t>(rng() % n(s.heads_kv));
+  return n(((b * s.seqlen_k) * s.heads_kv + h) * s.head_dim) + rng() % n(s.head_dim);
+}
+
 }  // namespace
 
 std::string_view to_string(ValueKind kind) {
@@ -37,7 +44,8 @@ std::string_view to_string(ValueKind kind) {
     case ValueKind::Outliers: return "outlier_channels";
     case ValueKind::TiesAtMax: return "ties_at_row_max";
     case ValueKind::HugeEqual: return "huge_equal";
-    case ValueKind::NonFinite: return "nonfinite_input";
+    case ValueKind::NonFinite: return "nonfinite_v";
+    case ValueKind::NanScore: return "nan_score";
   }
   return "?";
 }
@@ -96,25 +104,25 @@ std::string fill_values(reference::AttentionProblem& p, ValueKind kind, std::uin
     case ValueKind::NonFinite: {
       p.q = reference::randn_bf16(nq, seed), p.k = reference::randn_bf16(nkv, seed + 1);
       p.v = reference::randn_bf16(nkv, seed + 2);
-      const int target = p.mask == reference::Mask::None ? variant % 3 : 0;
-      if (target == 0 && nq > 0) {
-        const std::size_t e = rng() % nq;
-        p.q[e] = kNaN;
-        return tag + ": randn, Q element " + std::to_string(e) + " = NaN";
-      }
       if (s.seqlen_k == 0 || s.batch == 0) return tag + ": randn (no key to poison)";
-      // Key 0 of a random batch entry and KV head.
-      const auto b = static_cast<std::int64_t>(rng() % n(s.batch));
-      const auto h = static_cast<std::int64_t>(rng() % n(s.heads_kv));
-      const std::size_t e = n(((b * s.seqlen_k) * s.heads_kv + h) * d) + rng() % n(d);
-      if (target == 1) {
-        p.k[e] = kNaN;
-        return tag + ": randn, K element " + std::to_string(e) + " (key 0) = NaN";
-      }
-      const std::uint16_t bad = std::array{kNaN, kPosInf, kNegInf}[n((variant / 3) % 3)];
+      const std::size_t e = key0_element(s, rng);
+      const std::uint16_t bad = std::array{kNaN, kPosInf, kNegInf}[n(variant % 3)];
       p.v[e] = bad;
       return tag + ": randn, V element " + std::to_string(e) + " (key 0) = " +
              (bad == kNaN ? "NaN" : bad == kPosInf ? "+inf" : "-inf");
+    }
+    case ValueKind::NanScore: {
+      p.q = reference::randn_bf16(nq, seed), p.k = reference::randn_bf16(nkv, seed + 1);
+      p.v = reference::randn_bf16(nkv, seed + 2);
+      if (p.mask == reference::Mask::None && variant % 2 && s.seqlen_k > 0 && s.batch > 0) {
+        const std::size_t e = key0_element(s, rng);
+        p.k[e] = kNaN;
+        return tag + ": randn, K element " + std::to_string(e) + " (key 0) = NaN";
+      }
+      if (nq == 0) return tag + ": randn (no query to poison)";
+      const std::size_t e = rng() % nq;
+      p.q[e] = kNaN;
+      return tag + ": randn, Q element " + std::to_string(e) + " = NaN";
     }
   }
   return tag;

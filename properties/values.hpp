@@ -16,11 +16,12 @@ enum class ValueKind : std::uint8_t {
   Outliers,       // N(0, 1) with 1–3 channels of K and V multiplied by 8 or 32
   TiesAtMax,      // several keys whose scores are exactly equal and the row maximum
   HugeEqual,      // every score equal and huge (Q = K = 64: s ≈ 4096·D·scale); V one constant
-  NonFinite,      // N(0, 1) with one NaN in Q, a NaN in K row 0 or a NaN/±inf in V row 0
+  NonFinite,      // N(0, 1) with one NaN, +inf or -inf in V at key 0
+  NanScore,       // N(0, 1) with one NaN in Q, or in K at key 0 (mask none): NaN scores
 };
-inline constexpr ValueKind kAllValueKinds[] = {ValueKind::Randn,     ValueKind::ScaledLogits,
-                                               ValueKind::Outliers,  ValueKind::TiesAtMax,
-                                               ValueKind::HugeEqual, ValueKind::NonFinite};
+// The finite kinds, which reference::compare_attention can judge.
+inline constexpr ValueKind kFiniteValueKinds[] = {ValueKind::Randn, ValueKind::ScaledLogits, ValueKind::Outliers,
+                                                  ValueKind::TiesAtMax, ValueKind::HugeEqual};
 std::string_view to_string(ValueKind kind);
 
 // Fills p.q, p.k, p.v for p.shape (and may set p.scale, see below) from `seed`; `variant`
@@ -28,9 +29,13 @@ std::string_view to_string(ValueKind kind);
 // saying what was made.
 // - TiesAtMax needs scale > 0 and sets scale = fl32(1/√D): Q ≥ 0 (|randn|), tied keys K = 2 in
 //   every channel, other keys clamped to [-2, 2], so no other score exceeds the tied ones.
-// - NonFinite poisons K or V only at key 0, and only under Mask::None (otherwise it poisons
-//   Q): key 0 is then visible to every query, so the definition propagates the value
-//   (docs/semantics.md §5). Keys masked for some rows are not poisoned: see README.md.
+// - NonFinite poisons V at key 0 only: key 0 is visible to every query that sees any key, so
+//   the definition propagates the value to every such row (docs/semantics.md §5.7) and rows
+//   that see no key stay +0.0. V of keys masked for some rows only is not poisoned: README.md.
+// - NanScore poisons one Q element (its query's scores are NaN), or under Mask::None one K
+//   element of key 0 (every score of that KV head is NaN).
+// Only the nonfinite_inputs property draws the last two (reference::compare_attention cannot
+// judge a NaN LSE or an infinite O: README.md).
 std::string fill_values(reference::AttentionProblem& p, ValueKind kind, std::uint64_t seed, int variant);
 
 }  // namespace cdna::properties
