@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 #include <rapidcheck.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <iostream>
 #include <map>
@@ -19,6 +20,7 @@ struct Tally {
   std::map<std::string, std::int64_t> rejected;  // reason -> count
   std::map<std::string, std::int64_t> values;    // value kind -> judged evaluations
   std::int64_t varlen = 0, strided = 0;          // judged evaluations with per-sequence lengths / a non-contiguous layout
+  std::int64_t max_sq = 0, max_sk = 0, max_heads_q = 0, sum_sq_sk = 0;  // shapes judged
 };
 struct Recorded {
   std::string property, failure;
@@ -53,6 +55,9 @@ class PropertyListener : public ::testing::EmptyTestEventListener {
       std::cout << "[ property ] " << test << ": " << t->second.judged << " cases judged, " << rejected
                 << " rejected by the kernel (discarded, not counted as passes)\n";
       for (const auto& [why, count] : t->second.rejected) std::cout << "[ property ]   " << count << " x " << why << "\n";
+      const Tally& y = t->second;
+      std::cout << "[ property ]   judged shapes: max Sq " << y.max_sq << ", max Sk " << y.max_sk << ", max Hq "
+                << y.max_heads_q << ", mean Sq*Sk " << (y.judged ? y.sum_sq_sk / y.judged : 0) << "\n";
       std::cout << "[ property ]   judged: " << t->second.strided << " strided/padded layouts, " << t->second.varlen
                 << " varlen; values:";
       for (const auto& [kind, count] : t->second.values) std::cout << " " << kind << "=" << count;
@@ -96,6 +101,10 @@ void evaluate_property(const std::string& property, const CaseSpec& spec) {
   ++tally.values[c.values.substr(0, c.values.find(':'))];
   tally.varlen += c.varlen() ? 1 : 0;
   tally.strided += c.layout.contiguous() ? 0 : 1;
+  const auto& shape = c.problem.shape;
+  tally.max_sq = std::max(tally.max_sq, shape.seqlen_q), tally.max_sk = std::max(tally.max_sk, shape.seqlen_k);
+  tally.max_heads_q = std::max(tally.max_heads_q, shape.heads_q);
+  tally.sum_sq_sk += shape.seqlen_q * shape.seqlen_k;
   RC_TAG(reference::to_string(c.problem.mask), numerics::to_string(c.mode));
   const std::string failure = all_checks().at(property)(ctx, c);
   if (!failure.empty()) {

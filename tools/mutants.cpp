@@ -183,7 +183,7 @@ const std::vector<MutantInfo>& attention_mutants() {
       {"KV_TAIL_UNMASKED", "j < Sk dropped from the score mask: zero-padded keys of the last KV tile get weight"},
       {"DROP_LAST_KV_TILE", "KV loop over whole 16-key tiles only: the last partial tile is ignored"},
       {"MASKED_ROW_NAN", "-inf guard of the shift dropped: a fully masked row computes -inf - (-inf) = NaN"},
-      {"MASKED_ROW_RCP0", "l != 0 guard of the normalisation dropped: a fully masked row gives 0 * rcp(0) = NaN"},
+      {"MASKED_ROW_RCP0", "l > 0 guard of the normalisation dropped: a fully masked row gives 0 * rcp(0) = NaN"},
       {"GQA_MOD", "KV head h % Hkv instead of h / (Hq / Hkv)"},
       {"SUM_BF16", "running sum kept in bf16 (rounded after every update)"},
       {"SCALE_TWICE", "softmax scale applied twice"},
