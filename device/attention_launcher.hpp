@@ -31,12 +31,53 @@ std::vector<std::byte> read_file(const std::filesystem::path& path, std::string_
 // kernel supports; nullopt if it can. Supported: D in {64, 128}; mask none or causal
 // bottom-right; Hq a multiple of Hkv; every extent and element offset within int32.
 std::optional<std::string> attention_unsupported_reason(const reference::AttentionProblem& problem);
+std::optional<std::string> attention_unsupported_reason(const reference::AttentionShape& shape,
+                                                        reference::Mask mask);
 
 // Kernel outputs: O [B, Sq, Hq, D] bf16 bits, LSE [B, Hq, Sq] fp32 (natural log).
 struct AttentionOutput {
   std::vector<std::uint16_t> o;
   std::vector<float> lse;
 };
+
+// Element strides (not bytes) of one tensor indexed [b, s, h, d]; d always has stride 1 (the
+// kernel loads 4 consecutive elements of a row at once, attention_fwd.hip).
+struct TensorStrides {
+  std::int64_t b = 0, s = 0, h = 0;
+};
+
+// Where Q, K, V and O live in their buffers. LSE is always [B, Hq, Sq] contiguous.
+struct AttentionLayout {
+  TensorStrides q, k, v, o;
+};
+
+// BSHD contiguous, the layout of reference::AttentionProblem.
+AttentionLayout contiguous_layout(const reference::AttentionShape& shape);
+
+// Elements a buffer of a [batch, seq, heads, head_dim] tensor with strides `t` needs: one past
+// its largest element offset; 0 if any extent is 0.
+std::int64_t strided_extent(const TensorStrides& t, std::int64_t batch, std::int64_t seq,
+                            std::int64_t heads, std::int64_t head_dim);
+
+// One dispatch on caller-owned strided buffers: q, k, v, o hold bf16 bits at the offsets
+// `layout` gives (elements between rows are never read, and o's are never written by a correct
+// kernel); lse has exactly B·Hq·Sq elements.
+struct StridedAttention {
+  reference::AttentionShape shape;
+  reference::Mask mask = reference::Mask::None;
+  float scale = 0.125f;
+  AttentionLayout layout;
+  std::span<const std::uint16_t> q, k, v;
+  std::span<std::uint16_t> o;
+  std::span<float> lse;
+};
+
+// Runs the kernel on `args`. Throws std::invalid_argument with attention_unsupported_reason()
+// for an unsupported shape or mask, or naming the tensor whose strides are negative, exceed
+// int32 element offsets or reach past the end of its buffer; and whatever the executor throws.
+// Leaves o and lse untouched when B = 0 or Sq = 0.
+void launch_attention(Executor& executor, std::span<const std::byte> code_object,
+                      const StridedAttention& args);
 
 // Runs the kernel of `code_object` on `problem` with `executor`. Throws std::invalid_argument
 // with attention_unsupported_reason() for an unsupported problem, and whatever the executor

@@ -276,10 +276,18 @@ __device__ void attention_fwd(const unsigned short* __restrict__ q, const unsign
   }
 
   if (!q_valid) return;
-  // A row that saw no key has l = 0: O = +0.0, LSE = -inf (docs/semantics.md).
+  // A row with no visible key (Sk = 0, or i < Sq - Sk under the causal mask) must give O = +0.0
+  // and LSE = -inf (docs/semantics.md §5.1). Its accumulator is not necessarily 0: 0 · V of a key
+  // it cannot see is NaN when that V holds NaN or inf (the P·V MFMA serves all 16 rows of the
+  // tile), so its O bits are replaced by 0, the row found by integer arithmetic on the mask. A NaN
+  // score makes l NaN and the row must stay NaN (§5.4), so LSE = (m + log2 l)·ln 2 has no
+  // select on l: m = -inf and log2(+0) = -inf give -inf, log2(NaN) gives NaN. Both found by the
+  // property suite (properties/README.md). (Tests on l's value or bits compile to compare forms
+  // that no simulator test kernel covers yet: simulator/kernels_test.cpp.)
 #ifdef CDNA_MUTANT_MASKED_ROW_RCP0
   const float inv_l = v_rcp_f32(l);
 #else
+  const int visible_keys = p.causal ? max(0, min(p.seqlen_k, qi + p.seqlen_k - p.seqlen_q + 1)) : p.seqlen_k;
   const float inv_l = l > 0.0f ? v_rcp_f32(l) : 0.0f;
 #endif
   unsigned short* ob = o + b * p.o_stride_b + h * p.o_stride_h + qi * p.o_stride_s;
@@ -288,19 +296,24 @@ __device__ void attention_fwd(const unsigned short* __restrict__ q, const unsign
 #if defined(CDNA_MUTANT_O_RTZ)
     for (int r = 0; r < 4; ++r) out[r] = static_cast<short>(high_half(acc[c][r] * inv_l));
 #elif defined(CDNA_MUTANT_O_ROUNDED_TWICE)
-    for (int r = 0; r < 4; ++r) out[r] = static_cast<short>(to_bf16(round_to_bf16(acc[c][r]) * inv_l));
+    for (int r = 0; r < 4; ++r) {
+      out[r] = static_cast<short>(to_bf16(round_to_bf16(acc[c][r]) * inv_l));
+    }
 #else
     for (int r = 0; r < 4; ++r) out[r] = static_cast<short>(to_bf16(acc[c][r] * inv_l));
+#endif
+#ifndef CDNA_MUTANT_MASKED_ROW_RCP0
+    if (visible_keys == 0) out = shortx4{0, 0, 0, 0};
 #endif
     *reinterpret_cast<shortx4*>(ob + 16 * c + 4 * g) = out;
   }
   if (g == 0) {
 #if defined(CDNA_MUTANT_LSE_BASE2)
-    lse[(b * p.heads_q + h) * p.seqlen_q + qi] = l > 0.0f ? m + v_log_f32(l) : -__builtin_inff();
+    lse[(b * p.heads_q + h) * p.seqlen_q + qi] = m + v_log_f32(l);
 #elif defined(CDNA_MUTANT_LSE_NO_MAX)
-    lse[(b * p.heads_q + h) * p.seqlen_q + qi] = l > 0.0f ? v_log_f32(l) * kLn2 : -__builtin_inff();
+    lse[(b * p.heads_q + h) * p.seqlen_q + qi] = v_log_f32(l) * kLn2;
 #else
-    lse[(b * p.heads_q + h) * p.seqlen_q + qi] = l > 0.0f ? (m + v_log_f32(l)) * kLn2 : -__builtin_inff();
+    lse[(b * p.heads_q + h) * p.seqlen_q + qi] = (m + v_log_f32(l)) * kLn2;
 #endif
   }
 }

@@ -394,15 +394,19 @@ extern "C" __global__ void scalar_more(uint32_t* o, const uint32_t* table, int32
 extern "C" __global__ void loads_and_compares(ARGS) {
   int t = threadIdx.x;
   const uint16_t* us = (const uint16_t*)a;
-  uint64_t m1, m2, m3, m4;
+  uint64_t m1, m2, m3, m4, m5, m6;
   asm volatile("v_cmp_ge_i32_e64 %0, %1, %2" : "=s"(m1) : "v"(b[t]), "v"(c[t]));
   asm volatile("v_cmp_ge_i32_e32 vcc, %1, %2\n\ts_mov_b64 %0, vcc" : "=s"(m2) : "v"(b[t]), "v"(c[t]) : "vcc");
   asm volatile("v_cmp_neq_f32_e64 %0, %1, %2" : "=s"(m3) : "v"(b[t]), "v"(c[t]));
   asm volatile("v_cmp_o_f32_e64 %0, %1, %1" : "=s"(m4) : "v"(b[t]));
+  // The VOPC form of v_cmp_o_f32 and the VOP3 form of v_cmp_eq_u32 (both in the attention code
+  // objects, simulator/kernels_test.cpp).
+  asm volatile("v_cmp_o_f32_e32 vcc, %1, %1\n\ts_mov_b64 %0, vcc" : "=s"(m5) : "v"(b[t]) : "vcc");
+  asm volatile("v_cmp_eq_u32_e64 %0, %1, %2" : "=s"(m6) : "v"(b[t]), "v"(c[t] & 3u ? c[t] : b[t]));
   o[4 * t] = (uint32_t)us[t * 2 + 1] * 5u;
   o[4 * t + 1] = (uint32_t)(((m1 >> t) & 1) | (((m2 >> t) & 1) << 1));
   o[4 * t + 2] = (uint32_t)((m3 >> t) & 1);
-  o[4 * t + 3] = (uint32_t)((m4 >> t) & 1);
+  o[4 * t + 3] = (uint32_t)(((m4 >> t) & 1) | (((m5 >> t) & 1) << 1) | (((m6 >> t) & 1) << 2));
 }
 
 // ---- 16-bit: f16 and i16/u16 arithmetic, packed, compares, conversions

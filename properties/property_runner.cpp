@@ -1,0 +1,120 @@
+#include "properties/property_runner.hpp"
+
+#include <gtest/gtest.h>
+#include <rapidcheck.h>
+
+#include <algorithm>
+#include <cstdlib>
+#include <iostream>
+#include <map>
+#include <optional>
+
+#include "device/attention_launcher.hpp"
+#include "properties/regressions.hpp"
+
+namespace cdna::properties {
+namespace {
+
+struct Tally {
+  std::int64_t judged = 0;  // evaluations the check ran on (shrinking steps included)
+  std::map<std::string, std::int64_t> rejected;  // reason -> count
+  std::map<std::string, std::int64_t> values;    // value kind -> judged evaluations
+  std::int64_t varlen = 0, strided = 0;          // judged evaluations with per-sequence lengths / a non-contiguous layout
+  std::int64_t max_sq = 0, max_sk = 0, max_heads_q = 0, sum_sq_sk = 0;  // shapes judged
+};
+struct Recorded {
+  std::string property, failure;
+  PropertyCase c;
+};
+
+std::map<std::string, Tally>& tallies() {
+  static std::map<std::string, Tally> t;
+  return t;
+}
+std::map<std::string, Recorded>& recorded() {
+  static std::map<std::string, Recorded> r;
+  return r;
+}
+
+std::string current_test() {
+  const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
+  return info ? std::string(info->test_suite_name()) + "." + info->name() : "?";
+}
+
+CheckContext correct_kernel() {
+  static simulator::SimulatorExecutor sim;
+  return {correct_code_object, &sim};
+}
+
+class PropertyListener : public ::testing::EmptyTestEventListener {
+  void OnTestEnd(const ::testing::TestInfo& info) override {
+    const std::string test = std::string(info.test_suite_name()) + "." + info.name();
+    if (const auto t = tallies().find(test); t != tallies().end()) {
+      std::int64_t rejected = 0;
+      for (const auto& [why, count] : t->second.rejected) rejected += count;
+      std::cout << "[ property ] " << test << ": " << t->second.judged << " cases judged, " << rejected
+                << " rejected by the kernel (discarded, not counted as passes)\n";
+      for (const auto& [why, count] : t->second.rejected) std::cout << "[ property ]   " << count << " x " << why << "\n";
+      const Tally& y = t->second;
+      std::cout << "[ property ]   judged shapes: max Sq " << y.max_sq << ", max Sk " << y.max_sk << ", max Hq "
+                << y.max_heads_q << ", mean Sq*Sk " << (y.judged ? y.sum_sq_sk / y.judged : 0) << "\n";
+      std::cout << "[ property ]   judged: " << t->second.strided << " strided/padded layouts, " << t->second.varlen
+                << " varlen; values:";
+      for (const auto& [kind, count] : t->second.values) std::cout << " " << kind << "=" << count;
+      std::cout << "\n";
+    }
+    const auto r = recorded().find(test);
+    if (r == recorded().end() || !info.result()->Failed()) return;
+    try {
+      const char* dir = std::getenv("CDNA_PROPERTY_CODE_OBJECT_DIR");
+      const std::string from = dir && *dir ? std::string(dir) : std::string(CDNA_CODE_OBJECT_DIR);
+      const auto path = write_regression(regression_dir(), r->second.property, r->second.c, r->second.failure,
+                                         from + "/attention_fwd_<mode>.hsaco");
+      std::cout << "[ property ] shrunk failing case written to " << path.string() << "\n";
+    } catch (const std::exception& e) {
+      std::cout << "[ property ] could not write the regression file: " << e.what() << "\n";
+    }
+    std::cout.flush();
+  }
+};
+
+}  // namespace
+
+void evaluate_property(const std::string& property, const CaseSpec& spec) {
+  const PropertyCase c = *gen_case(spec);
+  const std::string test = current_test();
+  const CheckContext ctx = correct_kernel();
+  if (const auto why = device::attention_unsupported_reason(c.problem)) {
+    // A rejection must come from the launcher itself, not only from our prediction of it.
+    bool refused = false;
+    try {
+      device::run_attention(*ctx.executor, ctx.code_object(c.mode), c.problem);
+    } catch (const std::invalid_argument&) {
+      refused = true;
+    }
+    RC_ASSERT(refused);
+    ++tallies()[test].rejected[*why];
+    RC_DISCARD("rejected by the kernel: " + *why);
+  }
+  Tally& tally = tallies()[test];
+  ++tally.judged;
+  ++tally.values[c.values.substr(0, c.values.find(':'))];
+  tally.varlen += c.varlen() ? 1 : 0;
+  tally.strided += c.layout.contiguous() ? 0 : 1;
+  const auto& shape = c.problem.shape;
+  tally.max_sq = std::max(tally.max_sq, shape.seqlen_q), tally.max_sk = std::max(tally.max_sk, shape.seqlen_k);
+  tally.max_heads_q = std::max(tally.max_heads_q, shape.heads_q);
+  tally.sum_sq_sk += shape.seqlen_q * shape.seqlen_k;
+  RC_TAG(reference::to_string(c.problem.mask), numerics::to_string(c.mode));
+  const std::string failure = all_checks().at(property)(ctx, c);
+  if (!failure.empty()) {
+    recorded()[test] = {property, failure, c};
+    RC_FAIL(failure + " [" + describe(c) + "]");
+  }
+}
+
+void install_property_listener() {
+  ::testing::UnitTest::GetInstance()->listeners().Append(new PropertyListener);
+}
+
+}  // namespace cdna::properties
