@@ -75,6 +75,14 @@ AttentionComparison compare_attention(const AttentionProblem& problem, const Att
             }
             continue;
           }
+          if (std::isinf(o_exact)) {  // a visible infinite V with nonzero weight
+            if (o_got != o_exact) {
+              ++c.semantic_violations;
+              fail("O " + where(rc, d) + " is " + std::to_string(o_got) + " where the definition gives " +
+                   std::to_string(o_exact));
+            }
+            continue;
+          }
           if (!std::isfinite(o_got)) {
             ++c.semantic_violations;
             fail("O " + where(rc, d) + " is " + std::to_string(o_got) + " where the exact value is finite");
@@ -94,7 +102,16 @@ AttentionComparison compare_attention(const AttentionProblem& problem, const Att
           }
         }
 
-        // LSE = ln2 * (m + log2 l) in fp32 (§5).
+        // LSE = ln2 * (m + log2 l) in fp32 (§5). A NaN or +inf exact LSE (NaN or +inf scores)
+        // is a fact the kernel must reproduce exactly.
+        if (!std::isfinite(lse_exact)) {
+          if (!(lse_got == lse_exact || (std::isnan(lse_exact) && std::isnan(lse_got)))) {
+            ++c.semantic_violations;
+            fail("LSE " + where(rc, -1) + " is " + std::to_string(lse_got) + " where the definition gives " +
+                 std::to_string(lse_exact));
+          }
+          continue;
+        }
         if (!std::isfinite(lse_got)) {
           ++c.semantic_violations;
           fail("LSE " + where(rc, -1) + " is " + std::to_string(lse_got) + " where the exact value is finite");

@@ -25,7 +25,9 @@ struct AttentionComparison {
   double floor_rel_rms_o = 0;      // the same for the floor model's O
   std::int64_t o_violations = 0;   // elements of O outside their bound
   std::int64_t lse_violations = 0;
-  std::int64_t semantic_violations = 0;  // masked row not (+0.0, -inf); NaN/inf where exact is finite
+  // masked row not (+0.0, -inf); NaN/inf where exact is finite; not the NaN or infinity the
+  // definition gives (exact O or LSE NaN or infinite)
+  std::int64_t semantic_violations = 0;
   bool floor_violation = false;    // rel_rms_err_o > 2 × floor_rel_rms_o (oracles.md, "Verdict")
   std::string first_failure;       // one line on the first violation, empty if none
   bool pass() const {
