@@ -23,6 +23,9 @@ __device__ __forceinline__ void mfma_f32_16x16x16_bf16(floatx4& acc, shortx4 a, 
 
 // Wait states after a 4-pass XDL MFMA before a VALU/VMEM/LDS access of its result: 7
 // (cdna3-facts.md §5, checkMAIVALUHazards); s_nop 6 gives 7. `x` is the MFMA's result.
+// Known defect: nothing stops the register allocator from spilling `x` between the MFMA and this
+// wait; at -O1 it does (scratch_store of the result right after the MFMA), which the simulator
+// reports as a hazard (simulator_attention_test, O1BuildHazardIsReported). -O2/-O3 builds are clean.
 __device__ __forceinline__ void wait_mfma_result(floatx4& x) {
   asm volatile("s_nop 6" : "+v"(x));
 }
