@@ -319,6 +319,50 @@ int sdwa_sel(std::string_view v) {
   return it == m.end() ? -1 : it->second;
 }
 
+// The ds_swizzle_b32 offset as LLVM prints it, "swizzle(MODE,...)", back to the 16-bit offset
+// (LLVM AMDGPUUsage / AMDGPUAsmParser swizzle macros): QUAD_PERM,a,b,c,d -> 0x8000 | a | b<<2 |
+// c<<4 | d<<6; otherwise bit mode and_mask[4:0] | or_mask[9:5] | xor_mask[14:10]:
+// BITMASK_PERM,"s4s3s2s1s0" (per bit, MSB first: 0, 1, p preserve, i invert), SWAP,n (xor n),
+// REVERSE,n (xor n-1), BROADCAST,n,lane (and ~(n-1), or lane). False if not understood.
+bool parse_swizzle(std::string_view v, std::int64_t& out) {
+  if (!starts_with(v, "swizzle(") || v.back() != ')') return false;
+  v = v.substr(8, v.size() - 9);
+  std::vector<std::string_view> f;
+  for (std::size_t start = 0;;) {
+    const std::size_t comma = v.find(',', start);
+    f.push_back(trim(v.substr(start, comma == std::string_view::npos ? std::string_view::npos : comma - start)));
+    if (comma == std::string_view::npos) break;
+    start = comma + 1;
+  }
+  std::vector<std::int64_t> n(f.size(), 0);
+  for (std::size_t i = 1; i < f.size(); ++i)
+    if (f[0] != "BITMASK_PERM" && !parse_int(f[i], n[i])) return false;
+  auto bits = [&](std::int64_t and_mask, std::int64_t or_mask, std::int64_t xor_mask) {
+    out = (and_mask & 0x1f) | ((or_mask & 0x1f) << 5) | ((xor_mask & 0x1f) << 10);
+    return true;
+  };
+  if (f[0] == "QUAD_PERM" && f.size() == 5) {
+    out = 0x8000 | (n[1] & 3) | ((n[2] & 3) << 2) | ((n[3] & 3) << 4) | ((n[4] & 3) << 6);
+    return true;
+  }
+  if (f[0] == "SWAP" && f.size() == 2) return bits(0x1f, 0, n[1]);
+  if (f[0] == "REVERSE" && f.size() == 2) return bits(0x1f, 0, n[1] - 1);
+  if (f[0] == "BROADCAST" && f.size() == 3) return bits(0x1f & ~(n[1] - 1), n[2], 0);
+  if (f[0] == "BITMASK_PERM" && f.size() == 2 && f[1].size() == 7 && f[1].front() == '"') {
+    std::int64_t a = 0, o = 0, x = 0;
+    for (int b = 0; b < 5; ++b) {
+      const char ch = f[1][static_cast<std::size_t>(1 + b)];
+      const std::int64_t bit = std::int64_t{1} << (4 - b);
+      if (ch == '1') o |= bit;
+      else if (ch == 'p') a |= bit;
+      else if (ch == 'i') a |= bit, x |= bit;
+      else if (ch != '0') return false;
+    }
+    return bits(a, o, x);
+  }
+  return false;
+}
+
 bool parse_modifier(std::string_view t, Inst& I, Ctx& c) {
   auto colon = t.find(':');
   std::string_view key = t.substr(0, colon);
@@ -338,6 +382,11 @@ bool parse_modifier(std::string_view t, Inst& I, Ctx& c) {
   if (key == "idxen") return I.idxen = true, true;
   if (key == "lds") return I.lds = true, true;
   if (key == "clamp") return I.clamp = true, true;
+  if (key == "offset" && starts_with(val, "swizzle(")) {
+    if (!parse_swizzle(val, v)) return c.reason = "modifier '" + std::string(t) + "' not understood", false;
+    I.offset = static_cast<std::int32_t>(v);
+    return true;
+  }
   if (key == "offset") return num() && (I.offset = static_cast<std::int32_t>(v), true);
   if (key == "offset0") return num() && (I.offset0 = static_cast<std::uint8_t>(v), true);
   if (key == "offset1") return num() && (I.offset1 = static_cast<std::uint8_t>(v), true);

@@ -144,6 +144,29 @@ void ds_permute_b32(Wave& w, const Inst& I) {
   vwrite(w, I.ops[0], r.u);
 }
 
+// ds_swizzle_b32 vdst, vdata offset:o (GFX9/CDNA3 ISA DS_SWIZZLE_B32; no LDS access). Lane l
+// reads vdata of lane src: o[15] set (quad mode): src = (l & ~3) | o[2(l&3)+1 : 2(l&3)];
+// else (bit mode, within each half of 32 lanes) src = (l & 32) | (((l & and) | or) ^ xor) with
+// and = o[4:0], or = o[9:5], xor = o[14:10]. Reading an inactive lane gives 0, as for
+// ds_bpermute_b32 (not stated for swizzle in the guide; unverified).
+void ds_swizzle_b32(Wave& w, const Inst& I) {
+  Lanes td, r;
+  const u32* d = vsrc(w, I.ops[1], td);
+  const u32 o = static_cast<u32>(I.offset) & 0xffffu;
+  const u64 e = w.exec();
+  for (u32 l = 0; l < 64; ++l) {
+    u32 src;
+    if (o & 0x8000u) {
+      src = (l & ~3u) | ((o >> (2 * (l & 3u))) & 3u);
+    } else {
+      const u32 and_mask = o & 0x1fu, or_mask = (o >> 5) & 0x1fu, xor_mask = (o >> 10) & 0x1fu;
+      src = (l & 32u) | ((((l & 31u) & and_mask) | or_mask) ^ xor_mask);
+    }
+    r.u[l] = ((e >> src) & 1) ? d[src] : 0u;
+  }
+  vwrite(w, I.ops[0], r.u);
+}
+
 enum class DA { Add, Sub, Min, Max, UMin, UMax, And, Or, Xor, AddF32, MinF32, MaxF32, Swap, CmpSt };
 
 template <DA K, bool Ret>
@@ -229,6 +252,7 @@ void register_lds(HandlerTable& t) {
   set(O::ds_write2st64_b64, ds_write2<2, 512>);
   set(O::ds_bpermute_b32, ds_bpermute_b32);
   set(O::ds_permute_b32, ds_permute_b32);
+  set(O::ds_swizzle_b32, ds_swizzle_b32);
   set(O::ds_add_u32, ds_atomic<DA::Add, false>);
   set(O::ds_sub_u32, ds_atomic<DA::Sub, false>);
   set(O::ds_min_i32, ds_atomic<DA::Min, false>);

@@ -293,6 +293,34 @@ void permutes(std::vector<Case>& cs) {
 }  // namespace
 
 void add_lds_cases(std::vector<Case>& cs) {
+  // ds_swizzle_b32 (ISA guide DS_SWIZZLE_B32; LLVM's swizzle() syntax): each line's source lane
+  // written out for its pattern; the last one under a partial EXEC (an inactive source gives 0).
+  cs.push_back({"ds_swizzle_b32",
+                "  ds_swizzle_b32 v32, v10 offset:swizzle(QUAD_PERM,1,2,3,0)\n"
+                "  ds_swizzle_b32 v33, v10 offset:swizzle(SWAP,1)\n"
+                "  ds_swizzle_b32 v34, v10 offset:swizzle(REVERSE,8)\n"
+                "  ds_swizzle_b32 v35, v10 offset:swizzle(BROADCAST,16,5)\n"
+                "  ds_swizzle_b32 v36, v10 offset:swizzle(BITMASK_PERM,\"01pip\")\n"
+                "  ds_swizzle_b32 v37, v10 offset:0xe001\n"
+                "  s_mov_b64 exec, s[16:17]\n"
+                "  ds_swizzle_b32 v38, v10 offset:swizzle(SWAP,16)\n"
+                "  s_waitcnt lgkmcnt(0)\n",
+                [](State& s) {
+                  const auto& d = s.vin[0];
+                  const auto at = [&](int src) { return d[static_cast<std::size_t>(src)]; };
+                  static const int quad[4] = {1, 2, 3, 0};
+                  for (int l = 0; l < kLanes; ++l) {
+                    vo(s, 0, l) = at((l & ~3) | quad[l & 3]);
+                    vo(s, 1, l) = at(l ^ 1);
+                    vo(s, 2, l) = at(l ^ 7);
+                    vo(s, 3, l) = at((l & ~15) | 5);
+                    vo(s, 4, l) = at((l & 32) | 8 | (l & 4) | (~l & 2) | (l & 1));
+                    vo(s, 5, l) = at((l & ~3) | ((l & 3) == 0 ? 1 : 0));
+                  }
+                  s.exec = sgpr_pair(s, 0);
+                  for (int l = 0; l < kLanes; ++l)
+                    if (s.active(l)) vo(s, 6, l) = s.active(l ^ 16) ? at(l ^ 16) : 0u;
+                }});
   // Narrow reads (8/16 bits, zero/sign extension, d16 low/high halves).
   narrow_read(cs, "ds_read_u8", 1, Ext::Zext, false);
   narrow_read(cs, "ds_read_i8", 1, Ext::Sext, true);
