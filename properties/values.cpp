@@ -58,20 +58,17 @@ std::string fill_values(reference::AttentionProblem& p, ValueKind kind, std::uin
   const std::string tag = std::string(to_string(kind));
   switch (kind) {
     case ValueKind::Randn:
-      p.q = reference::randn_bf16(nq, seed), p.k = reference::randn_bf16(nkv, seed + 1);
-      p.v = reference::randn_bf16(nkv, seed + 2);
+      reference::fill_randn(p, seed);
       return tag + ": Q, K, V = randn";
     case ValueKind::ScaledLogits: {
       const double sigma = std::array{1.0, 2.0, 4.0}[n(variant % 3)];
-      p.q = reference::randn_bf16(nq, seed, sigma), p.k = reference::randn_bf16(nkv, seed + 1, sigma);
-      p.v = reference::randn_bf16(nkv, seed + 2);
+      reference::fill_randn(p, seed, sigma);
       return tag + ": Q, K = " + std::to_string(static_cast<int>(sigma)) + " * randn, V = randn";
     }
     case ValueKind::Outliers: {
       const double factor = variant % 2 ? 32.0 : 8.0;
       const int channels = 1 + variant % 3;
-      p.q = reference::randn_bf16(nq, seed), p.k = reference::randn_bf16(nkv, seed + 1);
-      p.v = reference::randn_bf16(nkv, seed + 2);
+      reference::fill_randn(p, seed);
       scale_channels(p.k, d, rng, channels, factor);
       scale_channels(p.v, d, rng, channels, factor);
       return tag + ": randn, " + std::to_string(channels) + " channels of K and V x " +
@@ -79,11 +76,9 @@ std::string fill_values(reference::AttentionProblem& p, ValueKind kind, std::uin
     }
     case ValueKind::TiesAtMax: {
       p.scale = static_cast<float>(1.0 / std::sqrt(static_cast<double>(d)));
-      p.q = reference::randn_bf16(nq, seed);
+      reference::fill_randn(p, seed);
       for (auto& x : p.q) x &= 0x7FFF;  // |q|
-      p.k = reference::randn_bf16(nkv, seed + 1);
       for (auto& x : p.k) x = bf16_of(std::clamp(value_of(x), -2.0, 2.0));
-      p.v = reference::randn_bf16(nkv, seed + 2);
       const std::int64_t rows = s.batch * s.seqlen_k * s.heads_kv;
       int tied = 0;
       for (std::int64_t r = 0; r < rows; ++r) {
@@ -102,8 +97,7 @@ std::string fill_values(reference::AttentionProblem& p, ValueKind kind, std::uin
              (variant % 2 ? std::string("1.5*2^100") : std::string("-3"));
     }
     case ValueKind::NonFinite: {
-      p.q = reference::randn_bf16(nq, seed), p.k = reference::randn_bf16(nkv, seed + 1);
-      p.v = reference::randn_bf16(nkv, seed + 2);
+      reference::fill_randn(p, seed);
       if (s.seqlen_k == 0 || s.batch == 0) return tag + ": randn (no key to poison)";
       const std::size_t e = key0_element(s, rng);
       const std::uint16_t bad = std::array{kNaN, kPosInf, kNegInf}[n(variant % 3)];
@@ -112,8 +106,7 @@ std::string fill_values(reference::AttentionProblem& p, ValueKind kind, std::uin
              (bad == kNaN ? "NaN" : bad == kPosInf ? "+inf" : "-inf");
     }
     case ValueKind::NanScore: {
-      p.q = reference::randn_bf16(nq, seed), p.k = reference::randn_bf16(nkv, seed + 1);
-      p.v = reference::randn_bf16(nkv, seed + 2);
+      reference::fill_randn(p, seed);
       if (p.mask == reference::Mask::None && variant % 2 && s.seqlen_k > 0 && s.batch > 0) {
         const std::size_t e = key0_element(s, rng);
         p.k[e] = kNaN;

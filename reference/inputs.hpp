@@ -7,10 +7,16 @@
 #include <cstdint>
 #include <vector>
 
+#include "reference/attention.hpp"
+
 namespace cdna::reference {
 
 // n bf16 bit patterns of stddev · N(0, 1) (stddev scales the double before rounding).
 std::vector<std::uint16_t> randn_bf16(std::size_t n, std::uint64_t seed, double stddev = 1.0);
+
+// The seeded inputs every tool uses: Q = qk_std·randn(seed), K = qk_std·randn(seed + 1),
+// V = v_std·randn(seed + 2), sized by problem.shape (BSHD, bf16 bits).
+void fill_randn(AttentionProblem& problem, std::uint64_t seed, double qk_std = 1.0, double v_std = 1.0);
 
 // n copies of one value rounded to bf16 (RTNE).
 std::vector<std::uint16_t> filled_bf16(std::size_t n, double value);

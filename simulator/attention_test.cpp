@@ -25,9 +25,7 @@ AttentionProblem problem(std::int64_t b, std::int64_t sq, std::int64_t sk, std::
   p.shape = {b, sq, sk, hq, hkv, d};
   p.mask = mask;
   p.scale = static_cast<float>(1.0 / std::sqrt(static_cast<double>(d)));
-  p.q = reference::randn_bf16(static_cast<std::size_t>(p.shape.q_elements()), seed);
-  p.k = reference::randn_bf16(static_cast<std::size_t>(p.shape.kv_elements()), seed + 1);
-  p.v = reference::randn_bf16(static_cast<std::size_t>(p.shape.kv_elements()), seed + 2);
+  reference::fill_randn(p, seed);
   return p;
 }
 

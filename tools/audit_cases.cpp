@@ -22,9 +22,7 @@ AuditCase make_case(std::string id, std::string description, AttentionShape shap
   c.problem.shape = shape;
   c.problem.mask = mask;
   c.problem.scale = static_cast<float>(1.0 / std::sqrt(static_cast<double>(shape.head_dim)));
-  c.problem.q = reference::randn_bf16(static_cast<std::size_t>(shape.q_elements()), seed, qk_std);
-  c.problem.k = reference::randn_bf16(static_cast<std::size_t>(shape.kv_elements()), seed + 1, qk_std);
-  c.problem.v = reference::randn_bf16(static_cast<std::size_t>(shape.kv_elements()), seed + 2, v_std);
+  reference::fill_randn(c.problem, seed, qk_std, v_std);
   return c;
 }
 

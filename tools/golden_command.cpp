@@ -1,4 +1,5 @@
 #include "tools/golden_command.hpp"
+#include "tools/cli_modes.hpp"
 
 #include <algorithm>
 #include <bit>
@@ -37,9 +38,7 @@ GoldenCaseSpec randn_case(std::string id, std::string description, AttentionShap
   c.problem.shape = shape;
   c.problem.mask = mask;
   c.problem.scale = static_cast<float>(1.0 / std::sqrt(static_cast<double>(shape.head_dim)));
-  c.problem.q = reference::randn_bf16(static_cast<std::size_t>(shape.q_elements()), seed, qk_std);
-  c.problem.k = reference::randn_bf16(static_cast<std::size_t>(shape.kv_elements()), seed + 1, qk_std);
-  c.problem.v = reference::randn_bf16(static_cast<std::size_t>(shape.kv_elements()), seed + 2, v_std);
+  reference::fill_randn(c.problem, seed, qk_std, v_std);
   c.seeds = seeds_text(seed);
   std::ostringstream in;
   in << "Q, K = " << qk_std << " * randn, V = " << v_std << " * randn; scale = fl32(1/sqrt(D))";
@@ -52,15 +51,6 @@ std::string lower(std::string s) {
   return s;
 }
 
-std::vector<numerics::Rounding> parse_modes(const std::vector<std::string>& names) {
-  std::vector<numerics::Rounding> modes;
-  for (const auto& n : names) {
-    auto m = numerics::parse_rounding(n);
-    if (!m) throw CLI::ValidationError("--modes", "unknown rounding mode '" + n + "'; expected rtne, rtna or rtz");
-    modes.push_back(*m);
-  }
-  return modes;
-}
 
 // The kernel's executor: "none" gives no executor; "auto" the HIP runtime if a gfx942 device is
 // there, else the simulator.

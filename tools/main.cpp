@@ -11,6 +11,7 @@
 #include "simulator/code_object.hpp"
 #include "simulator/simulator_executor.hpp"
 #include "reference/inputs.hpp"
+#include "tools/cli_modes.hpp"
 #include "tools/audit.hpp"
 #include "tools/golden_command.hpp"
 #include "tools/mutants.hpp"
@@ -20,15 +21,6 @@ namespace {
 
 using namespace cdna;
 
-std::vector<numerics::Rounding> parse_modes(const std::vector<std::string>& names) {
-  std::vector<numerics::Rounding> modes;
-  for (const auto& n : names) {
-    auto m = numerics::parse_rounding(n);
-    if (!m) throw CLI::ValidationError("--modes", "unknown rounding mode '" + n + "'; expected rtne, rtna or rtz");
-    modes.push_back(*m);
-  }
-  return modes;
-}
 
 // The executor named on the command line: "auto" takes a gfx942 device through the HIP runtime
 // if there is one and says once that it falls back to the simulator otherwise.
@@ -100,7 +92,7 @@ int run_audit_command(const std::string& out_dir, const std::vector<std::string>
                       const std::vector<std::string>& code_object_overrides, bool quiet, bool mutants,
                       const SimSettings& sim_settings) {
   tools::AuditOptions options;
-  options.modes = parse_modes(mode_names);
+  options.modes = tools::parse_modes(mode_names);
   options.case_filter = cases;
   options.matrix = set != "handed";
   options.handed = set != "matrix";
@@ -175,9 +167,7 @@ int run_one_command(const RunArgs& a) {
     throw CLI::ValidationError("--shape", "Hq, Hkv and D must be >= 1");
   }
   p.scale = a.scale.value_or(static_cast<float>(1.0 / std::sqrt(static_cast<double>(p.shape.head_dim))));
-  p.q = reference::randn_bf16(static_cast<std::size_t>(p.shape.q_elements()), a.seed);
-  p.k = reference::randn_bf16(static_cast<std::size_t>(p.shape.kv_elements()), a.seed + 1);
-  p.v = reference::randn_bf16(static_cast<std::size_t>(p.shape.kv_elements()), a.seed + 2);
+  reference::fill_randn(p, a.seed);
   reference::validate(p);
   if (auto why = device::attention_unsupported_reason(p)) throw std::invalid_argument(*why);
 

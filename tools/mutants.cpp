@@ -49,9 +49,7 @@ MutantCase random_case(std::string id, std::string description, AttentionShape s
   c.problem.shape = shape;
   c.problem.mask = mask;
   c.problem.scale = static_cast<float>(1.0 / std::sqrt(static_cast<double>(shape.head_dim)));
-  c.problem.q = reference::randn_bf16(static_cast<std::size_t>(shape.q_elements()), seed, qk_std);
-  c.problem.k = reference::randn_bf16(static_cast<std::size_t>(shape.kv_elements()), seed + 1, qk_std);
-  c.problem.v = reference::randn_bf16(static_cast<std::size_t>(shape.kv_elements()), seed + 2);
+  reference::fill_randn(c.problem, seed, qk_std);
   return c;
 }
 
