@@ -541,9 +541,12 @@ std::string parse_instruction(std::string_view text, std::uint64_t address,
   else if (ends_with(base, "_dpp")) I.enc = Encoding::Dpp, base.remove_suffix(4);
 
   Opcode op = opcode_from_mnemonic(base);
-  if (op == Opcode::kUnsupported) return "instruction not implemented by the simulator";
-  Handler h = handler_table()[static_cast<std::size_t>(op)];
-  if (!h) return "instruction not implemented by the simulator";
+  Handler h = op == Opcode::kUnsupported ? nullptr : handler_table()[static_cast<std::size_t>(op)];
+  if (!h) {
+    const std::string_view why = unsupported_reason(base);
+    return why.empty() ? "instruction not implemented by the simulator"
+                       : "instruction not implemented by the simulator: " + std::string(why);
+  }
   Ctx c{accum_offset, allocated_vgprs, op, base, {}};
 
   auto tokens = tokenize(rest);

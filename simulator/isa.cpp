@@ -39,6 +39,16 @@ Opcode opcode_from_mnemonic(std::string_view name) {
   return it == table.end() ? Opcode::kUnsupported : it->second;
 }
 
+std::string_view unsupported_reason(std::string_view name) {
+  static const std::unordered_map<std::string_view, std::string_view> table = {
+#define UNSUPPORTED(name, reason) {#name, reason},
+#include "simulator/unsupported.def"
+#undef UNSUPPORTED
+  };
+  auto it = table.find(name);
+  return it == table.end() ? std::string_view{} : it->second;
+}
+
 std::string hex(std::uint64_t v) {
   std::ostringstream o;
   o << "0x" << std::hex << v;

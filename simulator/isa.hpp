@@ -29,6 +29,9 @@ std::string_view mnemonic(Opcode op);
 SrcType src_type(Opcode op);
 // The opcode spelled `name` (without encoding suffix), or Opcode::kUnsupported.
 Opcode opcode_from_mnemonic(std::string_view name);
+// Why the simulator refuses the gfx942 instruction `name` (simulator/unsupported.def), or empty
+// if it is not listed there.
+std::string_view unsupported_reason(std::string_view name);
 
 // Scalar register file, indexed as the hardware encodes scalar operands.
 enum SregIndex : std::uint16_t {

@@ -11,6 +11,12 @@ std::vector<Case> all_cases() {
   add_mfma_cases(c);
   add_lds_cases(c);
   add_vmem_cases(c);
+  add_valu_unary_cases(c);
+  add_valu_three_cases(c);
+  add_vmem_forms_cases(c);
+  add_ds_atomic_cases(c);
+  add_salu_smem_cases(c);
+  add_mfma_sparse_cases(c);
   return c;
 }
 
