@@ -16,18 +16,24 @@ typedef short shortx4 __attribute__((ext_vector_type(4)));
 
 // acc = A·B + acc for one 16x16x16 bf16 block (cdna3-facts.md §4 operand layout): lane l holds
 // A[l%16][4(l/16)+0..3] in `a`, B[4(l/16)+0..3][l%16] in `b`, and acc[r] = D[4(l/16)+r][l%16].
-// 4 passes on gfx942 (LLVM SISchedule.td).
+// 4 passes on gfx942 (LLVM SISchedule.td). Its result may only feed the srcC of the next MFMA of
+// the same chain (no wait states needed there, cdna3-facts.md §5); the last MFMA of a chain is
+// mfma_f32_16x16x16_bf16_then_wait. A spill of `acc` between two chained MFMAs would still be a
+// hazard; the simulator's checker would report it (no build does this today).
 __device__ __forceinline__ void mfma_f32_16x16x16_bf16(floatx4& acc, shortx4 a, shortx4 b) {
   asm volatile("v_mfma_f32_16x16x16_bf16 %0, %1, %2, %0" : "+v"(acc) : "v"(a), "v"(b));
 }
 
-// Wait states after a 4-pass XDL MFMA before a VALU/VMEM/LDS access of its result: 7
-// (cdna3-facts.md §5, checkMAIVALUHazards); s_nop 6 gives 7. `x` is the MFMA's result.
-// Known defect: nothing stops the register allocator from spilling `x` between the MFMA and this
-// wait; at -O1 it does (scratch_store of the result right after the MFMA), which the simulator
-// reports as a hazard (simulator_attention_test, O1BuildHazardIsReported). -O2/-O3 builds are clean.
-__device__ __forceinline__ void wait_mfma_result(floatx4& x) {
-  asm volatile("s_nop 6" : "+v"(x));
+// The same MFMA followed, in the same asm statement, by the wait states a VALU/VMEM/LDS access
+// of its result needs: 7 after a 4-pass XDL MFMA (cdna3-facts.md §5, LLVM GCNHazardRecognizer
+// checkMAIVALUHazards); s_nop 6 gives 7. Use it for the last MFMA of a chain whose result
+// anything but another MFMA's srcC reads. Two instructions in one statement, deliberately:
+// with the wait in a separate statement the register allocator may put a spill store of the
+// result between them (clang-19 -O1 did: scratch_store of the accumulator right after the
+// MFMA, a read inside the hazard window that the compiler cannot see), and nothing can come
+// between two instructions of one asm statement.
+__device__ __forceinline__ void mfma_f32_16x16x16_bf16_then_wait(floatx4& acc, shortx4 a, shortx4 b) {
+  asm volatile("v_mfma_f32_16x16x16_bf16 %0, %1, %2, %0\n\ts_nop 6" : "+v"(acc) : "v"(a), "v"(b));
 }
 
 // Wait states between a VALU write of a VGPR and an MFMA reading it: 2 (cdna3-facts.md §5);

@@ -38,7 +38,7 @@
 //                        bottom-right: for Sq < Sk rows miss their last visible keys
 //     DROP_LAST_Q_TILE   a workgroup whose 16-row query tile is partial returns at once (the
 //                        last query tile is dropped when Sq is not a multiple of 16)
-//     NO_MFMA_WAIT       the wait states after the Q·Kᵀ MFMA (wait_mfma_result) left out: the
+//     NO_MFMA_WAIT       the last Q·Kᵀ MFMA without its wait states (plain mfma, not _then_wait): the
 //                        VALU reads the scores too early (a hazard; wrong data on hardware)
 //     NO_VALU_WAIT       the wait states before the P·V MFMA (wait_valu_to_mfma) left out
 //     ROW_MAX_PARTIAL    the cross-lane row max reduces over lanes l ^ 16 only, not l ^ 32
@@ -195,9 +195,11 @@ __device__ void attention_fwd(const unsigned short* __restrict__ q, const unsign
                   : shortx4{0, 0, 0, 0};
     }
     wait_valu_to_mfma(st);
-    for (int s = 0; s < kSteps; ++s) mfma_f32_16x16x16_bf16(st, kf[s], qf[s]);
-#ifndef CDNA_MUTANT_NO_MFMA_WAIT
-    wait_mfma_result(st);
+    for (int s = 0; s + 1 < kSteps; ++s) mfma_f32_16x16x16_bf16(st, kf[s], qf[s]);
+#ifdef CDNA_MUTANT_NO_MFMA_WAIT
+    mfma_f32_16x16x16_bf16(st, kf[kSteps - 1], qf[kSteps - 1]);
+#else
+    mfma_f32_16x16x16_bf16_then_wait(st, kf[kSteps - 1], qf[kSteps - 1]);
 #endif
 
     // st[r] = S[qi][kv0 + 4g + r] before scaling.
@@ -270,9 +272,8 @@ __device__ void attention_fwd(const unsigned short* __restrict__ q, const unsign
       wait_valu_to_mfma(acc[c]);
       wait_valu_to_mfma(pb);
 #endif
-      mfma_f32_16x16x16_bf16(acc[c], vf, pb);
+      mfma_f32_16x16x16_bf16_then_wait(acc[c], vf, pb);
     }
-    for (int c = 0; c < kSteps; ++c) wait_mfma_result(acc[c]);
   }
 
   if (!q_valid) return;
