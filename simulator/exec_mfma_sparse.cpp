@@ -56,8 +56,8 @@ void smfmac(Wave& w, const Inst& I) {
   if (X.kind != OperandKind::Vreg || X.agpr)
     sim_fail("v_smfmac index operand must be an architected VGPR");
 
-  // Index segment of each lane (8 bits for 16-bit inputs, 16 for 8-bit ones).
-  constexpr int seg_bits = 4 * kpa;
+  // Index segment of each lane: 2 bits per stored entry (8 bits for 16-bit inputs, 16 for 8-bit).
+  constexpr int seg_bits = 2 * kpa;
   const int shift = I.cbsz ? 0 : seg_bits * I.abid;
   std::array<std::uint32_t, kLanes> seg;
   const std::uint32_t* xr = w.row(X.reg);

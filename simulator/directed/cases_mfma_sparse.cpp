@@ -66,8 +66,12 @@ Case dense_case(const std::string& name, const MfmaMods& m) {
   return Case{f.name, body, model, Values::Int, [f](State& s) { init_operands(f, s); }};
 }
 
-Case refused(const std::string& mnemonic, const std::string& line, const std::string& error) {
-  Case c{mnemonic, "  " + line + "\n", [](State&) {}, Values::Int};
+// A case that must fail with `error`. A form refused at decode does not count as the mnemonic
+// (the coverage test looks for decoded instructions), so `valid`, a supported form of the same
+// instruction, runs first.
+Case refused(const std::string& mnemonic, const std::string& line, const std::string& error,
+             const std::string& valid = {}) {
+  Case c{mnemonic, (valid.empty() ? "" : "  " + valid + "\n") + "  " + line + "\n", [](State&) {}, Values::Int};
   c.expect_error = error;
   return c;
 }
@@ -105,13 +109,16 @@ void add_modifier_cases(std::vector<Case>& cs) {
   // Values without a defined meaning are refused at decode.
   cs.push_back(refused("v_mfma_f32_16x16x16_f16",
                        "v_mfma_f32_16x16x16_f16 v[32:35], v[10:11], v[12:13], v[32:35] cbsz:1",
-                       "cbsz must be 0..log2(blocks)"));
+                       "cbsz must be 0..log2(blocks)",
+                       "v_mfma_f32_16x16x16_f16 v[32:35], v[10:11], v[12:13], v[32:35]"));
   cs.push_back(refused("v_mfma_f32_16x16x4_4b_f16",
                        "v_mfma_f32_16x16x4_4b_f16 v[32:47], v[10:11], v[12:13], v[32:47] cbsz:1 abid:2",
-                       "abid below 2^cbsz"));
+                       "abid below 2^cbsz",
+                       "v_mfma_f32_16x16x4_4b_f16 v[32:47], v[10:11], v[12:13], v[32:47] cbsz:1 abid:1"));
   cs.push_back(refused("v_mfma_f64_4x4x4_4b_f64",
                        "v_mfma_f64_4x4x4_4b_f64 v[32:33], v[10:11], v[12:13], v[32:33] cbsz:1",
-                       "f64 MFMA with cbsz:1"));
+                       "f64 MFMA with cbsz:1",
+                       "v_mfma_f64_4x4x4_4b_f64 v[32:33], v[10:11], v[12:13], v[32:33]"));
 }
 
 // ---- sparse ----
@@ -156,7 +163,9 @@ void smfmac_model(const Sparse& f, State& s, int seg, int dst) {
       const int lane = i + f.m * (st / f.kpa()), e = st % f.kpa();
       a.push_back(element(init, 10, 2, lane, e, bits));
       const u32 index_word = init.vin[6][static_cast<std::size_t>(lane)];
-      const u32 segment = (index_word >> (seg * 4 * f.kpa())) & ((1u << (4 * f.kpa())) - 1u);
+      // Segment width from the calculator README: 8 bits for 16-bit inputs, 16 for 8-bit ones.
+      const int width = bits == 8 ? 16 : 8;
+      const u32 segment = (index_word >> (seg * width)) & ((1u << width) - 1u);
       sel.push_back(static_cast<std::uint8_t>((segment >> (2 * e)) & 3u));
     }
     for (int j = 0; j < f.m; ++j) {
@@ -266,7 +275,8 @@ void add_sparse_cases(std::vector<Case>& cs) {
   const std::string line = first + " v[32:35], v[10:11], v[12:15], v16";
   cs.push_back(refused(first, "s_mov_b64 exec, s[16:17]\n  " + line, "not all lanes active"));
   cs.push_back(refused("v_smfmac_i32_16x16x64_i8", "v_smfmac_i32_16x16x64_i8 v[32:35], v[10:11], v[12:15], v16 abid:2",
-                       "selects no index segment"));
+                       "selects no index segment",
+                       "v_smfmac_i32_16x16x64_i8 v[32:35], v[10:11], v[12:15], v16 abid:1"));
   cs.push_back(refused(first, "v_mov_b32 v16, v17\n  " + line, "MFMA read of a VALU result (v16)"));
   cs.push_back(refused(first, line + "\n  " + first + " v[36:39], v[10:11], v[12:15], v32",
                        "v_smfmac index read of the MFMA result (v[32:35])"));
