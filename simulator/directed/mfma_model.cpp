@@ -49,7 +49,7 @@ std::vector<Mfma> instructions() {
   return v;
 }
 
-// ---- layouts (file comment) ----
+// ---- layouts (the file comment of cases_mfma.cpp) ----
 int a_lane(const Mfma& f, int b, int i, int k) { return f.m * b + f.m * f.blocks * (k / f.kpl()) + i; }
 // 32-bit result register and lane of D[i][j] in block b (for f64: the pair index).
 std::pair<int, int> d_place(const Mfma& f, int b, int i, int j) {
