@@ -112,9 +112,13 @@ class Gen {
     const auto roll = uniform(0, 99);
     if (roll < 8) return static_cast<std::uint16_t>(sign);
     if (roll < 14) return static_cast<std::uint16_t>(sign | man);
-    if (specials && roll < 16) return static_cast<std::uint16_t>(sign | static_cast<std::uint32_t>(emax + 1) << frac | (coin() ? 0u : 1u << (frac - 1)));
-    const int lo = std::max(1, center - spread), hi = std::min(emax, center + spread);
-    return static_cast<std::uint16_t>(sign | static_cast<std::uint32_t>(uniform(static_cast<std::uint64_t>(lo), static_cast<std::uint64_t>(hi))) << frac | man);
+    if (specials && roll < 16) {  // inf or NaN
+      const std::uint32_t payload = coin() ? 0u : 1u << (frac - 1);
+      return static_cast<std::uint16_t>(sign | static_cast<std::uint32_t>(emax + 1) << frac | payload);
+    }
+    const auto lo = static_cast<std::uint64_t>(std::max(1, center - spread));
+    const auto hi = static_cast<std::uint64_t>(std::min(emax, center + spread));
+    return static_cast<std::uint16_t>(sign | static_cast<std::uint32_t>(uniform(lo, hi)) << frac | man);
   }
 
   // Accumulator: zero, subnormal, or a normal around 2^e_center; rarely inf/NaN.
@@ -218,8 +222,9 @@ TEST(SmfmacAgreement, I8) {
     const std::size_t n = r.coin() ? 32 : 16;
     std::vector<std::int8_t> a(n), b(2 * n);
     const bool extreme = r.coin(4);  // all -128 / 127: the largest sums, wrap of c near the edge
-    for (auto& x : a) x = static_cast<std::int8_t>(extreme ? (r.coin() ? -128 : 127) : static_cast<int>(r.uniform(0, 255)) - 128);
-    for (auto& x : b) x = static_cast<std::int8_t>(extreme ? -128 : static_cast<int>(r.uniform(0, 255)) - 128);
+    auto any = [&] { return static_cast<std::int8_t>(static_cast<int>(r.uniform(0, 255)) - 128); };
+    for (auto& x : a) x = extreme ? static_cast<std::int8_t>(r.coin() ? -128 : 127) : any();
+    for (auto& x : b) x = extreme ? std::int8_t{-128} : any();
     const Sel sel = r.sel(n);
     const auto c = static_cast<std::int32_t>(static_cast<std::uint32_t>(r.uniform(0, 0xFFFFFFFFu)));
     if (smfmac_dot_i8(a, sel, b, c) != naive::naive_smfmac_dot_i8(a, sel, b, c) && ++failures <= 10)

@@ -1,5 +1,5 @@
-// Matrix cores: every CDNA3 (gfx942) dense MFMA (the sparse v_smfmac_*: exec_mfma_sparse.cpp), with A/B/C/D in VGPRs
-// or AGPRs (one unified register file):
+// Matrix cores: every CDNA3 (gfx942) dense MFMA (the sparse v_smfmac_*: exec_mfma_sparse.cpp),
+// with A/B/C/D in VGPRs or AGPRs (one unified register file):
 //   f16/bf16: v_mfma_f32_{32x32x8, 16x16x16, 32x32x4_2b, 16x16x4_4b, 4x4x4_16b}_{f16,bf16}
 //   xf32:     v_mfma_f32_{16x16x8, 32x32x4}_xf32
 //   fp8/bf8:  v_mfma_f32_{16x16x32, 32x32x16}_{fp8,bf8}_{fp8,bf8}

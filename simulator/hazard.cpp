@@ -158,8 +158,8 @@ void check_hazards(HazardState& s, const HazardInfo& h, const Program& p, std::u
     } else if (h.kind == K::Mfma) {
       for (int i = 0; i < h.nreads; ++i)  // SrcA, SrcB and (v_smfmac) the index: not SrcC
         if (i != 2 && overlaps(h.reads[i], m.d) && ws < static_cast<std::uint64_t>(need_result))
-          fail(std::string(i == 3 ? "v_smfmac index" : "MFMA SrcA/SrcB") + " read of the MFMA result (" +
-                   name(m.d) + ")",
+          fail(std::string(i == 3 ? "v_smfmac index" : "MFMA SrcA/SrcB") +
+                   " read of the MFMA result (" + name(m.d) + ")",
                m.index, ws, need_result);
       const VRange cc = h.reads[2];
       const bool same = cc.row == m.d.row && cc.n == m.d.n;
