@@ -401,4 +401,41 @@ std::uint8_t naive_fp8_from_f32_sr(float x, std::uint32_t random, Fp8Kind kind, 
   return code_of(r, kind);
 }
 
+// ---- sparse: pair each stored entry with its B entry, group by group, then the dense model
+
+namespace {
+template <class T>
+std::vector<T> selected_b(std::size_t stored, const std::vector<std::uint8_t>& sel,
+                          const std::vector<T>& b) {
+  if (sel.size() != stored || b.size() != 2 * stored || stored % 2 != 0)
+    throw std::invalid_argument("naive smfmac: expected |sel| = |a| (even) and |b| = 2|a|");
+  std::vector<T> out;
+  for (std::size_t g = 0; g < stored / 2; ++g)
+    for (std::size_t slot = 0; slot < 2; ++slot) {
+      const std::uint8_t pos = sel[2 * g + slot];
+      if (pos > 3) throw std::invalid_argument("naive smfmac: a 4:2 index is 0..3");
+      out.push_back(b[4 * g + pos]);
+    }
+  return out;
+}
+}  // namespace
+
+float naive_smfmac_dot(InputFormat format, const std::vector<std::uint16_t>& a,
+                       const std::vector<std::uint8_t>& sel, const std::vector<std::uint16_t>& b,
+                       float c) {
+  return naive_mfma_dot(format, a, selected_b(a.size(), sel, b), c);
+}
+
+float naive_smfmac_dot_fp8(const std::vector<std::uint8_t>& a, Fp8Kind a_kind,
+                           const std::vector<std::uint8_t>& sel,
+                           const std::vector<std::uint8_t>& b, Fp8Kind b_kind, float c) {
+  return naive_mfma_dot_fp8(a, a_kind, selected_b(a.size(), sel, b), b_kind, c);
+}
+
+std::int32_t naive_smfmac_dot_i8(const std::vector<std::int8_t>& a,
+                                 const std::vector<std::uint8_t>& sel,
+                                 const std::vector<std::int8_t>& b, std::int32_t c) {
+  return naive_mfma_dot_i8(a, selected_b(a.size(), sel, b), c, false);
+}
+
 }  // namespace cdna::numerics::testing

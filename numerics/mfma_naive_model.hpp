@@ -38,6 +38,20 @@ float naive_mfma_dot_f32(const std::vector<float>& a, const std::vector<float>& 
 // f64: one exact MPFR multiply-add per k, rounded to binary64 nearest even.
 double naive_mfma_dot_f64(const std::vector<double>& a, const std::vector<double>& b, double c);
 
+// ---- sparse v_smfmac_* (numerics/smfmac.hpp): A stored 4:2 compressed ----
+// For every group g of 4 dense k, the two stored entries a[2g], a[2g+1] multiply b[4g + sel[2g]]
+// and b[4g + sel[2g+1]]; those K/2 pairs, in stored order, go through the naive dense model of
+// the type above. |a| = |sel| = K/2, |b| = K, sel in 0..3 (std::invalid_argument otherwise).
+float naive_smfmac_dot(InputFormat format, const std::vector<std::uint16_t>& a,
+                       const std::vector<std::uint8_t>& sel, const std::vector<std::uint16_t>& b,
+                       float c);
+float naive_smfmac_dot_fp8(const std::vector<std::uint8_t>& a, Fp8Kind a_kind,
+                           const std::vector<std::uint8_t>& sel,
+                           const std::vector<std::uint8_t>& b, Fp8Kind b_kind, float c);
+std::int32_t naive_smfmac_dot_i8(const std::vector<std::int8_t>& a,
+                                 const std::vector<std::uint8_t>& sel,
+                                 const std::vector<std::int8_t>& b, std::int32_t c);
+
 // ---- fp8/bf8 conversion oracles (numerics/fp8.hpp), written from the definitions ----
 
 // The value of a pattern from the format's defining formula (NaN for 0x80).

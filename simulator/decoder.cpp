@@ -518,6 +518,43 @@ bool is_branch(Opcode op) {
   }
 }
 
+// CBSZ/ABID/BLGP of the matrix instructions: the values with a defined meaning (AMD Matrix
+// Instruction Calculator README, "Modifying the Queried Matrix" and the CDNA3 examples): dense
+// MFMA of B blocks: CBSZ 0..log2(B), ABID 0..2^CBSZ-1, BLGP 0..7; f64 MFMA: no CBSZ/ABID, the
+// BLGP field is neg:[A,B,C] (LLVM spells it neg, parsed into neg_lo); v_smfmac: CBSZ any, ABID
+// selects one of the 4 (16-bit inputs) or 2 (8-bit inputs) index segments when CBSZ = 0 and is
+// ignored otherwise, no BLGP. Empty if the instruction's modifiers are valid.
+std::string check_mai_modifiers(std::string_view m, const Inst& I) {
+  const bool sparse = starts_with(m, "v_smfmac_");
+  if (!sparse && !starts_with(m, "v_mfma_")) {
+    if (I.cbsz || I.abid || I.blgp) return "cbsz/abid/blgp apply only to matrix instructions";
+    return {};
+  }
+  const std::string mods = "cbsz:" + std::to_string(I.cbsz) + " abid:" + std::to_string(I.abid) +
+                           " blgp:" + std::to_string(I.blgp);
+  if (sparse) {
+    const int segments = ends_with(m, "8") ? 2 : 4;
+    if (I.blgp) return "v_smfmac has no blgp field (" + mods + ")";
+    if (I.cbsz == 0 && I.abid >= segments)
+      return "v_smfmac abid:" + std::to_string(I.abid) + " selects no index segment (this type has " +
+             std::to_string(segments) + "); no defined behaviour";
+    return {};
+  }
+  if (ends_with(m, "_f64")) {
+    if (I.cbsz || I.abid || I.blgp)
+      return "f64 MFMA with " + mods + ": no defined behaviour (only neg:[..] is)";
+    return {};
+  }
+  const int blocks = m.find("_16b_") != std::string_view::npos  ? 16
+                     : m.find("_4b_") != std::string_view::npos ? 4
+                     : m.find("_2b_") != std::string_view::npos ? 2
+                                                                 : 1;
+  if ((1 << I.cbsz) > blocks || I.abid >= (1 << I.cbsz))
+    return "MFMA " + mods + " on an instruction of " + std::to_string(blocks) +
+           " block(s): cbsz must be 0..log2(blocks) and abid below 2^cbsz; no defined behaviour";
+  return {};
+}
+
 }  // namespace
 
 void exec_unsupported(Wave& w, const Inst& I);
@@ -584,7 +621,7 @@ std::string parse_instruction(std::string_view text, std::uint64_t address,
   }
 
   // Modifiers the executors do not honour are refused here, not ignored.
-  if (I.cbsz || I.abid || I.blgp) return "MFMA cbsz/abid/blgp modifiers are not supported";
+  if (auto why = check_mai_modifiers(base, I); !why.empty()) return why;
   if (I.enc == Encoding::Sdwa) {
     if (h == nullptr) return "SDWA form not supported";
     I.fn = &exec_sdwa;

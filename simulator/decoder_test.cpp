@@ -152,6 +152,31 @@ TEST(SimDecoder, RefusesWhatItCannotHonour) {
   EXPECT_NE(reason.find("frobnicate"), std::string::npos) << reason;
 }
 
+// Matrix modifiers: the calculator's ranges are accepted and kept, the rest refused (decoder.cpp
+// check_mai_modifiers).
+TEST(SimDecoder, MatrixModifiers) {
+  Inst m = parse("v_mfma_f32_16x16x4_4b_f16 v[0:15], v[16:17], v[18:19], v[0:15] cbsz:2 abid:3 blgp:5");
+  EXPECT_EQ(m.cbsz, 2);
+  EXPECT_EQ(m.abid, 3);
+  EXPECT_EQ(m.blgp, 5);
+  Inst f = parse("v_mfma_f64_16x16x4_f64 v[0:7], v[8:9], v[10:11], v[0:7] neg:[1,0,1]");
+  EXPECT_EQ(f.neg_lo, 5);
+  Inst s = parse("v_smfmac_f32_16x16x32_f16 v[0:3], v[4:5], v[6:9], v10 cbsz:3 abid:7");
+  EXPECT_EQ(s.op, Opcode::v_smfmac_f32_16x16x32_f16);
+  EXPECT_EQ(s.abid, 7);  // ignored by the hardware when cbsz != 0
+  std::string reason;
+  parse("v_mfma_f32_4x4x4_16b_f16 v[0:3], v[4:5], v[6:7], v[0:3] cbsz:5", &reason);
+  EXPECT_NE(reason.find("log2(blocks)"), std::string::npos) << reason;
+  parse("v_mfma_f32_32x32x4_2b_bf16 v[0:31], v[32:33], v[34:35], v[0:31] cbsz:1 abid:2", &reason);
+  EXPECT_NE(reason.find("abid below 2^cbsz"), std::string::npos) << reason;
+  parse("v_smfmac_f32_16x16x64_fp8_fp8 v[0:3], v[4:5], v[6:9], v10 abid:2", &reason);
+  EXPECT_NE(reason.find("index segment"), std::string::npos) << reason;
+  parse("v_smfmac_f32_16x16x32_bf16 v[0:3], v[4:5], v[6:9], v10 abid:3", &reason);
+  EXPECT_EQ(reason, "");
+  parse("v_add_f32_e64 v0, v1, v2 blgp:1", &reason);
+  EXPECT_NE(reason.find("only to matrix"), std::string::npos) << reason;
+}
+
 TEST(SimDecoder, DisassemblerGivesLlvmText) {
   Disassembler dis;
   const std::uint8_t code[] = {0x06, 0x0f, 0x04, 0x02};  // v_add_f32_e32 v2, v6, v7

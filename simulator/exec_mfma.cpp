@@ -1,5 +1,5 @@
-// Matrix cores: every CDNA3 (gfx942) MFMA except the broadcast modifiers, with A/B/C/D in VGPRs
-// or AGPRs (one unified register file):
+// Matrix cores: every CDNA3 (gfx942) dense MFMA (the sparse v_smfmac_*: exec_mfma_sparse.cpp),
+// with A/B/C/D in VGPRs or AGPRs (one unified register file):
 //   f16/bf16: v_mfma_f32_{32x32x8, 16x16x16, 32x32x4_2b, 16x16x4_4b, 4x4x4_16b}_{f16,bf16}
 //   xf32:     v_mfma_f32_{16x16x8, 32x32x4}_xf32
 //   fp8/bf8:  v_mfma_f32_{16x16x32, 32x32x16}_{fp8,bf8}_{fp8,bf8}
@@ -23,54 +23,38 @@
 //   C/D (f64 results, register pairs): 16x16x4: pair i/4, lane 16*(i%4) + j;
 //     4x4x4_4b: pair 0, lane 16*(i%4) + 4*b + j.
 //
-// Not supported (refused at decode): cbsz/abid/blgp (broadcast / lane-group permutation).
-// Refused here: neg/clamp/op_sel modifiers, a partial EXEC (inactive-lane behaviour is not
-// modelled), A/B given as constants.
+// Modifiers: CBSZ/ABID (A-block broadcast, multi-block MFMAs), BLGP (B lane-group pattern, every
+// non-f64 MFMA), and on f64 the BLGP field as neg:[A,B,C] (sources at the code below). The
+// decoder refuses values outside the ranges the AMD Matrix Instruction Calculator gives
+// (check_mai_modifiers in decoder.cpp). Refused here: other neg/clamp/op_sel modifiers, a partial
+// EXEC (inactive-lane behaviour is not modelled), A/B given as constants.
 #include <array>
 #include <cstring>
 #include <span>
 
 #include "numerics/fp8.hpp"
 #include "numerics/mfma.hpp"
+#include "simulator/mfma_layout.hpp"
 #include "simulator/wave.hpp"
 
 namespace cdna::simulator {
 namespace {
 
-enum class In : std::uint8_t { Bf16, F16, Xf32, Fp8Fp8, Fp8Bf8, Bf8Fp8, Bf8Bf8, I8, F32, F64 };
+using mai::element;
+using mai::In;
+using mai::in_bits;
+using mai::out_pos;
 
-constexpr int in_bits(In t) {
-  switch (t) {
-    case In::Bf16: case In::F16: return 16;
-    case In::Xf32: case In::F32: return 32;
-    case In::F64: return 64;
-    default: return 8;
-  }
-}
-
-// Raw bits of element e (of kpl) of lane l, registers from `base` on.
-inline std::uint64_t element(Wave& w, std::uint32_t base, int bits, int e, int l) {
-  const int bit = e * bits;
-  const std::uint32_t reg = base + static_cast<std::uint32_t>(bit / 32);
-  if (bits == 64) {
-    return std::uint64_t{w.row(reg)[l]} | (std::uint64_t{w.row(reg + 1)[l]} << 32);
-  }
-  const std::uint32_t x = w.row(reg)[l] >> (bit % 32);
-  return bits == 32 ? x : x & ((1u << bits) - 1u);
-}
-
-// 32-bit register index (relative to D) and lane of C/D element (i, j) of block b.
-template <int M, int B, bool F64Out>
-constexpr std::pair<int, int> out_pos(int i, int j, int b) {
-  if constexpr (F64Out) {
-    const int pair = B == 1 ? i / 4 : 0;
-    return {2 * pair, 16 * (i % 4) + (M * M < 64 ? M * b : 0) + j};
-  } else if constexpr (M == 4) {
-    return {i, 4 * b + j};
-  } else if constexpr (M == 16) {
-    return {4 * b + i % 4, 16 * (i / 4) + j};
-  } else {
-    return {16 * b + 4 * (i / 8) + i % 4, 32 * ((i / 4) % 2) + j};
+// BLGP (B-matrix lane group pattern): the lane whose B data an MFMA lane uses (AMD Matrix
+// Instruction Calculator README, "Example of Using the BLGP Modifier": 1 lanes 0-31 broadcast to
+// 32-63, 2 lanes 32-63 to 0-31, 3 rotate down by 16, 4..7 lanes 16*(blgp-4)..+15 to all).
+constexpr int blgp_lane(int lane, int blgp) {
+  switch (blgp) {
+    case 1: return lane % 32;
+    case 2: return lane % 32 + 32;
+    case 3: return (lane + 16) % 64;
+    case 4: case 5: case 6: case 7: return lane % 16 + 16 * (blgp - 4);
+    default: return lane;
   }
 }
 
@@ -85,7 +69,7 @@ void mfma(Wave& w, const Inst& I) {
   if (w.exec() != ~0ull)
     sim_fail("MFMA with EXEC " + hex(w.exec()) +
              " (not all lanes active): the behaviour for inactive lanes is not modelled");
-  if (I.neg_lo || I.neg_hi || I.clamp || I.op_sel || I.op_sel_hi_given)
+  if (I.neg_hi || I.clamp || I.op_sel || I.op_sel_hi_given || (I.neg_lo && !f64))
     sim_fail("MFMA modifiers (neg/clamp/op_sel) are not supported for this instruction");
   const Operand& D = I.ops[0];
   const Operand& A = I.ops[1];
@@ -102,22 +86,34 @@ void mfma(Wave& w, const Inst& I) {
     flush = dm == 0;
   }
 
-  // Inputs per block, row-major [b][i][k] / [b][j][k], raw bits.
+  // Inputs per block, row-major [b][i][k] / [b][j][k], raw bits. CBSZ/ABID: block b takes its A
+  // from block (b rounded down to a multiple of 2^CBSZ) + ABID (the decoder keeps both in range);
+  // BLGP: lane L takes its B from blgp_lane(L). f64 (gfx940+): the BLGP bits are neg:[A,B,C]
+  // instead (AMD Matrix Instruction Calculator README, "Example of Using the BLGP Modifier to
+  // Negate FP64 Input Matrices"; LLVM prints them as neg:[..]): flip the sign bits.
+  constexpr std::uint64_t sign64 = 1ull << 63;
+  const std::uint64_t neg_a = f64 && (I.neg_lo & 1) ? sign64 : 0;
+  const std::uint64_t neg_b = f64 && (I.neg_lo & 2) ? sign64 : 0;
+  const std::uint64_t neg_c = f64 && (I.neg_lo & 4) ? sign64 : 0;
   std::array<std::uint64_t, B * M * K> ra{}, rb{};
-  for (int b = 0; b < B; ++b)
+  for (int b = 0; b < B; ++b) {
+    const int ablock = ((b >> I.cbsz) << I.cbsz) + I.abid;
     for (int k = 0; k < K; ++k)
       for (int i = 0; i < M; ++i) {
-        const int lane = M * b + M * B * (k / kpl) + i;
-        ra[static_cast<std::size_t>((b * M + i) * K + k)] = element(w, A.reg, bits, k % kpl, lane);
-        rb[static_cast<std::size_t>((b * N + i) * K + k)] = element(w, Bo.reg, bits, k % kpl, lane);
+        const int row_lane = M * B * (k / kpl) + i;
+        ra[static_cast<std::size_t>((b * M + i) * K + k)] =
+            element(w, A.reg, bits, k % kpl, M * ablock + row_lane) ^ neg_a;
+        rb[static_cast<std::size_t>((b * N + i) * K + k)] =
+            element(w, Bo.reg, bits, k % kpl, blgp_lane(M * b + row_lane, I.blgp)) ^ neg_b;
       }
+  }
 
   std::uint32_t out[out_regs][kLanes];
   auto cbits = [&](int reg, int lane) -> std::uint64_t {
-    if (C.kind == OperandKind::Const) return f64 ? C.k64 : C.k32;
+    if (C.kind == OperandKind::Const) return f64 ? C.k64 ^ neg_c : C.k32;
     const std::uint32_t r = C.reg + static_cast<std::uint32_t>(reg);
     std::uint64_t x = w.row(r)[lane];
-    if (f64) x |= std::uint64_t{w.row(r + 1)[lane]} << 32;
+    if (f64) x = (x | std::uint64_t{w.row(r + 1)[lane]} << 32) ^ neg_c;
     return x;
   };
   for (int b = 0; b < B; ++b)

@@ -85,6 +85,21 @@ HazardInfo classify_hazards(const Inst& I) {
     h.nreads = 3;
     return h;
   }
+  if (starts_with(m, "v_smfmac_")) {
+    // LLVM (VOP3PInstructions.td, GCNHazardRecognizer::checkMAIHazards90A): the accumulator is
+    // src2, tied to vdst, so SrcC is the D registers; the index VGPR is an ordinary source and
+    // gets the SrcA/SrcB rules (reads[3]). XDL, 4 passes (16x16) or 8 (32x32) as the dense MFMA
+    // of the same cycle count.
+    h.kind = HazardInfo::Kind::Mfma;
+    h.passes = mfma_passes(m);
+    h.write = range(I.ops[0]);
+    h.reads[0] = range(I.ops[1]);
+    h.reads[1] = range(I.ops[2]);
+    h.reads[2] = range(I.ops[0]);
+    h.reads[3] = range(I.ops[3]);
+    h.nreads = 4;
+    return h;
+  }
   if (starts_with(m, "v_")) {
     h.kind = HazardInfo::Kind::Valu;
     h.writes_exec = starts_with(m, "v_cmpx_");
@@ -141,9 +156,11 @@ void check_hazards(HazardState& s, const HazardInfo& h, const Program& p, std::u
       if (h.kind == K::Valu && overlaps(h.write, m.c) && ws < static_cast<std::uint64_t>(need_war))
         fail("VALU overwrite of the MFMA's SrcC (" + name(m.c) + ")", m.index, ws, need_war);
     } else if (h.kind == K::Mfma) {
-      for (int i = 0; i < 2; ++i)
-        if (overlaps(h.reads[i], m.d) && ws < static_cast<std::uint64_t>(need_result))
-          fail("MFMA SrcA/SrcB read of the MFMA result (" + name(m.d) + ")", m.index, ws, need_result);
+      for (int i = 0; i < h.nreads; ++i)  // SrcA, SrcB and (v_smfmac) the index: not SrcC
+        if (i != 2 && overlaps(h.reads[i], m.d) && ws < static_cast<std::uint64_t>(need_result))
+          fail(std::string(i == 3 ? "v_smfmac index" : "MFMA SrcA/SrcB") +
+                   " read of the MFMA result (" + name(m.d) + ")",
+               m.index, ws, need_result);
       const VRange cc = h.reads[2];
       const bool same = cc.row == m.d.row && cc.n == m.d.n;
       if (overlaps(cc, m.d) && same && (m.passes & 0x7f) == 2 && ws < 2)
@@ -159,7 +176,7 @@ void check_hazards(HazardState& s, const HazardInfo& h, const Program& p, std::u
   if (h.kind == K::Mfma) {
     for (const auto& v : s.valu) {
       if (v.w.n == 0 || c - v.clock - 1 >= 2) continue;
-      for (int i = 0; i < 3; ++i)
+      for (int i = 0; i < h.nreads; ++i)
         if (overlaps(h.reads[i], v.w)) fail("MFMA read of a VALU result (" + name(v.w) + ")", v.index, c - v.clock - 1, 2);
     }
     if (s.exec_clock && c - s.exec_clock - 1 < 4)

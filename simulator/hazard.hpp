@@ -40,7 +40,7 @@ struct HazardInfo {
   bool writes_exec = false;      // VALU that writes EXEC (v_cmpx)
   std::uint8_t nreads = 0;
   VRange write;
-  VRange reads[5];  // MFMA: reads[0] = SrcA, reads[1] = SrcB, reads[2] = SrcC
+  VRange reads[5];  // MFMA: reads[0] = SrcA, reads[1] = SrcB, reads[2] = SrcC, [3] smfmac index
 };
 
 // Classifies a decoded instruction (`mnemonic` without encoding suffix).

@@ -29,7 +29,7 @@ void expect_hazard(const std::string& kernel, const std::string& what, int ws, i
 
 TEST(SimHazards, EnoughWaitStatesRun) {
   for (const char* k : {"result_read_nop6_ok", "result_read_counted_ok", "chained_srcc_ok",
-                        "valu_to_mfma_nop1_ok", "big_result_nop7_nop2_ok"})
+                        "valu_to_mfma_nop1_ok", "big_result_nop7_nop2_ok", "smfmac_chained_ok"})
     EXPECT_EQ(run_hazard_kernel(k), "") << k;
 }
 
@@ -44,6 +44,9 @@ TEST(SimHazards, MissingWaitStatesAreErrors) {
   expect_hazard("big_result_nop7", "VALU access of the MFMA result (v[0:15])", 8, 11);
   expect_hazard("exec_to_mfma", "MFMA after a VALU write of EXEC", 0, 4);
   expect_hazard("store_too_early", "VMEM access of the MFMA result (v[0:3])", 4, 7);
+  expect_hazard("smfmac_index_from_mfma", "v_smfmac index read of the MFMA result (v[0:3])", 4, 7);
+  expect_hazard("smfmac_index_from_valu", "MFMA read of a VALU result (v16)", 0, 2);
+  expect_hazard("smfmac_result_read", "VALU access of the MFMA result (v[4:7])", 6, 7);
 }
 
 TEST(SimHazards, CheckerCanBeSwitchedOff) {

@@ -47,7 +47,7 @@ InstFootprint classify_instruction(std::string_view text) {
   const std::size_t sp = text.find_first_of(" \t");
   const std::string_view m = text.substr(0, sp);
   InstFootprint f;
-  if (starts(m, "v_mfma")) {
+  if (starts(m, "v_mfma") || starts(m, "v_smfmac")) {
     f.cls = InstClass::Mfma;
   } else if (starts(m, "v_")) {
     f.cls = InstClass::Valu;

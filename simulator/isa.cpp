@@ -74,6 +74,7 @@ const HandlerTable& handler_table() {
     register_vmem(t);
     register_lds(t);
     register_mfma(t);
+    register_mfma_sparse(t);
     return t;
   }();
   return table;

@@ -222,6 +222,7 @@ void register_valu16(HandlerTable& t);
 void register_vmem(HandlerTable& t);
 void register_lds(HandlerTable& t);
 void register_mfma(HandlerTable& t);
+void register_mfma_sparse(HandlerTable& t);
 const HandlerTable& handler_table();
 
 }  // namespace cdna::simulator

@@ -38,6 +38,13 @@ KERNEL(valu_to_mfma_nop1_ok, ZERO_ACC "v_mov_b32 v0, 0\n\ts_nop 1\n\t" MFMA16 "s
 // 32x32x8 needs 11.
 KERNEL(big_result_nop7, "v_mov_b32 v0, 0\n\ts_nop 1\n\tv_mfma_f32_32x32x8_bf16 v[0:15], %1, %2, 0\n\ts_nop 7\n\tv_mov_b32 %0, v3")
 KERNEL(big_result_nop7_nop2_ok, "v_mfma_f32_32x32x8_bf16 v[0:15], %1, %2, 0\n\ts_nop 7\n\ts_nop 2\n\tv_mov_b32 %0, v3")
+// v_smfmac (4 passes): its SrcC is its D, so accumulating back to back needs nothing; the index
+// VGPR gets the SrcA/SrcB rules (7 after an MFMA result) and the VALU-write rule (2).
+#define SMFMAC(d, idx) "v_smfmac_f32_16x16x32_bf16 " d ", %1, v[8:11], " idx "\n\t"
+KERNEL(smfmac_chained_ok, ZERO_ACC SMFMAC("v[0:3]", "v16") SMFMAC("v[0:3]", "v16") "s_nop 6\n\tv_mov_b32 %0, v0")
+KERNEL(smfmac_index_from_mfma, ZERO_ACC MFMA16 "s_nop 3\n\t" SMFMAC("v[4:7]", "v0") "s_nop 7\n\tv_mov_b32 %0, v4")
+KERNEL(smfmac_index_from_valu, ZERO_ACC "v_mov_b32 v16, 0\n\t" SMFMAC("v[4:7]", "v16") "s_nop 7\n\tv_mov_b32 %0, v4")
+KERNEL(smfmac_result_read, ZERO_ACC SMFMAC("v[4:7]", "v16") "s_nop 5\n\tv_mov_b32 %0, v5")
 // VALU write of EXEC -> MFMA: 4.
 KERNEL(exec_to_mfma, ZERO_ACC "s_nop 1\n\tv_cmpx_le_u32_e64 vcc, 0, v0\n\t" MFMA16 "s_nop 7\n\tv_mov_b32 %0, v0")
 // A global store of the result too early (VMEM read).
