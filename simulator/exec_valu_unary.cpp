@@ -3,9 +3,10 @@
 //
 // Semantics: CDNA3 ISA guide, VOP1/VOP2 opcode descriptions. Rounding to integral is exact (no
 // rounding mode involved). v_fract_* computes S0 - floor(S0) rounded under MODE's round mode
-// ("Obey round mode"); the f32/f64 forms clamp the result below 1.0 (0x3f7fffff /
-// 0x3fefffffffffffff, as the guide states); the f16 form has no such statement and is not
-// clamped (our reading; README "Modelling choices"). v_frexp_*: the C frexp() decomposition
+// ("Obey round mode") and clamped below 1.0: 0x3f7fffff / 0x3fefffffffffffff as the guide
+// states for f32/f64; 0x3bff for f16, for which the guide says nothing but LLVM replaces
+// fmin(x - floor(x), nextafter(1.0, 0)) by v_fract in every legal type, f16 included
+// (AMDGPUCodeGenPrepare.cpp, matchFractPat). v_frexp_*: the C frexp() decomposition
 // (significand in [0.5, 1) with the sign, exponent such that S0 = significand * 2^exponent),
 // 0 for the exponent of ±0, ±inf and NaN, the significand of ±0, ±inf and NaN being S0 itself
 // (the guide's pseudo-code returns S0 unchanged); LLVM lowers llvm.frexp to these instructions
@@ -72,7 +73,8 @@ u32 rndne16(u32 h, u32) { return d2h(rint_even(h2d(h)), kRoundNearest); }
 // zero takes the sign IEEE addition gives it under `mode` (zero_sign).
 u32 fract16(u32 h, u32 mode) {
   const double x = h2d(h), f = std::floor(x);
-  return d2h(zero_sign(x - f, std::signbit(x) || !std::signbit(f), mode), mode);
+  const u32 r = d2h(zero_sign(x - f, std::signbit(x) || !std::signbit(f), mode), mode);
+  return r == 0x3c00u ? 0x3bffu : r;  // only 1.0 exceeds the clamp (the result is >= 0 or NaN)
 }
 
 void v_frexp_mant_f16(Wave& w, const Inst& I) {

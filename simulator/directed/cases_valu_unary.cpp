@@ -3,9 +3,10 @@
 //
 // Models are written for the tests from the CDNA3 ISA guide's VOP1/VOP2 descriptions:
 //   trunc/ceil/floor/rndne: the integral value (exact), NaN quieted, a zero keeps the sign.
-//   fract: S0 + -floor(S0) rounded to the format under MODE's round mode; the f32/f64 forms clamp
-//     it to 0x3f7fffff / 0x3fefffffffffffff ("result clamped to ..."); the f16 form (no such
-//     statement) is not clamped; fract(±inf) is invalid (the default NaN).
+//   fract: S0 + -floor(S0) rounded to the format under MODE's round mode, at most the largest
+//     value below 1.0 (0x3f7fffff / 0x3fefffffffffffff: "result clamped to ..."; f16 0x3bff: the
+//     guide is silent, LLVM's AMDGPUCodeGenPrepare matchFractPat assumes it for every type);
+//     fract(±inf) is invalid (the default NaN).
 //   frexp_mant/frexp_exp: the C frexp() pair, S0 itself / 0 for ±inf and NaN, ±0 / 0 for zeros.
 //   v_ldexp_f16: S0.f16 * 2^S1.i16 rounded once.
 //   f16 transcendentals: the correctly rounded value (MPFR, binary16 range and subnormals) as the
@@ -140,7 +141,8 @@ u64 fract16(u64 a) {
   if (nan16(h)) return h | 0x0200u;
   if (inf16(h)) return kQNaN16;
   const double x = h2d(h);
-  return d2h(round_by_mpfr(Fn::Ldexp, x - std::floor(x), kH));  // the difference is exact in double
+  const double r = round_by_mpfr(Fn::Ldexp, x - std::floor(x), kH);  // the difference is exact in double
+  return d2h(std::fmin(r, 1.0 - 0x1p-11));
 }
 // f32 fract under MODE round mode `up` (true: toward +inf; false: nearest even); input and
 // output denormals flushed.
