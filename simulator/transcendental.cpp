@@ -171,6 +171,7 @@ u32 trans_envelope(Trans f, u32 x, u64 seed) {
 
 namespace {
 
+// Invalid results and zero signs follow the f16 functional examples of the CDNA3 ISA guide.
 constexpr u32 kInvalid16 = 0xfe00u;  // the ISA guide's examples: sqrt(-inf), log(-1), sin(inf)
 
 double half_value(u32 h) {
@@ -200,6 +201,8 @@ u32 trans_nearest16(Trans f, u32 h) {
   const double x = half_value(h);
   if (std::isnan(x)) return h | 0x0200u;
   const double y = approx(f, static_cast<float>(x));  // x is exact in f32
+  // The guide's examples: sin(-65504) = +0 (0xfbff -> 0x0000), sin(-0) = -0.
+  if (f == Trans::Sin && y == 0.0 && x != 0.0) return 0;
   if (special(y)) return special16(y);
   if (!ambiguous16(y, kRoundNearest)) return round16(y, kRoundNearest);
   return static_cast<u32>(by_mpfr(f, x, kF16, kRoundNearest, nullptr));

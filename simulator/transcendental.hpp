@@ -39,8 +39,9 @@ std::uint32_t trans_envelope(Trans f, std::uint32_t x, std::uint64_t seed);
 // (bits 15:0). Documented as 1 ULP (CDNA3 ISA guide, VOP1 V_RCP_F16 .. V_EXP_F16; no figure for
 // V_SIN_F16/V_COS_F16, 1 ULP assumed) with f16 denormals supported: subnormal results are kept
 // (the caller flushes per MODE). Special values as the f32 forms, except that an invalid operation
-// (log/sqrt/rsq of a negative number, sin/cos of an infinity) gives 0xfe00, the value of the
-// guide's functional examples. Envelope: as trans_envelope, one of the two bracketing f16 values.
+// (log/sqrt/rsq of a negative number, sin/cos of an infinity) gives 0xfe00 and a zero sine of a
+// nonzero x is +0 (sin(-65504) = +0), as in the guide's functional examples. Envelope: as
+// trans_envelope, one of the two bracketing f16 values.
 std::uint32_t trans_nearest16(Trans f, std::uint32_t x);
 std::uint32_t trans_envelope16(Trans f, std::uint32_t x, std::uint64_t seed);
 

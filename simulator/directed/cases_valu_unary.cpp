@@ -11,7 +11,7 @@
 //   v_ldexp_f16: S0.f16 * 2^S1.i16 rounded once.
 //   f16 transcendentals: the correctly rounded value (MPFR, binary16 range and subnormals) as the
 //     simulator's default mode gives it (the hardware is documented as 1 ULP); invalid results
-//     0xfe00, the guide's functional examples; rsq(-0) = -inf (same examples).
+//     0xfe00, rsq(-0) = -inf and sin(nonzero x) = +0 when zero: the guide's functional examples.
 //   v_rcp/rsq/sqrt_f64 and v_exp/log_legacy_f32: correctly rounded (MPFR), default NaN for an
 //     invalid operation (simulator convention, fp.hpp).
 // MODE at kernel start (cases_valu_fp.cpp header): nearest even, f32 denormals flushed, f16/f64
@@ -109,6 +109,7 @@ u64 trans16(Fn f, u64 a) {
   if (nan16(h)) return h | 0x0200u;
   const double x = h2d(h);
   const double r = special_rsq(f, x, round_by_mpfr(f, x, kH));
+  if (f == Fn::Sin && r == 0.0 && x != 0.0) return 0;  // ISA example: V_SIN_F16(0xfbff) = 0x0000
   return std::isnan(r) ? kInvalid16 : d2h(r);
 }
 u64 trans32(Fn f, u64 a) {  // f32 transcendental unit: denormals flushed in and out
