@@ -117,6 +117,8 @@ void vcmp_const(Wave& w, const Inst& I, bool value) {
 }
 void vcmp_false(Wave& w, const Inst& I) { vcmp_const<false>(w, I, false); }
 void vcmp_true(Wave& w, const Inst& I) { vcmp_const<false>(w, I, true); }
+void vcmpx_false(Wave& w, const Inst& I) { vcmp_const<true>(w, I, false); }
+void vcmpx_true(Wave& w, const Inst& I) { vcmp_const<true>(w, I, true); }
 
 // ---- v_cndmask_b32: D = mask[l] ? S1 : S0 (float abs/neg allowed in VOP3)
 void v_cndmask_b32(Wave& w, const Inst& I) {
@@ -424,10 +426,28 @@ void register_valu(HandlerTable& t) {
   CMP64(v_cmpx_gt_u64, true, a > b)
   CMP64(v_cmpx_ne_u64, true, a != b)
   CMP64(v_cmpx_ge_u64, true, a >= b)
+  CMP32(v_cmpx_lt_u16, true, (a & 0xffff) < (b & 0xffff))
+  CMP32(v_cmpx_eq_u16, true, (a & 0xffff) == (b & 0xffff))
+  CMP32(v_cmpx_le_u16, true, (a & 0xffff) <= (b & 0xffff))
+  CMP32(v_cmpx_gt_u16, true, (a & 0xffff) > (b & 0xffff))
+  CMP32(v_cmpx_ne_u16, true, (a & 0xffff) != (b & 0xffff))
+  CMP32(v_cmpx_ge_u16, true, (a & 0xffff) >= (b & 0xffff))
+  CMP32(v_cmpx_lt_i16, true, static_cast<std::int16_t>(a) < static_cast<std::int16_t>(b))
+  CMP32(v_cmpx_eq_i16, true, (a & 0xffff) == (b & 0xffff))
+  CMP32(v_cmpx_le_i16, true, static_cast<std::int16_t>(a) <= static_cast<std::int16_t>(b))
+  CMP32(v_cmpx_gt_i16, true, static_cast<std::int16_t>(a) > static_cast<std::int16_t>(b))
+  CMP32(v_cmpx_ne_i16, true, (a & 0xffff) != (b & 0xffff))
+  CMP32(v_cmpx_ge_i16, true, static_cast<std::int16_t>(a) >= static_cast<std::int16_t>(b))
 #undef CMP32
 #undef CMP64
-  for (Opcode op : {O::v_cmp_f_i32, O::v_cmp_f_u32, O::v_cmp_f_i64, O::v_cmp_f_u64}) set(op, vcmp_false);
-  for (Opcode op : {O::v_cmp_t_i32, O::v_cmp_t_u32, O::v_cmp_t_i64, O::v_cmp_t_u64}) set(op, vcmp_true);
+  for (Opcode op : {O::v_cmp_f_i32, O::v_cmp_f_u32, O::v_cmp_f_i64, O::v_cmp_f_u64, O::v_cmp_f_i16, O::v_cmp_f_u16})
+    set(op, vcmp_false);
+  for (Opcode op : {O::v_cmp_t_i32, O::v_cmp_t_u32, O::v_cmp_t_i64, O::v_cmp_t_u64, O::v_cmp_t_i16, O::v_cmp_t_u16})
+    set(op, vcmp_true);
+  for (Opcode op : {O::v_cmpx_f_i32, O::v_cmpx_f_u32, O::v_cmpx_f_i64, O::v_cmpx_f_u64, O::v_cmpx_f_i16, O::v_cmpx_f_u16})
+    set(op, vcmpx_false);
+  for (Opcode op : {O::v_cmpx_t_i32, O::v_cmpx_t_u32, O::v_cmpx_t_i64, O::v_cmpx_t_u64, O::v_cmpx_t_i16, O::v_cmpx_t_u16})
+    set(op, vcmpx_true);
 }
 
 }  // namespace cdna::simulator

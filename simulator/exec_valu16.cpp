@@ -13,55 +13,13 @@
 #include <cmath>
 
 #include "simulator/fp.hpp"
+#include "simulator/valu16.hpp"
 
 namespace cdna::simulator {
 namespace {
 
 using u32 = std::uint32_t;
 using u64 = std::uint64_t;
-
-inline bool nan16(u32 h) { return (h & 0x7fffu) > 0x7c00u; }
-inline float f16_to_f(u32 h) { return as_float(f32_bits_from_f16(static_cast<std::uint16_t>(h), false)); }
-
-void refuse_unmodelled(const Inst& I, bool packed) {
-  if (I.omod) sim_fail("omod on a 16-bit instruction is not supported");
-  if (!packed && (I.op_sel & 0x8)) sim_fail("destination op_sel (high half) on a 16-bit instruction is not supported");
-}
-
-// 16-bit source lanes (in bits 15:0): the high half when `hi`; abs/neg as f16 modifiers when
-// `fp`; input denormals flushed when `flush`.
-void src16(Wave& w, const Operand& o, bool hi, bool fp, bool flush, u32* out) {
-  Lanes t;
-  const u32* p = vsrc(w, o, t);
-  for (int l = 0; l < kLanes; ++l) {
-    u32 h = (hi ? p[l] >> 16 : p[l]) & 0xffffu;
-    if (fp) {
-      if (o.abs) h &= 0x7fffu;
-      if (o.neg) h ^= 0x8000u;
-      if (flush) h = ftz16(h);
-    }
-    out[l] = h;
-  }
-}
-
-// f16 results from exact-ish f32/f64 values: NaN results take the first NaN source (quieted) or
-// the canonical 0x7e00; output denormals flushed when `flush`.
-u32 finish16(u32 h, const u32* srcs[3], int n, int l, bool flush) {
-  if (nan16(h)) {
-    for (int i = 0; i < n; ++i)
-      if (nan16(srcs[i][l])) return srcs[i][l] | 0x0200u;
-    return 0x7e00u;
-  }
-  return flush ? ftz16(h) : h;
-}
-
-u32 clamp16(u32 h, bool dx10) {
-  if (nan16(h)) return dx10 ? 0u : h;
-  float x = f16_to_f(h);
-  if (!(x > 0.0f)) return 0u;
-  if (x > 1.0f) return 0x3c00u;
-  return h;
-}
 
 // KeepNan: F already chose the NaN result (min/max), finish16 must not replace it.
 template <int N, auto F, bool KeepNan = false>
@@ -196,8 +154,9 @@ template <auto Op>
 u32 int2(const u32* s[3], int l, u32) { return Op(s[0][l], s[1][l]); }
 
 // ---- compares and class on f16 (low halves)
-enum class C { LT, EQ, LE, GT, LG, GE, O, U, NEQ, NLT, NLE, NGT, NGE, NLG };
-template <C K>
+enum class C { F, LT, EQ, LE, GT, LG, GE, O, U, NEQ, NLT, NLE, NGT, NGE, NLG, TRU };
+// X: v_cmpx_* (the mask also goes to EXEC).
+template <C K, bool X = false>
 void vcmp16(Wave& w, const Inst& I) {
   Lanes a, b;
   bool fi = w.flush_in16_64();
@@ -223,11 +182,16 @@ void vcmp16(Wave& w, const Inst& I) {
       case C::NGT: r = !(x > y); break;
       case C::NGE: r = !(x >= y); break;
       case C::NLG: r = un || x == y; break;
+      case C::F: r = false; break;
+      case C::TRU: r = true; break;
     }
     bits |= u64{r} << l;
   }
-  write_s64(w, I.ops[0], bits & w.exec());
+  bits &= w.exec();
+  write_s64(w, I.ops[0], bits);
+  if (X) w.set_exec(bits);
 }
+template <bool X>
 void v_cmp_class_f16(Wave& w, const Inst& I) {
   Lanes a, b;
   src16(w, I.ops[1], false, true, false, a.u);
@@ -242,7 +206,9 @@ void v_cmp_class_f16(Wave& w, const Inst& I) {
                      : (neg ? 3u : 8u);
     bits |= u64{(m[l] >> k) & 1} << l;
   }
-  write_s64(w, I.ops[0], bits & w.exec());
+  bits &= w.exec();
+  write_s64(w, I.ops[0], bits);
+  if (X) w.set_exec(bits);
 }
 
 // ---- conversions
@@ -319,21 +285,15 @@ void register_valu16(HandlerTable& t) {
   set(O::v_pk_max_i16, pk16<2, int2<([](u32 a, u32 b) { return s16(a) > s16(b) ? a : b; })>, false>);
   set(O::v_pk_min_i16, pk16<2, int2<([](u32 a, u32 b) { return s16(a) < s16(b) ? a : b; })>, false>);
 
-  set(O::v_cmp_lt_f16, vcmp16<C::LT>);
-  set(O::v_cmp_eq_f16, vcmp16<C::EQ>);
-  set(O::v_cmp_le_f16, vcmp16<C::LE>);
-  set(O::v_cmp_gt_f16, vcmp16<C::GT>);
-  set(O::v_cmp_lg_f16, vcmp16<C::LG>);
-  set(O::v_cmp_ge_f16, vcmp16<C::GE>);
-  set(O::v_cmp_o_f16, vcmp16<C::O>);
-  set(O::v_cmp_u_f16, vcmp16<C::U>);
-  set(O::v_cmp_neq_f16, vcmp16<C::NEQ>);
-  set(O::v_cmp_nlt_f16, vcmp16<C::NLT>);
-  set(O::v_cmp_nle_f16, vcmp16<C::NLE>);
-  set(O::v_cmp_ngt_f16, vcmp16<C::NGT>);
-  set(O::v_cmp_nge_f16, vcmp16<C::NGE>);
-  set(O::v_cmp_nlg_f16, vcmp16<C::NLG>);
-  set(O::v_cmp_class_f16, v_cmp_class_f16);
+#define FC16(suffix, K)                                \
+  set(O::v_cmp_##suffix##_f16, vcmp16<C::K>);          \
+  set(O::v_cmpx_##suffix##_f16, vcmp16<C::K, true>);
+  FC16(f, F) FC16(lt, LT) FC16(eq, EQ) FC16(le, LE) FC16(gt, GT) FC16(lg, LG) FC16(ge, GE)
+  FC16(o, O) FC16(u, U) FC16(neq, NEQ) FC16(nlt, NLT) FC16(nle, NLE) FC16(ngt, NGT)
+  FC16(nge, NGE) FC16(nlg, NLG) FC16(tru, TRU)
+#undef FC16
+  set(O::v_cmp_class_f16, v_cmp_class_f16<false>);
+  set(O::v_cmpx_class_f16, v_cmp_class_f16<true>);
 
   set(O::v_cvt_f16_u16, cvt_f16_from_int<false>);
   set(O::v_cvt_f16_i16, cvt_f16_from_int<true>);

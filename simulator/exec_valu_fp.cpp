@@ -415,7 +415,7 @@ void vcmp_f32(Wave& w, const Inst& I) {
   write_s64(w, I.ops[0], bits);
   if (X) w.set_exec(bits);
 }
-template <FCmp C>
+template <FCmp C, bool X>
 void vcmp_f64(Wave& w, const Inst& I) {
   Lanes64 a, b;
   bool fi = w.flush_in16_64();
@@ -423,7 +423,9 @@ void vcmp_f64(Wave& w, const Inst& I) {
   fsrc64(w, I.ops[2], b, fi);
   u64 bits = 0;
   for (int l = 0; l < kLanes; ++l) bits |= u64{fcmp<C>(as_double(a.u[l]), as_double(b.u[l]))} << l;
-  write_s64(w, I.ops[0], bits & w.exec());
+  bits &= w.exec();
+  write_s64(w, I.ops[0], bits);
+  if (X) w.set_exec(bits);
 }
 
 // Class bits: 0 sNaN, 1 qNaN, 2 -inf, 3 -normal, 4 -denormal, 5 -0, 6 +0, 7 +denormal,
@@ -453,6 +455,7 @@ void v_cmp_class_f32(Wave& w, const Inst& I) {
   write_s64(w, I.ops[0], bits);
   if (X) w.set_exec(bits);
 }
+template <bool X>
 void v_cmp_class_f64(Wave& w, const Inst& I) {
   Lanes64 a;
   Lanes tb;
@@ -460,7 +463,9 @@ void v_cmp_class_f64(Wave& w, const Inst& I) {
   const u32* b = vsrc(w, I.ops[2], tb);
   u64 bits = 0;
   for (int l = 0; l < kLanes; ++l) bits |= u64{(b[l] >> class_bit64(a.u[l])) & 1} << l;
-  write_s64(w, I.ops[0], bits & w.exec());
+  bits &= w.exec();
+  write_s64(w, I.ops[0], bits);
+  if (X) w.set_exec(bits);
 }
 
 }  // namespace
@@ -493,6 +498,10 @@ void register_valu_fp(HandlerTable& t) {
   set(O::v_sqrt_f32, vtrans<Trans::Sqrt>);
   set(O::v_sin_f32, vtrans<Trans::Sin>);
   set(O::v_cos_f32, vtrans<Trans::Cos>);
+  // The legacy forms: the ISA guide gives the same formula (2^x, log2 x) and no further
+  // difference; modelled as v_exp_f32/v_log_f32 (simulator/README.md, modelling choices).
+  set(O::v_exp_legacy_f32, vtrans<Trans::Exp2>);
+  set(O::v_log_legacy_f32, vtrans<Trans::Log2>);
 
   set(O::v_trunc_f32, fround<([](float x) { return std::trunc(x); })>);
   set(O::v_ceil_f32, fround<([](float x) { return std::ceil(x); })>);
@@ -530,14 +539,16 @@ void register_valu_fp(HandlerTable& t) {
 #define FC(suffix, C)                                          \
   set(O::v_cmp_##suffix##_f32, vcmp_f32<FCmp::C, false>);      \
   set(O::v_cmpx_##suffix##_f32, vcmp_f32<FCmp::C, true>);      \
-  set(O::v_cmp_##suffix##_f64, vcmp_f64<FCmp::C>);
+  set(O::v_cmp_##suffix##_f64, vcmp_f64<FCmp::C, false>);     \
+  set(O::v_cmpx_##suffix##_f64, vcmp_f64<FCmp::C, true>);
   FC(f, F) FC(lt, LT) FC(eq, EQ) FC(le, LE) FC(gt, GT) FC(lg, LG) FC(ge, GE) FC(o, O)
   FC(u, U) FC(nge, NGE) FC(nlg, NLG) FC(ngt, NGT) FC(nle, NLE) FC(neq, NEQ) FC(nlt, NLT)
   FC(tru, TRU)
 #undef FC
   set(O::v_cmp_class_f32, v_cmp_class_f32<false>);
   set(O::v_cmpx_class_f32, v_cmp_class_f32<true>);
-  set(O::v_cmp_class_f64, v_cmp_class_f64);
+  set(O::v_cmp_class_f64, v_cmp_class_f64<false>);
+  set(O::v_cmpx_class_f64, v_cmp_class_f64<true>);
 }
 
 }  // namespace cdna::simulator

@@ -71,6 +71,7 @@ const HandlerTable& handler_table() {
     register_valu_fp(t);
     register_valu_misc(t);
     register_valu16(t);
+    register_valu_unary(t);
     register_vmem(t);
     register_lds(t);
     register_mfma(t);

@@ -50,31 +50,50 @@ double approx(Trans f, float x) {
   return 0.0;
 }
 
-// Scoped MPFR exponent range of binary32 (emin/emax are per thread in MPFR).
-class F32Range {
+// A binary format for MPFR: precision and exponent range in MPFR's convention (x = m * 2^e,
+// 1/2 <= m < 1), and the field widths of its encoding.
+struct Format {
+  int prec;
+  mpfr_exp_t emin, emax;
+  int man, exp;
+};
+constexpr Format kF16{11, -23, 16, 10, 5};
+constexpr Format kF32{24, -148, 128, 23, 8};
+constexpr Format kF64{53, -1073, 1024, 52, 11};
+
+// Scoped MPFR exponent range of `fmt` (emin/emax are per thread in MPFR).
+class MpfrRange {
  public:
-  F32Range() : emin_(mpfr_get_emin()), emax_(mpfr_get_emax()) {
-    mpfr_set_emin(-148);
-    mpfr_set_emax(128);
+  explicit MpfrRange(const Format& fmt) : emin_(mpfr_get_emin()), emax_(mpfr_get_emax()) {
+    mpfr_set_emin(fmt.emin);
+    mpfr_set_emax(fmt.emax);
   }
-  ~F32Range() {
+  ~MpfrRange() {
     mpfr_set_emin(emin_);
     mpfr_set_emax(emax_);
   }
+  MpfrRange(const MpfrRange&) = delete;
+  MpfrRange& operator=(const MpfrRange&) = delete;
 
  private:
   mpfr_exp_t emin_, emax_;
 };
 
-// f(x) by MPFR rounded to f32 under `mode`; only called for x where f(x) is finite and nonzero.
-u32 by_mpfr(Trans f, float x, u32 mode, bool* exact) {
+// Bits of a double that is representable in `fmt` (exact, so the mode does not matter).
+u64 encode(double y, const Format& fmt) {
+  return fmt.man == 52 ? std::bit_cast<u64>(y) : narrow_f64(y, fmt.man, fmt.exp, kRoundNearest);
+}
+
+// f(x) by MPFR rounded to `fmt` under `mode`; only called for x where f(x) is finite and nonzero
+// (x is exact in double).
+u64 by_mpfr(Trans f, double x, const Format& fmt, u32 mode, bool* exact) {
   const mpfr_rnd_t rnd = mode == kRoundUp ? MPFR_RNDU : mode == kRoundDown ? MPFR_RNDD
                          : mode == kRoundZero ? MPFR_RNDZ : MPFR_RNDN;
-  F32Range range;
+  MpfrRange range(fmt);
   mpfr_t a, r;
-  mpfr_init2(a, 24);
-  mpfr_init2(r, 24);
-  mpfr_set_flt(a, x, MPFR_RNDN);
+  mpfr_init2(a, 53);
+  mpfr_init2(r, fmt.prec);
+  mpfr_set_d(a, x, MPFR_RNDN);
   int t = 0;
   switch (f) {
     case Trans::Exp2: t = mpfr_exp2(r, a, rnd); break;
@@ -87,10 +106,22 @@ u32 by_mpfr(Trans f, float x, u32 mode, bool* exact) {
   }
   t = mpfr_subnormalize(r, t, rnd);
   if (exact) *exact = t == 0;
-  const u32 bits = std::bit_cast<u32>(mpfr_get_flt(r, MPFR_RNDN));  // representable: exact
+  const u64 bits = encode(mpfr_get_d(r, MPFR_RNDN), fmt);  // representable: exact
   mpfr_clear(a);
   mpfr_clear(r);
   return bits;
+}
+u32 by_mpfr(Trans f, float x, u32 mode, bool* exact) {
+  return static_cast<u32>(by_mpfr(f, static_cast<double>(x), kF32, mode, exact));
+}
+
+// splitmix64 finaliser of (seed, function tag, input): a fixed choice per input, like hardware.
+u64 mix(u64 seed, u64 tag, u64 x) {
+  u64 h = seed ^ (tag << 32) ^ x;
+  h += 0x9e3779b97f4a7c15ull;
+  h = (h ^ (h >> 30)) * 0xbf58476d1ce4e5b9ull;
+  h = (h ^ (h >> 27)) * 0x94d049bb133111ebull;
+  return h ^ (h >> 31);
 }
 
 // Whether the rounding of y under `mode` may differ from that of the exact value (which lies
@@ -130,15 +161,109 @@ u32 trans_envelope(Trans f, u32 x, u64 seed) {
     if (exact) return down;
     up = by_mpfr(f, xf, kRoundUp, nullptr);
   }
-  // splitmix64 finaliser of (seed, function, input): a fixed choice per input, like hardware.
-  u64 h = seed ^ (static_cast<u64>(f) << 32) ^ x;
-  h += 0x9e3779b97f4a7c15ull;
-  h = (h ^ (h >> 30)) * 0xbf58476d1ce4e5b9ull;
-  h = (h ^ (h >> 27)) * 0x94d049bb133111ebull;
-  h ^= h >> 31;
+  const u64 h = mix(seed, static_cast<u64>(f), x);
   u32 pick = (h & 1) ? up : down;
   if ((pick & 0x7fffffffu) == 0x7f800000u) pick = pick == up ? down : up;
   return pick;
+}
+
+// ---- f16
+
+namespace {
+
+// Invalid results and zero signs follow the f16 functional examples of the CDNA3 ISA guide.
+constexpr u32 kInvalid16 = 0xfe00u;  // the ISA guide's examples: sqrt(-inf), log(-1), sin(inf)
+
+double half_value(u32 h) {
+  const int e = static_cast<int>((h >> 10) & 0x1f);
+  const double m = static_cast<double>(h & 0x3ff);
+  const double v = e == 31 ? ((h & 0x3ff) ? std::numeric_limits<double>::quiet_NaN()
+                                          : std::numeric_limits<double>::infinity())
+                   : e == 0 ? std::ldexp(m, -24)
+                            : std::ldexp(1024.0 + m, e - 25);
+  return (h & 0x8000u) ? -v : v;
+}
+
+u32 round16(double y, u32 mode) { return narrow_f64(y, 10, 5, mode); }
+
+// The result of a special (NaN, infinite or zero) approximation.
+u32 special16(double y) { return std::isnan(y) ? kInvalid16 : round16(y, kRoundNearest); }
+
+bool ambiguous16(double y, u32 mode) {
+  constexpr double kMargin = 0x1p-44;
+  return round16(y * (1 - kMargin), mode) != round16(y * (1 + kMargin), mode);
+}
+
+}  // namespace
+
+u32 trans_nearest16(Trans f, u32 h) {
+  h &= 0xffffu;
+  const double x = half_value(h);
+  if (std::isnan(x)) return h | 0x0200u;
+  const double y = approx(f, static_cast<float>(x));  // x is exact in f32
+  // The guide's examples: sin(-65504) = +0 (0xfbff -> 0x0000), sin(-0) = -0.
+  if (f == Trans::Sin && y == 0.0 && x != 0.0) return 0;
+  if (special(y)) return special16(y);
+  if (!ambiguous16(y, kRoundNearest)) return round16(y, kRoundNearest);
+  return static_cast<u32>(by_mpfr(f, x, kF16, kRoundNearest, nullptr));
+}
+
+u32 trans_envelope16(Trans f, u32 h, u64 seed) {
+  const u32 nearest = trans_nearest16(f, h);
+  h &= 0xffffu;
+  const double x = half_value(h);
+  if (std::isnan(x)) return nearest;
+  const double y = approx(f, static_cast<float>(x));
+  if (special(y) || (nearest & 0x7fffu) == 0 || (nearest & 0x7fffu) == 0x7c00u) return nearest;
+  u32 down, up;
+  if (!ambiguous16(y, kRoundDown) && !ambiguous16(y, kRoundUp)) {
+    down = round16(y, kRoundDown);
+    up = round16(y, kRoundUp);
+  } else {
+    bool exact = false;
+    down = static_cast<u32>(by_mpfr(f, x, kF16, kRoundDown, &exact));
+    if (exact) return down;
+    up = static_cast<u32>(by_mpfr(f, x, kF16, kRoundUp, nullptr));
+  }
+  if (down == up) return nearest;  // exact
+  u32 pick = (mix(seed, 0x10u | static_cast<u64>(f), h) & 1) ? up : down;
+  if ((pick & 0x7fffu) == 0x7c00u) pick = pick == up ? down : up;
+  return pick;
+}
+
+// ---- f64
+
+u64 trans_nearest64(Trans f, u64 xb) {
+  const double x = std::bit_cast<double>(xb);
+  constexpr double kInf = std::numeric_limits<double>::infinity();
+  if (std::isnan(x)) return xb;
+  switch (f) {
+    case Trans::Rcp: return std::bit_cast<u64>(1.0 / x);  // IEEE division: correctly rounded
+    case Trans::Sqrt: return std::bit_cast<u64>(std::sqrt(x));  // IEEE sqrt; sqrt(-0) = -0
+    case Trans::Rsq:
+      if (x == 0.0) return std::bit_cast<u64>(std::copysign(kInf, x));
+      if (x < 0.0) return std::bit_cast<u64>(std::numeric_limits<double>::quiet_NaN());
+      if (std::isinf(x)) return 0;
+      return by_mpfr(f, x, kF64, kRoundNearest, nullptr);
+    default: break;
+  }
+  return std::bit_cast<u64>(std::numeric_limits<double>::quiet_NaN());  // not an f64 function
+}
+
+u64 trans_envelope64(Trans f, u64 xb, u64 seed) {
+  const u64 nearest = trans_nearest64(f, xb);
+  const double r = std::bit_cast<double>(nearest);
+  if (!std::isfinite(r) || r == 0.0) return nearest;
+  bool exact = false;
+  by_mpfr(f, std::bit_cast<double>(xb), kF64, kRoundNearest, &exact);
+  if (exact) return nearest;
+  constexpr std::int64_t kSpan = (std::int64_t{1} << 28) - 1;
+  const auto k = static_cast<std::int64_t>(mix(seed, 0x20u | static_cast<u64>(f), xb) % (2 * kSpan + 1)) - kSpan;
+  constexpr u64 kSign = 0x8000000000000000ull, kInfBits = 0x7ff0000000000000ull;
+  const auto mag = static_cast<std::int64_t>(nearest & ~kSign);
+  std::int64_t moved = mag + k;
+  if (moved <= 0 || moved >= static_cast<std::int64_t>(kInfBits)) moved = mag - k;  // stay finite, same sign
+  return (nearest & kSign) | static_cast<u64>(moved);
 }
 
 }  // namespace cdna::simulator

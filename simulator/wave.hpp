@@ -219,6 +219,7 @@ void register_valu(HandlerTable& t);
 void register_valu_fp(HandlerTable& t);
 void register_valu_misc(HandlerTable& t);
 void register_valu16(HandlerTable& t);
+void register_valu_unary(HandlerTable& t);
 void register_vmem(HandlerTable& t);
 void register_lds(HandlerTable& t);
 void register_mfma(HandlerTable& t);

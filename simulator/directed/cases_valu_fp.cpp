@@ -1297,4 +1297,31 @@ void add_valu_fp_cases(std::vector<Case>& cs) {
   }
 }
 
+namespace {
+Kinds kinds_of(const ValuForms& f) {
+  Kinds k;
+  k.sbits = f.sbits;
+  k.dbits = f.dbits;
+  k.float_src = f.float_src;
+  k.float_dst = f.float_dst;
+  k.e32 = f.e32;
+  k.clamp_line = f.clamp_line;
+  k.inline_const = kon(f.inline_text, f.inline_bits);
+  k.literal = kon(f.literal_text, f.literal_bits);
+  return k;
+}
+}  // namespace
+
+void add_unary_case(std::vector<Case>& cs, const std::string& mn, const ValuForms& forms,
+                    std::function<u64(u64)> op, Values v, std::function<void(State&)> init) {
+  unary(cs, mn, kinds_of(forms), std::move(op), v, std::move(init));
+  cs.back().body = forms.prologue + cs.back().body;
+}
+
+void add_binary_case(std::vector<Case>& cs, const std::string& mn, const ValuForms& forms,
+                     std::function<u64(u64, u64)> op, Values v, std::function<void(State&)> init, bool src1_float) {
+  binary(cs, mn, kinds_of(forms), std::move(op), v, std::move(init), src1_float);
+  cs.back().body = forms.prologue + cs.back().body;
+}
+
 }  // namespace cdna::simulator::directed

@@ -402,6 +402,11 @@ std::vector<std::string> mnemonics() {
 
 }  // namespace
 
+Case vopc_case(const std::string& mnemonic) {
+  const Spec sp = parse(mnemonic);
+  return sp.x ? cmpx_case(sp) : cmp_case(sp);
+}
+
 void add_vopc_cases(std::vector<Case>& cs) {
   for (const auto& m : mnemonics()) {
     const Spec sp = parse(m);
