@@ -76,6 +76,8 @@ const HandlerTable& handler_table() {
     register_lds(t);
     register_mfma(t);
     register_mfma_sparse(t);
+    register_valu_sat(t);
+    register_trig_preop(t);
     return t;
   }();
   return table;

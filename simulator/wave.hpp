@@ -224,6 +224,8 @@ void register_vmem(HandlerTable& t);
 void register_lds(HandlerTable& t);
 void register_mfma(HandlerTable& t);
 void register_mfma_sparse(HandlerTable& t);
+void register_valu_sat(HandlerTable& t);
+void register_trig_preop(HandlerTable& t);
 const HandlerTable& handler_table();
 
 }  // namespace cdna::simulator

@@ -17,6 +17,7 @@ std::vector<Case> all_cases() {
   add_ds_atomic_cases(c);
   add_salu_smem_cases(c);
   add_mfma_sparse_cases(c);
+  add_valu_sat_cases(c);
   return c;
 }
 
