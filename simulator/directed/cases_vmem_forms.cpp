@@ -505,6 +505,46 @@ void add_vmem_forms_cases(std::vector<Case>& cs) {
                 vsharp(56, 4096, (4u << 15) | (4u << 12) | 2u) + "  buffer_load_format_x v32, v94, s[56:59], 0 offen\n  s_waitcnt vmcnt(0)\n",
                 nullptr, Values::Int, nullptr, "DST_SEL 2 is reserved"});
 
+  // MUBUF sub-dword loads to LDS: M0 = 0x400, element l at byte 4l + 3 (bytes) / 4l + 2 (shorts),
+  // raw V# with num_records cutting lane 40 (0 written); the LDS dwords first hold v10.
+  for (const auto& k : kLdsLoads) {
+    if (k.bytes == 4) continue;  // buffer_load_dword ... lds: cases_vmem.cpp
+    const std::string m = std::string("buffer_load_") + k.suffix;
+    const u32 sub = 4 - k.bytes;
+    cs.push_back({m,
+                  vsharp(56, 160, 0x27000) + "  s_movk_i32 m0, 0x400\n  s_nop 0\n  v_lshlrev_b32 v65, 2, v0\n"
+                  "  v_add_u32 v65, 0x400, v65\n  ds_write_b32 v65, v10\n  s_waitcnt lgkmcnt(0)\n" + times(64, 4, static_cast<int>(sub)) +
+                      kOn + "  " + m + " v64, s[56:59], 0 offen lds\n" + kOff + "  s_waitcnt vmcnt(0)\n  ds_read_b32 v32, v65\n  s_waitcnt lgkmcnt(0)\n",
+                  [=](State& s) {
+                    s.m0 = 0x400;
+                    for (int l = 0; l < kLanes; ++l) {
+                      const u32 at = 4 * static_cast<u32>(l) + sub;
+                      const u32 raw = at < 160 ? static_cast<u32>(peek(s, at, k.bytes)) : 0u;
+                      out(s, 0, l) = lane_on(s, l) ? (k.sign ? sx(raw, 8 * k.bytes) : raw) : in(s, 0, l);
+                    }
+                  },
+                  Values::Int, masked});
+  }
+
+  // Structured format access (idxen, stride 12, num_records = 40 records): records l >= 40
+  // read 0 as a whole; record l at 0x2000 + 12l + 4, format 16_16_16_16 UNORM (bytes 4..11).
+  cs.push_back({"buffer_load_format_xyzw",
+                vsharp(60, 40, sel4(4, 5, 6, 7) | (12u << 15)) + "  s_or_b32 s61, s61, 0xc0000\n  s_movk_i32 s64, 0x2000\n"
+                "  buffer_load_format_xyzw v[32:35], v0, s[60:63], s64 idxen offset:4\n  s_waitcnt vmcnt(0)\n",
+                [](State& s) {
+                  s.scc = true;  // s_or_b32 with a nonzero result
+                  for (int l = 0; l < kLanes; ++l)
+                    for (int c = 0; c < 4; ++c) {
+                      const u32 raw = l < 40 ? static_cast<u32>(peek(s, 0x2000 + 12 * static_cast<u32>(l) + 4 + 2 * static_cast<u32>(c), 2)) : 0u;
+                      out(s, c, l) = std::bit_cast<u32>(static_cast<float>(raw) / 65535.0f);
+                    }
+                }});
+
+  // A bf16 atomic meeting a denormal is refused (the hardware's handling is unpublished).
+  cs.push_back({"global_atomic_pk_add_bf16",
+                "  v_mov_b32 v64, 0x00010001\n  global_atomic_pk_add_bf16 v94, v64, s[6:7]\n  s_waitcnt vmcnt(0)\n", nullptr,
+                Values::Int, nullptr, "bf16 atomic add with a denormal operand or result"});
+
   // buffer_wbinvl1: no architectural effect; a store before and a load after see plain memory.
   cs.push_back({"buffer_wbinvl1",
                 "  global_store_dword v94, v10, s[6:7]\n  buffer_wbinvl1\n  global_load_dword v32, v94, s[6:7]\n  s_waitcnt vmcnt(0)\n",
