@@ -170,70 +170,80 @@ u32 convert_out(const Format& f, u32 x, bool d16) {
   }
 }
 
-// Format load/store of N components; ops: vdata, vaddr, rsrc, soffset. Typed: MTBUF (format in
-// the instruction), else MUBUF (format in the V#). d16: 16-bit components packed two per VGPR
-// (Hi: the one component in bits 31:16); halves not written keep their value.
+// One format access: the V#, the format (MTBUF: from the instruction, MUBUF: from V# word3),
+// per-lane addresses and range offsets. ops: vdata, vaddr, rsrc, soffset.
+struct FormatAccess {
+  BufDesc v;
+  Format f;
+  Addr ad, rg;
+  u64 limit;
+  u32 bpc;  // bytes per component
+};
+template <bool Typed, bool D16>
+void prepare(Wave& w, const Inst& I, FormatAccess& x) {
+  x.v = read_vsharp(w, I.ops[2]);
+  const u32 dfmt = Typed ? I.format & 15u : (x.v.word3 >> 15) & 15u;
+  const u32 nfmt = Typed ? (I.format >> 4) & 7u : (x.v.word3 >> 12) & 7u;
+  x.f = format_of(dfmt, nfmt, D16);
+  buffer_addresses(w, I, I.ops[1], I.ops[3], x.v, x.ad, x.rg);
+  x.limit = range_limit(x.v, I);
+  x.bpc = x.f.bits / 8;
+}
+
+// Format load of N components. Typed: MTBUF, else MUBUF. d16: 16-bit components packed two per
+// VGPR (Hi: the one component in bits 31:16); halves not written keep their value.
 template <bool Typed, bool D16, bool Hi, u32 N>
 void format_load(Wave& w, const Inst& I) {
-  const BufDesc v = read_vsharp(w, I.ops[2]);
-  const u32 dfmt = Typed ? I.format & 15u : (v.word3 >> 15) & 15u;
-  const u32 nfmt = Typed ? (I.format >> 4) & 7u : (v.word3 >> 12) & 7u;
-  const Format f = format_of(dfmt, nfmt, D16);
+  FormatAccess x;
+  prepare<Typed, D16>(w, I, x);
+  const Format& f = x.f;
   u32 sel[4];
   for (u32 c = 0; c < 4; ++c) {
-    sel[c] = (v.word3 >> (3 * c)) & 7u;
+    sel[c] = (x.v.word3 >> (3 * c)) & 7u;
     if (sel[c] == 2 || sel[c] == 3)
       sim_fail("buffer descriptor DST_SEL " + std::to_string(sel[c]) + " is reserved");
   }
-  Addr ad, rg;
-  buffer_addresses(w, I, I.ops[1], I.ops[3], v, ad, rg);
-  const u64 limit = range_limit(v, I);
-  const u32 bpc = f.bits / 8;
   const u64 e = w.exec();
   for (int l = 0; l < kLanes; ++l) {
     if (!((e >> l) & 1)) continue;
     u32 ch[4] = {0, 0, 0, one_of(f, D16)};
     for (u32 c = 0; c < f.comps; ++c) {
       u32 raw = 0;
-      if (rg.a[l] + c * bpc < limit) std::memcpy(&raw, locate(w, Space::Global, ad.a[l] + c * bpc, bpc, false, l), bpc);
+      if (x.rg.a[l] + c * x.bpc < x.limit)
+        std::memcpy(&raw, locate(w, Space::Global, x.ad.a[l] + c * x.bpc, x.bpc, false, l), x.bpc);
       ch[c] = convert_in(f, raw, D16);
     }
     for (u32 i = 0; i < N; ++i) {
-      const u32 x = sel[i] == 0 ? 0u : sel[i] == 1 ? one_of(f, D16) : ch[sel[i] - 4];
+      const u32 y = sel[i] == 0 ? 0u : sel[i] == 1 ? one_of(f, D16) : ch[sel[i] - 4];
       if (!D16) {
-        w.row(I.ops[0].reg + i)[l] = x;
+        w.row(I.ops[0].reg + i)[l] = y;
       } else {
         u32* r = &w.row(I.ops[0].reg + i / 2)[l];
         const bool high = Hi || (i & 1);
-        *r = high ? (*r & 0xffffu) | (x << 16) : (*r & 0xffff0000u) | (x & 0xffffu);
+        *r = high ? (*r & 0xffffu) | (y << 16) : (*r & 0xffff0000u) | (y & 0xffffu);
       }
     }
   }
 }
 
-// Stores the format's components (N must be at least their number; further ones are unused).
+// Format store: the format's components (N must be at least their number; further ones unused).
 template <bool Typed, bool D16, bool Hi, u32 N>
 void format_store(Wave& w, const Inst& I) {
-  const BufDesc v = read_vsharp(w, I.ops[2]);
-  const u32 dfmt = Typed ? I.format & 15u : (v.word3 >> 15) & 15u;
-  const u32 nfmt = Typed ? (I.format >> 4) & 7u : (v.word3 >> 12) & 7u;
-  const Format f = format_of(dfmt, nfmt, D16);
+  FormatAccess x;
+  prepare<Typed, D16>(w, I, x);
+  const Format& f = x.f;
   if (f.comps > N)
     sim_fail("format store of " + std::to_string(N) + " components to the " + std::to_string(f.comps) +
-             "-component format " + format_name(dfmt, nfmt) + ": the bytes of the missing components are not modelled");
-  Addr ad, rg;
-  buffer_addresses(w, I, I.ops[1], I.ops[3], v, ad, rg);
-  const u64 limit = range_limit(v, I);
-  const u32 bpc = f.bits / 8;
+             "-component format " + format_name(f.dfmt, f.nfmt) + ": the bytes of the missing components are not modelled");
   const u64 e = w.exec();
   for (int l = 0; l < kLanes; ++l) {
     if (!((e >> l) & 1)) continue;
     for (u32 c = 0; c < f.comps; ++c) {
-      if (rg.a[l] + c * bpc >= limit) continue;  // dropped
-      u32 x = w.row(I.ops[0].reg + (D16 ? c / 2 : c))[l];
-      if (D16) x = (Hi || (c & 1)) ? x >> 16 : x & 0xffffu;
-      const u32 y = convert_out(f, x, D16);
-      std::memcpy(locate(w, Space::Global, ad.a[l] + c * bpc, bpc, true, l), &y, bpc);
+      if (x.rg.a[l] + c * x.bpc >= x.limit) continue;  // dropped
+      u32 d = w.row(I.ops[0].reg + (D16 ? c / 2 : c))[l];
+      if (D16) d = (Hi || (c & 1)) ? d >> 16 : d & 0xffffu;
+      const u32 y = convert_out(f, d, D16);
+      std::memcpy(locate(w, Space::Global, x.ad.a[l] + c * x.bpc, x.bpc, true, l), &y, x.bpc);
     }
   }
 }
