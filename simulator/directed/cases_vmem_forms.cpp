@@ -401,7 +401,7 @@ void format_case(std::vector<Case>& cs, bool typed, bool load, bool d16, bool hi
   const u32 w3 = sel | (typed ? (4u << 15) | (7u << 12) : (f.dfmt << 15) | (f.nfmt << 12));
   const u32 regs = d16 ? (n + 1) / 2 : n;
   std::string b = vsharp(56, nr, w3) + times(64, static_cast<int>(E)) + kOn + "  " + m + " " +
-                  vr(load ? 32 : 10, static_cast<int>(regs)) + ", v64, s[56:59], 0" + (typed ? " " + f.asm_name : "") + " offen offset:16\n" +
+                  vr(load ? 32 : 10, static_cast<int>(regs)) + ", v64, s[56:59], 0" + (typed && !f.asm_name.empty() ? " " + f.asm_name : "") + " offen offset:16\n" +
                   kOff + "  s_waitcnt vmcnt(0)\n";
   cs.push_back({m, b, [=](State& s) {
                   for (int l = 0; l < kLanes; ++l) {
@@ -493,6 +493,11 @@ void add_vmem_forms_cases(std::vector<Case>& cs) {
   }
   format_case(cs, false, true, true, true, 1, fmt(16, 1, UINT), xyzw, Values::Int);
   format_case(cs, false, false, true, true, 1, fmt(8, 1, SINT), 0, Values::Int);
+
+  // MTBUF without a format modifier: LLVM's default, 8-bit UNORM (the V# says 32 FLOAT).
+  Fmt dflt = fmt(8, 1, UNORM);
+  dflt.asm_name.clear();
+  format_case(cs, true, true, false, false, 1, dflt, xyzw, Values::Int);
 
   // Refused: a packed format, a store with fewer components than the format, reserved DST_SEL.
   cs.push_back({"tbuffer_load_format_x",
