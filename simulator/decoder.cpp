@@ -363,6 +363,30 @@ bool parse_swizzle(std::string_view v, std::int64_t& out) {
   return false;
 }
 
+// MTBUF "format:[BUF_DATA_FORMAT_x,BUF_NUM_FORMAT_y]" (either part may be absent: defaults 8
+// and UNORM) or "format:N", as LLVM's AMDGPUInstPrinter prints gfx9 formats, to dfmt | nfmt << 4.
+bool parse_buf_format(std::string_view v, std::uint8_t& out) {
+  static const char* const dfmt[] = {"INVALID", "8", "16", "8_8", "32", "16_16", "10_11_11",
+                                     "11_11_10", "10_10_10_2", "2_10_10_10", "8_8_8_8", "32_32",
+                                     "16_16_16_16", "32_32_32", "32_32_32_32", "RESERVED_15"};
+  static const char* const nfmt[] = {"UNORM", "SNORM", "USCALED", "SSCALED",
+                                     "UINT", "SINT", "RESERVED_6", "FLOAT"};
+  std::int64_t n = 0;
+  if (parse_int(v, n)) return n >= 0 && n < 128 && (out = static_cast<std::uint8_t>(n), true);
+  if (v.size() < 2 || v.front() != '[' || v.back() != ']') return false;
+  unsigned d = 1, f = 0;
+  for (auto part : tokenize(v.substr(1, v.size() - 2))) {
+    bool known = false;
+    for (unsigned i = 0; i < 16 && !known; ++i)
+      if (part == std::string("BUF_DATA_FORMAT_") + dfmt[i]) d = i, known = true;
+    for (unsigned i = 0; i < 8 && !known; ++i)
+      if (part == std::string("BUF_NUM_FORMAT_") + nfmt[i]) f = i, known = true;
+    if (!known) return false;
+  }
+  out = static_cast<std::uint8_t>(d | f << 4);
+  return true;
+}
+
 bool parse_modifier(std::string_view t, Inst& I, Ctx& c) {
   auto colon = t.find(':');
   std::string_view key = t.substr(0, colon);
@@ -388,6 +412,8 @@ bool parse_modifier(std::string_view t, Inst& I, Ctx& c) {
     return true;
   }
   if (key == "offset") return num() && (I.offset = static_cast<std::int32_t>(v), true);
+  if (key == "format")
+    return parse_buf_format(val, I.format) || (c.reason = "modifier '" + std::string(t) + "' not understood", false);
   if (key == "offset0") return num() && (I.offset0 = static_cast<std::uint8_t>(v), true);
   if (key == "offset1") return num() && (I.offset1 = static_cast<std::uint8_t>(v), true);
   if (key == "mul") {

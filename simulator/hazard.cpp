@@ -28,11 +28,15 @@ std::string name(VRange r, std::uint32_t accum) {
 
 // Instructions whose first operand is a VGPR destination (the others only read VGPRs).
 bool vmem_or_ds_writes_first(std::string_view m, const Inst& I) {
+  if (m.find("_load_lds_") != std::string_view::npos) return false;  // to LDS: no VGPR written
   if (m.find("_load_") != std::string_view::npos) return !I.lds;  // LDS-direct: no VGPR written
   if (starts_with(m, "ds_read") || m.find("_rtn_") != std::string_view::npos ||
       m == "ds_bpermute_b32" || m == "ds_permute_b32" || m == "ds_swizzle_b32")
     return true;
-  if (m.find("_atomic_") != std::string_view::npos) return I.nops == 4;  // returning form
+  if (m.find("_atomic_") != std::string_view::npos) {  // returning forms
+    if (starts_with(m, "buffer_")) return I.sc0;          // vdata is data and destination
+    return I.nops == (starts_with(m, "flat_") ? 3 : 4);
+  }
   return false;
 }
 
@@ -115,14 +119,14 @@ HazardInfo classify_hazards(const Inst& I) {
     return h;
   }
   bool vmem = starts_with(m, "global_") || starts_with(m, "flat_") || starts_with(m, "scratch_") ||
-              starts_with(m, "buffer_");
+              starts_with(m, "buffer_") || starts_with(m, "tbuffer_");
   bool lds = starts_with(m, "ds_");
   if (vmem || lds) {
     h.kind = vmem ? HazardInfo::Kind::Vmem : HazardInfo::Kind::Lds;
     int first = 0;
     if (I.nops > 0 && vmem_or_ds_writes_first(m, I)) {
       h.write = range(I.ops[0]);
-      first = 1;
+      first = starts_with(m, "buffer_atomic_") ? 0 : 1;  // a returning buffer atomic reads it too
     }
     for (int i = first; i < I.nops; ++i) add_read(I.ops[i]);
   }

@@ -73,6 +73,7 @@ const HandlerTable& handler_table() {
     register_valu16(t);
     register_valu_unary(t);
     register_vmem(t);
+    register_vmem_forms(t);
     register_lds(t);
     register_mfma(t);
     register_mfma_sparse(t);

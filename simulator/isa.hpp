@@ -104,6 +104,7 @@ struct Inst {
   bool sc0 = false, sc1 = false, nt = false, offen = false, idxen = false, lds = false;
   std::int32_t offset = 0;
   std::uint8_t offset0 = 0, offset1 = 0;
+  std::uint8_t format = 1;  // MTBUF: data format | num format << 4 (default 8-bit UNORM, LLVM's)
   // SDWA
   std::uint8_t dst_sel = 6, dst_unused = 0, src0_sel = 6, src1_sel = 6;
   // DPP
