@@ -76,6 +76,7 @@ const HandlerTable& handler_table() {
     register_lds(t);
     register_mfma(t);
     register_mfma_sparse(t);
+    register_salu_smem(t);
     return t;
   }();
   return table;

@@ -81,6 +81,9 @@ struct Wave {
   std::uint64_t instructions = 0;
   std::uint64_t mfma_instructions = 0;
   std::uint32_t priority = 0;
+  // Bit 0: VGPR index mode (s_set_gpr_idx_on), bit 1: VSKIP (s_setvskip). Nonzero routes each
+  // instruction through run_vector_mode() (exec_salu_smem.cpp) instead of its handler.
+  std::uint8_t vector_mode = 0;
   HazardState hazards;
 
   // Cached per-lane masks of EXEC (all-ones where the lane is active).
@@ -224,6 +227,9 @@ void register_vmem(HandlerTable& t);
 void register_lds(HandlerTable& t);
 void register_mfma(HandlerTable& t);
 void register_mfma_sparse(HandlerTable& t);
+void register_salu_smem(HandlerTable& t);
+// Runs `I` (hazard class `kind`) while Wave::vector_mode is nonzero (VSKIP, VGPR index mode).
+void run_vector_mode(Wave& w, const Inst& I, HazardInfo::Kind kind);
 const HandlerTable& handler_table();
 
 }  // namespace cdna::simulator
