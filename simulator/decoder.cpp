@@ -637,8 +637,8 @@ std::string parse_instruction(std::string_view text, std::uint64_t address,
   } else if (op == Opcode::s_nop || op == Opcode::s_sleep || op == Opcode::s_setprio ||
              op == Opcode::s_trap) {
     I.simm = I.nops ? static_cast<std::int32_t>(I.ops[0].k32) : 0;
-  } else if (op == Opcode::s_call_b64) {
-    if (I.nops != 2 || I.ops[1].kind != OperandKind::Const) return "call offset missing";
+  } else if (op == Opcode::s_call_b64 || op == Opcode::s_cbranch_i_fork) {
+    if (I.nops != 2 || I.ops[1].kind != OperandKind::Const) return "branch offset missing";
     I.simm = static_cast<std::int16_t>(static_cast<std::uint16_t>(I.ops[1].k32));
   } else if (op == Opcode::s_set_gpr_idx_mode && I.nops == 1) {
     if (I.ops[0].kind != OperandKind::Const) return "s_set_gpr_idx_mode operand missing";
@@ -752,7 +752,7 @@ std::shared_ptr<const Program> decode_kernel(const CodeObject& co, const KernelI
       Opcode op = d.inst.op;
       std::uint32_t size = d.size;
       bool stop = false;
-      if (d.reason.empty() && (is_branch(op) || op == Opcode::s_call_b64)) {
+      if (d.reason.empty() && (is_branch(op) || op == Opcode::s_call_b64 || op == Opcode::s_cbranch_i_fork)) {
         std::uint64_t target = a + 4 + static_cast<std::uint64_t>(static_cast<std::int64_t>(d.inst.simm) * 4);
         work.push_back(target);
         if (op == Opcode::s_branch) stop = true;
@@ -780,7 +780,7 @@ std::shared_ptr<const Program> decode_kernel(const CodeObject& co, const KernelI
   for (const Inst& I : prog->insts) prog->hazards.push_back(classify_hazards(I));
   for (std::size_t i = 0; i < prog->insts.size(); ++i) {
     Inst& I = prog->insts[i];
-    if (prog->reason[i].empty() && (is_branch(I.op) || I.op == Opcode::s_call_b64)) {
+    if (prog->reason[i].empty() && (is_branch(I.op) || I.op == Opcode::s_call_b64 || I.op == Opcode::s_cbranch_i_fork)) {
       std::uint64_t target = I.address + 4 + static_cast<std::uint64_t>(static_cast<std::int64_t>(I.simm) * 4);
       I.target = prog->index_of.at(target);
     }

@@ -1,5 +1,5 @@
 // The rarer SALU instructions (M0-relative SGPR moves, quad masks, bit replication, s_call_b64,
-// VGPR index mode, VSKIP, s_wakeup) and the SMEM stores, atomics and cache/translation hints.
+// fork/join, VGPR index mode, VSKIP, s_wakeup) and the SMEM stores, atomics and cache/translation hints.
 // Semantics: CDNA3 ISA guide, chapter 12 (SOP1/SOPC/SOPK/SOPP opcode pseudo-code) and the
 // "Scalar Memory Operations" chapter; VGPR index mode: the guide's GPR-indexing description and
 // LLVM's AMDGPU docs (gfx940 imask: M0 bits 12..15 = SRC0, SRC1, SRC2, DST).
@@ -100,6 +100,56 @@ void s_call_b64(Wave& w, const Inst& I) {  // D = address of the next instructio
   w.pc = I.target;
 }
 void no_effect(Wave&, const Inst&) {}
+
+// ---- fork/join branch stack (ISA guide S_CBRANCH_I_FORK/G_FORK/JOIN pseudo-code). CSP, the
+// stack pointer, is MODE[31:29]; entry n is SGPR[4n .. 4n+3] = {EXEC mask (low 64 bits), byte
+// address to resume at (high 64 bits)}. Of the two sides of a fork, the one with fewer active
+// lanes runs first; the other is pushed and resumed by the first s_cbranch_join.
+
+u32 csp(const Wave& w) { return w.mode >> 29; }
+void set_csp(Wave& w, u32 c) { w.mode = (w.mode & 0x1fffffffu) | (c << 29); }
+
+// Forks on `cond` to `target` (byte address; `target_index` if the decoder resolved it, else
+// kNoIndex and the address is looked up).
+constexpr u32 kNoIndex = ~0u;
+void fork(Wave& w, const Inst& I, u64 cond, u64 target, u32 target_index) {
+  const u64 exec = w.exec(), pass = cond & exec, fail = ~cond & exec;
+  const u64 next = kCodeBase + I.address + 4;
+  auto go = [&] {
+    if (target_index != kNoIndex) w.pc = target_index;
+    else jump_to(w, target);
+  };
+  if (pass == exec) return go();
+  if (fail == exec) return;
+  const u32 c = csp(w);
+  if (c == 7) sim_fail("fork with CSP 7: the 3-bit branch-stack pointer would overflow");
+  const bool fail_first = std::popcount(fail) < std::popcount(pass);
+  const u64 saved_mask = fail_first ? pass : fail, saved_pc = fail_first ? target : next;
+  u32* e = &w.s[4 * c];
+  e[0] = static_cast<u32>(saved_mask);
+  e[1] = static_cast<u32>(saved_mask >> 32);
+  e[2] = static_cast<u32>(saved_pc);
+  e[3] = static_cast<u32>(saved_pc >> 32);
+  set_csp(w, c + 1);
+  w.set_exec(fail_first ? fail : pass);
+  if (!fail_first) go();
+}
+void s_cbranch_i_fork(Wave& w, const Inst& I) {
+  const u64 target = kCodeBase + I.address + 4 + static_cast<u64>(static_cast<i64>(I.simm) * 4);
+  fork(w, I, read_s64(w, I.ops[0]), target, I.target);
+}
+void s_cbranch_g_fork(Wave& w, const Inst& I) {
+  fork(w, I, read_s64(w, I.ops[0]), read_s64(w, I.ops[1]), kNoIndex);
+}
+void s_cbranch_join(Wave& w, const Inst& I) {  // first arrival: resume the pushed side
+  if (csp(w) == read_s32(w, I.ops[0])) return;
+  if (csp(w) == 0) sim_fail("s_cbranch_join with CSP 0 and a different saved CSP: empty branch stack");
+  const u32 c = csp(w) - 1;
+  set_csp(w, c);
+  const u32* e = &w.s[4 * c];
+  w.set_exec(e[0] | (u64{e[1]} << 32));
+  jump_to(w, e[2] | (u64{e[3]} << 32));
+}
 
 // ---- SMEM stores and atomics
 
@@ -233,6 +283,9 @@ void register_salu_smem(HandlerTable& t) {
   set(O::s_set_gpr_idx_mode, s_set_gpr_idx_mode);
   set(O::s_setvskip, s_setvskip);
   set(O::s_call_b64, s_call_b64);
+  set(O::s_cbranch_i_fork, s_cbranch_i_fork);
+  set(O::s_cbranch_g_fork, s_cbranch_g_fork);
+  set(O::s_cbranch_join, s_cbranch_join);
   set(O::s_wakeup, no_effect);  // wakes waves from s_sleep, which does not wait here
   // Cache and translation hints: global memory is always coherent here and translation is
   // the identity, so they have no architectural effect.

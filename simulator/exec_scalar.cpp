@@ -191,15 +191,6 @@ void s_bitset1_b64(Wave& w, const Inst& I) { s_bitset_b64(w, I, true); }
 
 void s_getpc_b64(Wave& w, const Inst& I) { write_s64(w, D(I), kCodeBase + I.address + 4); }
 
-void jump_to(Wave& w, u64 target) {
-  const Program& p = *w.env->program;
-  auto it = p.index_of.find(target - kCodeBase);
-  if (it == p.index_of.end())
-    sim_fail("indirect jump to " + hex(target) +
-             ", which is not decoded code of this kernel (only code reachable by direct "
-             "branches from the entry is decoded)");
-  w.pc = it->second;
-}
 void s_setpc_b64(Wave& w, const Inst& I) { jump_to(w, read_s64(w, I.ops[0])); }
 void s_swappc_b64(Wave& w, const Inst& I) {
   u64 target = read_s64(w, S0(I));
@@ -352,6 +343,15 @@ void s_memtime(Wave& w, const Inst& I) { write_s64(w, D(I), w.instructions); }
 
 }  // namespace
 
+void jump_to(Wave& w, std::uint64_t target) {
+  const Program& p = *w.env->program;
+  auto it = p.index_of.find(target - kCodeBase);
+  if (it == p.index_of.end())
+    sim_fail("indirect jump to " + hex(target) +
+             ", which is not decoded code of this kernel (only code reachable by direct "
+             "branches from the entry is decoded)");
+  w.pc = it->second;
+}
 void register_scalar(HandlerTable& t) {
   auto set = [&](Opcode op, Handler h) { t[static_cast<std::size_t>(op)] = h; };
   using O = Opcode;

@@ -228,6 +228,9 @@ void register_lds(HandlerTable& t);
 void register_mfma(HandlerTable& t);
 void register_mfma_sparse(HandlerTable& t);
 void register_salu_smem(HandlerTable& t);
+// Continues at byte address `target` of the code image (kCodeBase + address); an address that
+// is not decoded code of the kernel is an error (exec_scalar.cpp).
+void jump_to(Wave& w, std::uint64_t target);
 // Runs `I` (hazard class `kind`) while Wave::vector_mode is nonzero (VSKIP, VGPR index mode).
 void run_vector_mode(Wave& w, const Inst& I, HazardInfo::Kind kind);
 const HandlerTable& handler_table();

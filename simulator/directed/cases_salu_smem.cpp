@@ -1,5 +1,6 @@
 // Directed cases: the rarer SALU instructions (s_quadmask, s_bitreplicate, M0-relative
-// s_movrels/s_movreld, VGPR index mode s_set_gpr_idx_*, s_setvskip, s_call_b64, s_wakeup) and
+// s_movrels/s_movreld, VGPR index mode s_set_gpr_idx_*, s_setvskip, s_call_b64, fork/join,
+// s_wakeup) and
 // the SMEM stores, atomics and cache/translation hints. Models follow the CDNA3 ISA guide
 // (chapter 12 opcode pseudo-code; "Scalar Memory Operations"; GPR indexing: M0[7:0] = index,
 // M0[15:12] = SRC0, SRC1, SRC2, DST enables, as LLVM's AMDGPU imask docs spell them), written for
@@ -8,6 +9,7 @@
 // Frame: harness.hpp. `mem` (s[6:7]) offsets are bytes; stores use 0x100..0x2ff, atomics
 // 0x300..0x4ff, buffer stores/atomics a V# whose num_records is 0x1000 bytes.
 #include <algorithm>
+#include <bit>
 #include <string>
 
 #include "simulator/directed/cases.hpp"
@@ -157,7 +159,7 @@ void add_movrel_cases(std::vector<Case>& cs) {
 // M0 after s_set_gpr_idx_on with index `idx` and operand mask `mask`: bits 7:0 and 15:12
 // replaced, the others kept.
 u32 gpr_idx_m0(u32 m0, u32 idx, u32 mask) { return (m0 & ~0xf0ffu) | (idx & 0xffu) | (mask << 12); }
-// The lanes of s[16:17] (a seed-dependent mix): partial EXEC.
+// s[16:17]: a mask with active and inactive lanes in both halves (partial EXEC).
 void mixed_mask(State& s) {
   s.sin[0] = s.vin[7][5] | 0x00010001u;
   s.sin[1] = s.vin[7][9] & 0x7fffffffu;
@@ -276,6 +278,81 @@ void add_flow_cases(std::vector<Case>& cs) {
   // changes no state.
   cs.push_back({"s_wakeup", "  s_wakeup\n  s_mov_b32 s40, s16\n",
                 [](State& s) { put(s, 40, sv(s, 16)); }});
+}
+
+// ---------------------------------------------------------------- fork/join branch stack
+
+// Guide pseudo-code (S_CBRANCH_I_FORK/G_FORK/JOIN): pass = mask & EXEC, fail = ~mask & EXEC; all
+// lanes on one side: a plain branch (or none); otherwise the side with fewer lanes runs first and
+// {other side's EXEC (low 64 bits), its resume address (high 64)} is pushed to SGPR[4*CSP] with
+// CSP (MODE[31:29]) incremented; s_cbranch_join pops it unless CSP equals the saved value. CSP
+// starts at 5 here, so the entry lands in s[20:23] (inputs; the frame's s[0:7] stay intact).
+// Records: s[58:59] EXEC of the fall-through side, s[60:61] of the target side, s[62:63] after
+// the join, s56 saved CSP, s57 CSP at the end.
+void set_mask(State& s, u64 mask) {
+  s.sin[0] = static_cast<u32>(mask);
+  s.sin[1] = static_cast<u32>(mask >> 32);
+}
+void fork_model(State& s) {
+  const u64 mask = sgpr_pair(s, 0), pass = mask, fail = ~mask;  // EXEC is all lanes
+  const bool fail_first = std::popcount(fail) < std::popcount(pass);
+  for (int l = 0; l < kLanes; ++l) {
+    if ((fail >> l) & 1) vo(s, 32, l) = vi(s, 10, l);
+    if ((pass >> l) & 1) vo(s, 33, l) = vi(s, 11, l);
+  }
+  put64(s, 40, fail);
+  put64(s, 42, pass);
+  put64(s, 44, fail_first ? pass : fail);  // EXEC after the join: the side that ran last
+  put(s, 46, 5);
+  put(s, 47, 5);
+  put64(s, 48, fail_first ? pass : fail);  // the pushed entry's mask half, still in s[20:21]
+}
+
+void add_fork_cases(std::vector<Case>& cs) {
+  // Byte layout: 0 s_setreg (8, literal), 8 s_getreg, 12 fork (target 12+4+4*3 = 28),
+  // 16 fall-through side, 24 s_branch to 36, 28 target side, 36 join.
+  const std::string tail =
+      "  s_cbranch_join s56\n  s_mov_b64 s[62:63], exec\n  s_mov_b64 exec, -1\n"
+      "  s_getreg_b32 s57, hwreg(HW_REG_MODE, 29, 3)\n  s_mov_b64 s[40:41], s[58:59]\n"
+      "  s_mov_b64 s[42:43], s[60:61]\n  s_mov_b64 s[44:45], s[62:63]\n  s_mov_b32 s46, s56\n"
+      "  s_mov_b32 s47, s57\n  s_mov_b64 s[48:49], s[20:21]\n";
+  // Masks in s[16:17] with 12 and with 52 passing lanes: the passing side runs first in one, the
+  // failing side in the other.
+  for (u64 mask : {0x0000000f000000ffull, ~0x0000000f000000ffull}) {
+    cs.push_back({"s_cbranch_i_fork",
+                  "  s_setreg_imm32_b32 hwreg(HW_REG_MODE, 29, 3), 5\n  s_getreg_b32 s56, hwreg(HW_REG_MODE, 29, 3)\n"
+                  "  s_cbranch_i_fork s[16:17], 3\n  v_mov_b32 v32, v10\n  s_mov_b64 s[58:59], exec\n  s_branch 2\n"
+                  "  v_mov_b32 v33, v11\n  s_mov_b64 s[60:61], exec\n" + tail +
+                  // uniform masks: all lanes pass (a branch over s50's write), none pass (no branch)
+                  "  s_mov_b64 s[64:65], -1\n  s_cbranch_i_fork s[64:65], 1\n  s_mov_b32 s50, 1\n"
+                  "  s_mov_b64 s[66:67], 0\n  s_cbranch_i_fork s[66:67], 1\n  s_mov_b32 s51, 2\n",
+                  [](State& s) {
+                    fork_model(s);
+                    put(s, 51, 2);
+                  },
+                  Values::Int, [mask](State& s) { set_mask(s, mask); }});
+  }
+  // g_fork: target from an SGPR pair. Layout: 0 s_setreg (8), 8 s_getreg, 12 s_getpc (returns
+  // 16), 16 s_add (+28: target byte 44), 20 s_addc, 24 fork, 28..35 fall-through side, 36 a
+  // never-taken s_cbranch_scc1 to 44 (SCC = 0 after s_addc; it makes the decoder see the target
+  // side), 40 s_branch to 52, 44..51 target side, 52 join.
+  cs.push_back({"s_cbranch_g_fork",
+                "  s_setreg_imm32_b32 hwreg(HW_REG_MODE, 29, 3), 5\n  s_getreg_b32 s56, hwreg(HW_REG_MODE, 29, 3)\n"
+                "  s_getpc_b64 s[68:69]\n  s_add_u32 s68, s68, 28\n  s_addc_u32 s69, s69, 0\n"
+                "  s_cbranch_g_fork s[16:17], s[68:69]\n  v_mov_b32 v32, v10\n  s_mov_b64 s[58:59], exec\n"
+                "  s_cbranch_scc1 1\n  s_branch 2\n  v_mov_b32 v33, v11\n  s_mov_b64 s[60:61], exec\n" + tail,
+                [](State& s) {
+                  fork_model(s);
+                  s.scc = false;
+                },
+                Values::Int, [](State& s) { set_mask(s, 0xfff0ffff00ff0f0full); }});
+  // s_cbranch_join alone: saved CSP equal to CSP (nothing pushed) continues.
+  cs.push_back({"s_cbranch_join",
+                "  s_getreg_b32 s56, hwreg(HW_REG_MODE, 29, 3)\n  s_cbranch_join s56\n  s_mov_b32 s40, s16\n",
+                [](State& s) { put(s, 40, sv(s, 16)); }});
+  Case empty{"s_cbranch_join", "  s_mov_b32 s56, 3\n  s_cbranch_join s56\n", nullptr};
+  empty.expect_error = "empty branch stack";
+  cs.push_back(empty);
 }
 
 // ---------------------------------------------------------------- SMEM stores
@@ -460,6 +537,7 @@ void add_salu_smem_cases(std::vector<Case>& cases) {
   add_movrel_cases(cases);
   add_gpr_idx_cases(cases);
   add_flow_cases(cases);
+  add_fork_cases(cases);
   add_store_cases(cases);
   add_atomic_cases(cases);
 }
