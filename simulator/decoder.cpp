@@ -522,6 +522,25 @@ bool parse_hwreg(std::string_view t, std::int32_t& simm) {
   return true;
 }
 
+// gpr_idx(SRC0,SRC1,SRC2,DST) (any subset, any order) -> bits 0..3 (LLVM AMDGPU docs, imask).
+bool parse_gpr_idx(std::string_view t, std::int32_t& simm) {
+  if (!starts_with(t, "gpr_idx(") || t.back() != ')') return false;
+  std::string_view inner = t.substr(8, t.size() - 9);
+  simm = 0;
+  while (!inner.empty()) {
+    const auto comma = inner.find(',');
+    const std::string_view name = trim(inner.substr(0, comma));
+    if (name == "SRC0") simm |= 1;
+    else if (name == "SRC1") simm |= 2;
+    else if (name == "SRC2") simm |= 4;
+    else if (name == "DST") simm |= 8;
+    else return false;
+    if (comma == std::string_view::npos) break;
+    inner.remove_prefix(comma + 1);
+  }
+  return true;
+}
+
 bool has_carry_out(Opcode op) {
   switch (op) {
     case Opcode::v_add_co_u32: case Opcode::v_sub_co_u32: case Opcode::v_subrev_co_u32:
@@ -620,7 +639,10 @@ std::string parse_instruction(std::string_view text, std::uint64_t address,
       if (!parse_hwreg(t, I.simm)) return "hwreg operand '" + std::string(t) + "' not understood";
       continue;
     }
-    if (starts_with(t, "sendmsg(")) return "s_sendmsg is not supported";
+    if (starts_with(t, "gpr_idx(")) {
+      if (!parse_gpr_idx(t, I.simm)) return "gpr_idx operand '" + std::string(t) + "' not understood";
+      continue;
+    }
     if (is_modifier(t)) {
       if (!parse_modifier(t, I, c)) return c.reason;
       continue;
@@ -641,6 +663,12 @@ std::string parse_instruction(std::string_view text, std::uint64_t address,
   } else if (op == Opcode::s_nop || op == Opcode::s_sleep || op == Opcode::s_setprio ||
              op == Opcode::s_trap) {
     I.simm = I.nops ? static_cast<std::int32_t>(I.ops[0].k32) : 0;
+  } else if (op == Opcode::s_call_b64 || op == Opcode::s_cbranch_i_fork) {
+    if (I.nops != 2 || I.ops[1].kind != OperandKind::Const) return "branch offset missing";
+    I.simm = static_cast<std::int16_t>(static_cast<std::uint16_t>(I.ops[1].k32));
+  } else if (op == Opcode::s_set_gpr_idx_mode && I.nops == 1) {
+    if (I.ops[0].kind != OperandKind::Const) return "s_set_gpr_idx_mode operand missing";
+    I.simm = static_cast<std::int32_t>(I.ops[0].k32 & 0xf);
   } else if (op >= Opcode::s_movk_i32 && op <= Opcode::s_mulk_i32) {
     if (I.nops != 2 || I.ops[1].kind != OperandKind::Const) return "SOPK immediate missing";
     I.simm = static_cast<std::int16_t>(static_cast<std::uint16_t>(I.ops[1].k32));
@@ -750,7 +778,7 @@ std::shared_ptr<const Program> decode_kernel(const CodeObject& co, const KernelI
       Opcode op = d.inst.op;
       std::uint32_t size = d.size;
       bool stop = false;
-      if (d.reason.empty() && is_branch(op)) {
+      if (d.reason.empty() && (is_branch(op) || op == Opcode::s_call_b64 || op == Opcode::s_cbranch_i_fork)) {
         std::uint64_t target = a + 4 + static_cast<std::uint64_t>(static_cast<std::int64_t>(d.inst.simm) * 4);
         work.push_back(target);
         if (op == Opcode::s_branch) stop = true;
@@ -773,11 +801,12 @@ std::shared_ptr<const Program> decode_kernel(const CodeObject& co, const KernelI
   }
   prog->entry_index = prog->index_of.at(start);
   prog->accum_offset = accum;
+  prog->allocated_vgprs = allocated;
   prog->hazards.reserve(prog->insts.size());
   for (const Inst& I : prog->insts) prog->hazards.push_back(classify_hazards(I));
   for (std::size_t i = 0; i < prog->insts.size(); ++i) {
     Inst& I = prog->insts[i];
-    if (prog->reason[i].empty() && is_branch(I.op)) {
+    if (prog->reason[i].empty() && (is_branch(I.op) || I.op == Opcode::s_call_b64 || I.op == Opcode::s_cbranch_i_fork)) {
       std::uint64_t target = I.address + 4 + static_cast<std::uint64_t>(static_cast<std::int64_t>(I.simm) * 4);
       I.target = prog->index_of.at(target);
     }

@@ -6,6 +6,7 @@
 #include <cstring>
 
 #include "simulator/code_object.hpp"
+#include "simulator/smem.hpp"
 #include "simulator/wave.hpp"
 
 namespace cdna::simulator {
@@ -190,15 +191,6 @@ void s_bitset1_b64(Wave& w, const Inst& I) { s_bitset_b64(w, I, true); }
 
 void s_getpc_b64(Wave& w, const Inst& I) { write_s64(w, D(I), kCodeBase + I.address + 4); }
 
-void jump_to(Wave& w, u64 target) {
-  const Program& p = *w.env->program;
-  auto it = p.index_of.find(target - kCodeBase);
-  if (it == p.index_of.end())
-    sim_fail("indirect jump to " + hex(target) +
-             ", which is not decoded code of this kernel (only code reachable by direct "
-             "branches from the entry is decoded)");
-  w.pc = it->second;
-}
 void s_setpc_b64(Wave& w, const Inst& I) { jump_to(w, read_s64(w, I.ops[0])); }
 void s_swappc_b64(Wave& w, const Inst& I) {
   u64 target = read_s64(w, S0(I));
@@ -327,13 +319,6 @@ void smem_read(Wave& w, u64 addr, u32* dst, u32 n, const Inst&) {
   std::memcpy(dst, p, 4 * n);
 }
 
-u64 smem_offset(Wave& w, const Inst& I) {
-  const Operand& o = I.ops[2];
-  i64 off = o.kind == OperandKind::Const ? static_cast<i64>(static_cast<i32>(o.k32))
-                                         : static_cast<i64>(read_s32(w, o));
-  return static_cast<u64>(off + I.offset);
-}
-
 template <u32 N>
 void s_load(Wave& w, const Inst& I) {
   u64 base = read_s64(w, S0(I));
@@ -342,12 +327,9 @@ void s_load(Wave& w, const Inst& I) {
   for (u32 i = 0; i < N; ++i) w.s[D(I).reg + i] = tmp[i];
 }
 
-// Buffer resource (V#): base 47:0, stride 61:48, num_records 95:64.
 template <u32 N>
 void s_buffer_load(Wave& w, const Inst& I) {
-  const u32* r = &w.s[S0(I).reg];
-  u64 base = r[0] | (u64{r[1] & 0xffff} << 32);
-  u32 num_records = r[2];
+  const auto [base, num_records] = scalar_buffer(w, S0(I));
   u64 off = smem_offset(w, I) & ~u64{3};
   for (u32 i = 0; i < N; ++i) {
     u64 o = off + 4 * i;
@@ -361,6 +343,15 @@ void s_memtime(Wave& w, const Inst& I) { write_s64(w, D(I), w.instructions); }
 
 }  // namespace
 
+void jump_to(Wave& w, std::uint64_t target) {
+  const Program& p = *w.env->program;
+  auto it = p.index_of.find(target - kCodeBase);
+  if (it == p.index_of.end())
+    sim_fail("indirect jump to " + hex(target) +
+             ", which is not decoded code of this kernel (only code reachable by direct "
+             "branches from the entry is decoded)");
+  w.pc = it->second;
+}
 void register_scalar(HandlerTable& t) {
   auto set = [&](Opcode op, Handler h) { t[static_cast<std::size_t>(op)] = h; };
   using O = Opcode;

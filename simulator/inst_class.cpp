@@ -53,13 +53,14 @@ InstFootprint classify_instruction(std::string_view text) {
     f.cls = InstClass::Valu;
   } else if (starts(m, "s_load") || starts(m, "s_buffer_") || starts(m, "s_store") ||
              starts(m, "s_scratch_") || starts(m, "s_dcache") || starts(m, "s_atomic") ||
-             starts(m, "s_memtime") || starts(m, "s_memrealtime")) {
+             starts(m, "s_memtime") || starts(m, "s_memrealtime") || starts(m, "s_atc_probe")) {
     f.cls = InstClass::Smem;
   } else if (starts(m, "s_branch") || starts(m, "s_cbranch") || starts(m, "s_endpgm") ||
              starts(m, "s_barrier") || starts(m, "s_waitcnt") || starts(m, "s_nop") ||
              starts(m, "s_sleep") || starts(m, "s_setprio") || starts(m, "s_trap") ||
              starts(m, "s_sendmsg") || starts(m, "s_icache") || starts(m, "s_setpc") ||
-             starts(m, "s_swappc") || starts(m, "s_sethalt") || starts(m, "s_setkill")) {
+             starts(m, "s_swappc") || starts(m, "s_sethalt") || starts(m, "s_setkill") ||
+             starts(m, "s_call") || starts(m, "s_wakeup")) {
     f.cls = InstClass::Other;
   } else if (starts(m, "s_")) {
     f.cls = InstClass::Salu;

@@ -79,6 +79,7 @@ const HandlerTable& handler_table() {
     register_mfma_sparse(t);
     register_valu_sat(t);
     register_trig_preop(t);
+    register_salu_smem(t);
     return t;
   }();
   return table;

@@ -131,6 +131,7 @@ struct Program {
   std::uint64_t entry_address = 0;  // where waves start (code entry, +256 with kernarg preload)
   std::uint32_t entry_index = 0;    // the instruction at entry_address
   std::uint32_t accum_offset = 0;   // first AGPR row of the unified register file
+  std::uint32_t allocated_vgprs = 0;  // rows of the unified file the descriptor allocates
   std::vector<Inst> insts;
   std::vector<Inst> aux;        // derived instructions run by the SDWA/DPP wrappers
   std::vector<std::string> text;     // disassembly per instruction

@@ -217,6 +217,47 @@ TEST(SimKernels, PrivateMemoryThroughFlatAddressing) {
     EXPECT_EQ(o[static_cast<std::size_t>(t)], (idx[static_cast<std::size_t>(t)] & 63) * t + 1) << t;
 }
 
+// VGPR index mode end to end (testdata/gpr_index.hip at -O3 and -O1): clang keeps a private
+// float[16] in VGPRs and reads and writes elements at a uniform run-time index with
+// s_set_gpr_idx_on; a lane-varying index gives compare/select chains. The host computes the same
+// source; x*(i+1)+i is one fma (clang contracts it; HIP's default -ffp-contract=fast-honor-pragmas),
+// every other operation a single f32 rounding, so the results are compared bit for bit.
+TEST(SimKernels, PrivateArrayIndexedWithVgprIndexMode) {
+  const int n = 200;
+  auto r = random_u32(2 * n, 31);
+  std::vector<float> x(n);
+  std::vector<int> idx(n);
+  for (std::size_t i = 0; i < static_cast<std::size_t>(n); ++i) {
+    x[i] = static_cast<float>(static_cast<int>(r[i] % 20001u) - 10000) / 64.0f;
+    idx[i] = static_cast<int>(r[static_cast<std::size_t>(n) + i]);
+  }
+  for (const char* name : {"gpr_index", "gpr_index_o1"}) {
+    auto co = testdata(name);
+    auto prog = executor().program(co, "gpr_index");
+    const bool indexed = std::any_of(prog->insts.begin(), prog->insts.end(),
+                                     [](const Inst& I) { return I.op == Opcode::s_set_gpr_idx_on; });
+    EXPECT_TRUE(indexed) << name << ": no s_set_gpr_idx_on in the code; the test would not reach VGPR index mode";
+    for (int uniform : {0, 5, 15, 22, -3}) {
+      std::vector<float> o(3 * static_cast<std::size_t>(n), -1.0f);
+      executor().run(co, dispatch("gpr_index", {4, 1, 1}, {64, 1, 1},
+                                  {in(x), in(idx), val(uniform), out(o), val(n)}));
+      for (int t = 0; t < n; ++t) {
+        const auto u = static_cast<std::size_t>(t);
+        float a[16];
+        for (int i = 0; i < 16; ++i)
+          a[i] = std::fma(x[u], static_cast<float>(i + 1), static_cast<float>(i));
+        const int k = idx[u] & 15;
+        a[(k * 5 + 3) & 15] += 100.0f;
+        a[uniform & 15] -= 0.5f;
+        const float e[3] = {a[k], a[(uniform + 7) & 15], a[(k + uniform) & 15]};
+        for (std::size_t j = 0; j < 3; ++j)
+          EXPECT_EQ(as_u(o[3 * u + j]), as_u(e[j]))
+              << name << " uniform=" << uniform << " t=" << t << " output " << j;
+      }
+    }
+  }
+}
+
 TEST(SimKernels, IntegerOps) {
   auto co = testdata("int_ops");
   const int n = 300;

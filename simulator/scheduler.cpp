@@ -78,6 +78,7 @@ void init_wave(Wave& w, DispatchEnv& env, Workgroup& wg, std::uint32_t index,
   w.instructions = 0;
   w.mfma_instructions = 0;
   w.priority = 0;
+  w.vector_mode = 0;
   w.mask_of = 0;
   w.hazards.reset();
   // MODE: round 3:0 and denorm 7:4 from rsrc1 bits 15:12 / 19:16, DX10_CLAMP bit 8, IEEE bit 9.
@@ -280,7 +281,8 @@ void run_dispatch(DispatchEnv& env, const LaunchAddresses& addresses,
             ++stats->by_class[static_cast<std::size_t>(f.cls)];
             if ((f.read_per_lane | f.write_per_lane) != 0) stats->count_traffic(f, w.exec());
           }
-          I.fn(w, I);
+          if (w.vector_mode == 0) [[likely]] I.fn(w, I);
+          else run_vector_mode(w, I, h.kind);
           retire_hazards(w.hazards, h, index);
           // Yield points: a taken backward branch (a loop, perhaps a spin) and s_sleep.
           if (w.pc <= index || I.op == Opcode::s_sleep) break;

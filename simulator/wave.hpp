@@ -81,6 +81,9 @@ struct Wave {
   std::uint64_t instructions = 0;
   std::uint64_t mfma_instructions = 0;
   std::uint32_t priority = 0;
+  // Bit 0: VGPR index mode (s_set_gpr_idx_on), bit 1: VSKIP (s_setvskip). Nonzero routes each
+  // instruction through run_vector_mode() (exec_salu_smem.cpp) instead of its handler.
+  std::uint8_t vector_mode = 0;
   HazardState hazards;
 
   // Cached per-lane masks of EXEC (all-ones where the lane is active).
@@ -227,6 +230,12 @@ void register_mfma(HandlerTable& t);
 void register_mfma_sparse(HandlerTable& t);
 void register_valu_sat(HandlerTable& t);
 void register_trig_preop(HandlerTable& t);
+void register_salu_smem(HandlerTable& t);
+// Continues at byte address `target` of the code image (kCodeBase + address); an address that
+// is not decoded code of the kernel is an error (exec_scalar.cpp).
+void jump_to(Wave& w, std::uint64_t target);
+// Runs `I` (hazard class `kind`) while Wave::vector_mode is nonzero (VSKIP, VGPR index mode).
+void run_vector_mode(Wave& w, const Inst& I, HazardInfo::Kind kind);
 const HandlerTable& handler_table();
 
 }  // namespace cdna::simulator

@@ -118,5 +118,31 @@ TEST(DirectedCoverage, EveryImplementedMnemonicHasACase) {
   EXPECT_TRUE(missing.empty()) << missing.size() << " implemented mnemonics without a directed case:" << list;
 }
 
+// Poison mode (output buffers start as 0xff, a load of a never-written byte fails) with scalar
+// memory: the s_store_dword case loads back what it stored, so it runs; the s_atomic_cmpswap case
+// loads its compare value from `mem` before anything wrote it, so it fails like a vector load.
+TEST(DirectedPoison, ScalarStoresCountAsWritesAndScalarLoadsAreChecked) {
+  auto index_of = [](const std::string& m) {
+    for (std::size_t i = 0; i < cases().size(); ++i)
+      if (cases()[i].mnemonic == m && cases()[i].expect_error.empty()) return i;
+    return cases().size();
+  };
+  auto run_poisoned = [](std::size_t index) {
+    SimulatorExecutor ex;
+    ex.options().poison = true;
+    const State init = initial_state(cases()[index], 1);
+    std::vector<u32> in = pack_input(init), out(kOutputWords), mem(init.mem.size());
+    ex.run(code_object(), testing::dispatch(kernel_name(index), {1, 1, 1}, {64, 1, 1},
+                                            {testing::in(in), testing::out(out), testing::out(mem)}));
+  };
+  const std::size_t store = index_of("s_store_dword"), atomic = index_of("s_atomic_cmpswap");
+  ASSERT_LT(store, cases().size());
+  ASSERT_LT(atomic, cases().size());
+  EXPECT_NO_THROW(run_poisoned(store));
+  const std::string err = testing::error_of([&] { run_poisoned(atomic); });
+  EXPECT_NE(err.find("never wrote"), std::string::npos) << err;
+  EXPECT_NE(err.find("s_load_dword"), std::string::npos) << err;
+}
+
 }  // namespace
 }  // namespace cdna::simulator::directed
