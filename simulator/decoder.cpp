@@ -4,6 +4,7 @@
 #include <charconv>
 #include <cmath>
 #include <cstdlib>
+#include <cstring>
 #include <map>
 #include <mutex>
 #include <set>
@@ -600,6 +601,11 @@ std::string check_mai_modifiers(std::string_view m, const Inst& I) {
   return {};
 }
 
+// A DS instruction (encoding bits 31:26 = 0b110110) with the GDS bit (16) set. LLVM's gfx942
+// disassembler prints such words without "gds" (gfx942 has no GDS for its assembler), so the
+// bit is checked on the machine word. Encoding: CDNA3 ISA guide, "DS" microcode format.
+bool is_ds_gds(std::uint32_t word0) { return (word0 >> 26) == 0x36u && ((word0 >> 16) & 1u); }
+
 }  // namespace
 
 void exec_unsupported(Wave& w, const Inst& I);
@@ -754,11 +760,13 @@ std::shared_ptr<const Program> decode_kernel(const CodeObject& co, const KernelI
       const CodeSection* sec = co.section_at(a);
       Decoded d;
       d.size = 0;
+      std::uint32_t word0 = 0;
       if (sec) {
         std::size_t off = a - sec->address;
         auto r = dis.at(sec->bytes.data() + off, sec->bytes.size() - off, a);
         d.size = r.size;
         d.text = r.text;
+        if (r.size >= 4) std::memcpy(&word0, sec->bytes.data() + off, 4);
       }
       if (d.size == 0) {
         d.text = sec ? "<bytes that do not decode as a gfx942 instruction>"
@@ -771,6 +779,8 @@ std::shared_ptr<const Program> decode_kernel(const CodeObject& co, const KernelI
         break;
       }
       d.reason = parse_instruction(d.text, a, accum, allocated, d.inst);
+      if (d.reason.empty() && is_ds_gds(word0))
+        d.reason = "GDS access (the DS gds bit) is not supported: the simulator models LDS only";
       if (!d.reason.empty()) {
         d.inst.op = Opcode::kUnsupported;
         d.inst.fn = &exec_unsupported;

@@ -1,28 +1,18 @@
-// LDS (DS instructions): reads, writes, read2/write2, atomics, and the cross-lane
-// ds_bpermute_b32 / ds_permute_b32 (which do not touch LDS memory).
+// LDS (DS instructions): reads, writes, read2/write2, and the cross-lane ds_bpermute_b32 /
+// ds_permute_b32 / ds_swizzle_b32 (which do not touch LDS memory). Atomics: exec_ds_atomic.cpp.
 //
 // Addresses are 32-bit: vaddr + offset wraps modulo 2^32.
-// LDS is per workgroup, sized group_segment_fixed_size + the launch's dynamic LDS. An access
-// outside it is an error (hardware would return 0 / drop the write; a kernel that relies on
-// that is not supported). Accesses complete immediately, in lane order.
+// LDS is per workgroup; an access outside it is an error (lds.hpp). Accesses complete
+// immediately, in lane order.
 #include <cstring>
 
-#include "simulator/fp.hpp"
+#include "simulator/lds.hpp"
 
 namespace cdna::simulator {
 namespace {
 
 using u32 = std::uint32_t;
 using u64 = std::uint64_t;
-
-std::uint8_t* lds_at(Wave& w, u64 addr, u32 n, int lane) {
-  auto& lds = w.wg->lds;
-  if (addr + n > lds.size())
-    sim_fail("lane " + std::to_string(lane) + ": LDS access at " + hex(addr) + " (" +
-             std::to_string(n) + " bytes) is outside the workgroup's " +
-             std::to_string(lds.size()) + " bytes of LDS");
-  return lds.data() + addr;
-}
 
 enum class RK { U8, I8, U16, I16, D32, U8D16, U8D16Hi, I8D16, I8D16Hi, U16D16, U16D16Hi };
 
@@ -167,52 +157,6 @@ void ds_swizzle_b32(Wave& w, const Inst& I) {
   vwrite(w, I.ops[0], r.u);
 }
 
-enum class DA { Add, Sub, Min, Max, UMin, UMax, And, Or, Xor, AddF32, MinF32, MaxF32, Swap, CmpSt };
-
-template <DA K, bool Ret>
-void ds_atomic(Wave& w, const Inst& I) {
-  // no return: vaddr, vdata[, vdata1]; return: vdst, vaddr, vdata[, vdata1]
-  const int base = Ret ? 1 : 0;
-  Lanes t;
-  const u32* a = vsrc(w, I.ops[base], t);
-  Lanes addr;
-  std::memcpy(addr.u, a, sizeof addr.u);
-  u64 e = w.exec();
-  for (int l = 0; l < kLanes; ++l) {
-    if (!((e >> l) & 1)) continue;
-    std::uint8_t* p = lds_at(w, u64{addr.u[l] + static_cast<u32>(I.offset)}, 4, l);
-    u32 old;
-    std::memcpy(&old, p, 4);
-    u32 s = w.row(I.ops[base + 1].reg)[l];
-    u32 nv = old;
-    switch (K) {
-      case DA::Add: nv = old + s; break;
-      case DA::Sub: nv = old - s; break;
-      case DA::Min: nv = static_cast<std::int32_t>(old) < static_cast<std::int32_t>(s) ? old : s; break;
-      case DA::Max: nv = static_cast<std::int32_t>(old) > static_cast<std::int32_t>(s) ? old : s; break;
-      case DA::UMin: nv = std::min(old, s); break;
-      case DA::UMax: nv = std::max(old, s); break;
-      case DA::And: nv = old & s; break;
-      case DA::Or: nv = old | s; break;
-      case DA::Xor: nv = old ^ s; break;
-      case DA::Swap: nv = s; break;
-      case DA::CmpSt: nv = old == s ? w.row(I.ops[base + 2].reg)[l] : old; break;  // data0 = cmp
-      case DA::AddF32: case DA::MinF32: case DA::MaxF32: {
-        float x = as_float(old), y = as_float(s);
-        float r = K == DA::AddF32 ? x + y : K == DA::MinF32 ? std::fmin(x, y) : std::fmax(x, y);
-        if (std::fpclassify(x) == FP_SUBNORMAL || std::fpclassify(y) == FP_SUBNORMAL ||
-            std::fpclassify(r) == FP_SUBNORMAL)
-          sim_fail("lane " + std::to_string(l) + ": LDS fp32 atomic with a denormal operand or "
-                   "result: the hardware's denormal handling for atomics is not modelled");
-        nv = fbits(r);
-        break;
-      }
-    }
-    std::memcpy(p, &nv, 4);
-    if (Ret) w.row(I.ops[0].reg)[l] = old;
-  }
-}
-
 void ds_nop(Wave&, const Inst&) {}
 
 }  // namespace
@@ -253,32 +197,6 @@ void register_lds(HandlerTable& t) {
   set(O::ds_bpermute_b32, ds_bpermute_b32);
   set(O::ds_permute_b32, ds_permute_b32);
   set(O::ds_swizzle_b32, ds_swizzle_b32);
-  set(O::ds_add_u32, ds_atomic<DA::Add, false>);
-  set(O::ds_sub_u32, ds_atomic<DA::Sub, false>);
-  set(O::ds_min_i32, ds_atomic<DA::Min, false>);
-  set(O::ds_max_i32, ds_atomic<DA::Max, false>);
-  set(O::ds_min_u32, ds_atomic<DA::UMin, false>);
-  set(O::ds_max_u32, ds_atomic<DA::UMax, false>);
-  set(O::ds_and_b32, ds_atomic<DA::And, false>);
-  set(O::ds_or_b32, ds_atomic<DA::Or, false>);
-  set(O::ds_xor_b32, ds_atomic<DA::Xor, false>);
-  set(O::ds_add_f32, ds_atomic<DA::AddF32, false>);
-  set(O::ds_min_f32, ds_atomic<DA::MinF32, false>);
-  set(O::ds_max_f32, ds_atomic<DA::MaxF32, false>);
-  set(O::ds_add_rtn_u32, ds_atomic<DA::Add, true>);
-  set(O::ds_sub_rtn_u32, ds_atomic<DA::Sub, true>);
-  set(O::ds_min_rtn_i32, ds_atomic<DA::Min, true>);
-  set(O::ds_max_rtn_i32, ds_atomic<DA::Max, true>);
-  set(O::ds_min_rtn_u32, ds_atomic<DA::UMin, true>);
-  set(O::ds_max_rtn_u32, ds_atomic<DA::UMax, true>);
-  set(O::ds_and_rtn_b32, ds_atomic<DA::And, true>);
-  set(O::ds_or_rtn_b32, ds_atomic<DA::Or, true>);
-  set(O::ds_xor_rtn_b32, ds_atomic<DA::Xor, true>);
-  set(O::ds_add_rtn_f32, ds_atomic<DA::AddF32, true>);
-  set(O::ds_min_rtn_f32, ds_atomic<DA::MinF32, true>);
-  set(O::ds_max_rtn_f32, ds_atomic<DA::MaxF32, true>);
-  set(O::ds_wrxchg_rtn_b32, ds_atomic<DA::Swap, true>);
-  set(O::ds_cmpst_rtn_b32, ds_atomic<DA::CmpSt, true>);
   set(O::ds_nop, ds_nop);
 }
 

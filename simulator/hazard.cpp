@@ -31,7 +31,8 @@ bool vmem_or_ds_writes_first(std::string_view m, const Inst& I) {
   if (m.find("_load_lds_") != std::string_view::npos) return false;  // to LDS: no VGPR written
   if (m.find("_load_") != std::string_view::npos) return !I.lds;  // LDS-direct: no VGPR written
   if (starts_with(m, "ds_read") || m.find("_rtn_") != std::string_view::npos ||
-      m == "ds_bpermute_b32" || m == "ds_permute_b32" || m == "ds_swizzle_b32")
+      m == "ds_bpermute_b32" || m == "ds_permute_b32" || m == "ds_swizzle_b32" ||
+      m == "ds_append" || m == "ds_consume")
     return true;
   if (m.find("_atomic_") != std::string_view::npos) {  // returning forms
     if (starts_with(m, "buffer_")) return I.sc0;          // vdata is data and destination

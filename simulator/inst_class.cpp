@@ -77,7 +77,7 @@ InstFootprint classify_instruction(std::string_view text) {
     if (has(m, "permute") || has(m, "swizzle") || has(m, "nop") || has(m, "append") ||
         has(m, "consume") || has(m, "gws"))
       return f;
-    const std::uint8_t b = static_cast<std::uint8_t>(access_bytes(m) * (has(m, "2") && (has(m, "read2") || has(m, "write2")) ? 2 : 1));
+    const std::uint8_t b = static_cast<std::uint8_t>(access_bytes(m) * (has(m, "2") && (has(m, "read2") || has(m, "write2") || has(m, "xchg2")) ? 2 : 1));
     if (starts(m, "ds_read") || starts(m, "ds_load")) f.read_per_lane = b;
     else if (starts(m, "ds_write") || starts(m, "ds_store")) f.write_per_lane = b;
     else f.read_per_lane = f.write_per_lane = b;

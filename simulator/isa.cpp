@@ -75,6 +75,7 @@ const HandlerTable& handler_table() {
     register_vmem(t);
     register_vmem_forms(t);
     register_lds(t);
+    register_ds_atomic(t);
     register_mfma(t);
     register_mfma_sparse(t);
     register_valu_sat(t);

@@ -226,6 +226,7 @@ void register_valu_unary(HandlerTable& t);
 void register_vmem(HandlerTable& t);
 void register_vmem_forms(HandlerTable& t);  // exec_vmem_forms.cpp
 void register_lds(HandlerTable& t);
+void register_ds_atomic(HandlerTable& t);
 void register_mfma(HandlerTable& t);
 void register_mfma_sparse(HandlerTable& t);
 void register_valu_sat(HandlerTable& t);
