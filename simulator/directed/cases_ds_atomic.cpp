@@ -270,6 +270,7 @@ void plant_f64(State& s) {
   put(31, std::bit_cast<u64>(-2.0), 0x7ff8000000000456ull);       // NaN data
   put(32, std::bit_cast<u64>(0.1), std::bit_cast<u64>(0.1));      // equal
   put(33, 0x7ff8000000000123ull, 0x7ff8000000000123ull);          // NaN == NaN is false
+  put(34, 0x7ff8000000000aaaull, 0x7ff0000000000bbbull);          // two NaNs: memory's wins
 }
 
 double dv(u64 x) { return std::bit_cast<double>(x); }
