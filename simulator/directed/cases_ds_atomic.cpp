@@ -13,6 +13,7 @@
 #include <bit>
 #include <cmath>
 #include <limits>
+#include <utility>
 #include <string>
 
 #include <mpfr.h>
@@ -319,6 +320,35 @@ void cmpst_f32_cases(std::vector<Case>& cs) {
           [step](State& s, Lds& lds, int l) { step(s, lds, l, true); }, Values::F32, init);
 }
 
+// f32 add/min/max with returns on NaN, infinity, overflow and signed-zero operands (the
+// cases_lds.cpp cases use finite values only): slot = region-0 word 1 (v11), data = v16.
+void f32_special_cases(std::vector<Case>& cs) {
+  auto init = [](State& s) {
+    sane_f32(s);
+    auto put = [&](int l, u32 t, u32 d) { in(s, 1, l) = t; in(s, 6, l) = d; };
+    put(20, 0x7f800000u, 0xff800000u);  // inf + -inf: canonical NaN
+    put(21, 0x7f800001u, 0x3f800000u);  // signalling NaN in memory, quieted
+    put(22, 0x3f800000u, 0x7fa00000u);  // NaN data
+    put(23, 0x7fc00aaau, 0xffa00bbbu);  // two NaNs: memory's wins
+    put(24, 0x7f000000u, 0x7f000000u);  // 2^127 + 2^127 overflows
+    put(25, 0x00000000u, 0x80000000u);  // +0 and -0
+    put(26, 0x80000000u, 0x00000000u);
+    put(27, 0x7fc00001u, 0xc0000000u);  // NaN in memory stays for min/max
+  };
+  using F = u64 (*)(u64, u64);
+  const std::pair<const char*, F> ops[] = {
+      {"ds_add_rtn_f32", [](u64 t, u64 d) { return fadd(t, d, kS); }},
+      {"ds_min_rtn_f32", [](u64 t, u64 d) { return std::bit_cast<float>(static_cast<u32>(d)) < std::bit_cast<float>(static_cast<u32>(t)) ? d : t; }},
+      {"ds_max_rtn_f32", [](u64 t, u64 d) { return std::bit_cast<float>(static_cast<u32>(d)) > std::bit_cast<float>(static_cast<u32>(t)) ? d : t; }},
+  };
+  for (const auto& [m, op] : ops)
+    ds_case(cs, m, "  " + std::string(m) + " v32, v64, v16 offset:4\n", false, [op](State& s, Lds& lds, int l) {
+      const u32 t = static_cast<u32>(lds.rd(addr(l) + 4, 4));
+      vo(s, 0, l) = t;
+      lds.wr(addr(l) + 4, op(t, vi(s, 6, l)), 4);
+    }, Values::F32, init);
+}
+
 // Packed f16/bf16 add: slot = region-0 word 1 (v11), data = v16.
 void pk_add_cases(std::vector<Case>& cs, const char* noret, const char* rtn, Fmt f) {
   const bool h = f.man == kH.man;
@@ -470,6 +500,7 @@ void add_ds_atomic_cases(std::vector<Case>& cs) {
   for (const auto& o : kOps64) int_cases(cs, o, 64);
   f64_cases(cs);
   cmpst_f32_cases(cs);
+  f32_special_cases(cs);
   pk_add_cases(cs, "ds_pk_add_f16", "ds_pk_add_rtn_f16", kH);
   pk_add_cases(cs, "ds_pk_add_bf16", "ds_pk_add_rtn_bf16", kB);
   wrxchg2_cases(cs);
