@@ -24,30 +24,6 @@
 namespace cdna::simulator::directed {
 namespace {
 
-using LaneOp = std::function<void(State&, Lds&, int)>;
-using Init = std::function<void(State&)>;
-
-// Body: prefill, the ops (under the mixed EXEC mask s[16:17] when `masked`), read-back. Model:
-// `op` for every active lane in lane order, then the read-back.
-void ds_case(std::vector<Case>& cs, const std::string& m, const std::string& ops, bool masked,
-             LaneOp op, Values values = Values::Int, Init init = nullptr) {
-  const std::string body = prefill() + "  s_waitcnt lgkmcnt(0)\n" + (masked ? kMaskOn : "") + ops +
-                           (masked ? kMaskOff : "") + kReadBack;
-  cs.push_back({m, body,
-                [=](State& s) {
-                  Lds lds;
-                  prefill_model(s, lds);
-                  const u64 mask = masked ? mask_of(s) : ~0ull;
-                  for (int l = 0; l < kLanes; ++l)
-                    if (on(mask, l)) op(s, lds, l);
-                  read_back_model(s, lds);
-                },
-                values, [=](State& s) {
-                  if (masked) mixed_mask(s);
-                  if (init) init(s);
-                }});
-}
-
 u64 pair(const State& s, int k, int l) { return lane_pair(s.vin[static_cast<std::size_t>(k)], s.vin[static_cast<std::size_t>(k + 1)], l); }
 void set_in_pair(State& s, int k, int l, u64 v) { set_lane_pair(s.vin[static_cast<std::size_t>(k)], s.vin[static_cast<std::size_t>(k + 1)], l, v); }
 void set_out_pair(State& s, int k, int l, u64 v) { set_lane_pair(s.vout[static_cast<std::size_t>(k)], s.vout[static_cast<std::size_t>(k + 1)], l, v); }

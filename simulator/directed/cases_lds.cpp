@@ -92,17 +92,7 @@ void read2(std::vector<Case>& cs, const char* m, int dwords, int unit, int off0,
 // ---- writes: `ops` are the body lines, `model` performs them on the model LDS for lane l ----
 void write_case(std::vector<Case>& cs, const char* m, const std::string& ops, bool masked,
                 std::function<void(const State&, Lds&, int)> model) {
-  const std::string body = prefill() + "  s_waitcnt lgkmcnt(0)\n" + (masked ? kMaskOn : "") + ops +
-                           (masked ? kMaskOff : "") + kReadBack;
-  cs.push_back({m, body, [=](State& s) {
-                  Lds lds;
-                  prefill_model(s, lds);
-                  const u64 mask = masked ? mask_of(s) : ~0ull;
-                  for (int l = 0; l < kLanes; ++l)
-                    if (on(mask, l)) model(s, lds, l);
-                  read_back_model(s, lds);
-                },
-                Values::Int, masked ? std::function<void(State&)>(mixed_mask) : nullptr});
+  ds_case(cs, m, ops, masked, [model](State& s, Lds& lds, int l) { model(s, lds, l); });
 }
 
 // ---- atomics ----

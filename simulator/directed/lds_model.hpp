@@ -1,6 +1,6 @@
 // The DS cases' model of LDS (cases_lds.cpp, cases_ds_atomic.cpp): a byte image with a
-// written flag per byte, the 4 KiB image every DS body writes first, its read-back, and the
-// partial-EXEC helpers.
+// written flag per byte, the 4 KiB image every DS body writes first, its read-back, the
+// partial-EXEC helpers and ds_case (a body and its model from a per-lane operation).
 //
 // The simulator starts LDS zeroed, the hardware does not: every body first writes a 4 KiB LDS
 // image (prefill below) and reads only bytes it wrote; the model's LDS throws on a read of an
@@ -93,6 +93,30 @@ inline bool on(u64 mask, int l) { return (mask >> l) & 1; }
 inline void mixed_mask(State& s) {
   s.sin[0] = s.mem[0] | 0x00000101u;
   s.sin[1] = s.mem[1] & 0xfeffffffu;
+}
+
+using LaneOp = std::function<void(State&, Lds&, int)>;
+using Init = std::function<void(State&)>;
+
+// Body: prefill, the ops (under the mixed EXEC mask s[16:17] when `masked`), read-back. Model:
+// `op` for every active lane in lane order, then the read-back.
+inline void ds_case(std::vector<Case>& cs, const std::string& m, const std::string& ops, bool masked,
+                    LaneOp op, Values values = Values::Int, Init init = nullptr) {
+  const std::string body = prefill() + "  s_waitcnt lgkmcnt(0)\n" + (masked ? kMaskOn : "") + ops +
+                           (masked ? kMaskOff : "") + kReadBack;
+  cs.push_back({m, body,
+                [=](State& s) {
+                  Lds lds;
+                  prefill_model(s, lds);
+                  const u64 mask = masked ? mask_of(s) : ~0ull;
+                  for (int l = 0; l < kLanes; ++l)
+                    if (on(mask, l)) op(s, lds, l);
+                  read_back_model(s, lds);
+                },
+                values, [=](State& s) {
+                  if (masked) mixed_mask(s);
+                  if (init) init(s);
+                }});
 }
 
 }  // namespace cdna::simulator::directed
