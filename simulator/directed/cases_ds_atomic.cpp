@@ -154,6 +154,19 @@ void int_cases(std::vector<Case>& cs, const IntOp& o, int bits) {
   }
 }
 
+// DS data and destination in AGPRs (the DS encoding's acc bit): ds_max_rtn_u64 a[2:3], v64,
+// a[0:1]; the model is the plain 64-bit unsigned max with return.
+void agpr_case(std::vector<Case>& cs) {
+  const std::string ops = "  v_accvgpr_write_b32 a0, v16\n  v_accvgpr_write_b32 a1, v17\n  s_nop 4\n"
+                          "  ds_max_rtn_u64 a[2:3], v64, a[0:1] offset:8\n  s_waitcnt lgkmcnt(0)\n"
+                          "  v_accvgpr_read_b32 v32, a2\n  v_accvgpr_read_b32 v33, a3\n  s_nop 4\n";
+  ds_case(cs, "ds_max_rtn_u64", ops, true, [](State& s, Lds& lds, int l) {
+    const u64 t = lds.rd(addr(l) + 8, 8), d = pair(s, 6, l);
+    set_out_pair(s, 0, l, t);
+    lds.wr(addr(l) + 8, d >= t ? d : t, 8);
+  }, Values::Int, plant64);
+}
+
 // ---- floating point
 struct Fmt {
   int man, exp;
@@ -474,6 +487,7 @@ void error_cases(std::vector<Case>& cs) {
 void add_ds_atomic_cases(std::vector<Case>& cs) {
   for (const auto& o : kOps32) int_cases(cs, o, 32);
   for (const auto& o : kOps64) int_cases(cs, o, 64);
+  agpr_case(cs);
   f64_cases(cs);
   cmpst_f32_cases(cs);
   f32_special_cases(cs);
