@@ -546,7 +546,7 @@ bool has_carry_out(Opcode op) {
   switch (op) {
     case Opcode::v_add_co_u32: case Opcode::v_sub_co_u32: case Opcode::v_subrev_co_u32:
     case Opcode::v_addc_co_u32: case Opcode::v_subb_co_u32: case Opcode::v_subbrev_co_u32:
-    case Opcode::v_div_scale_f32: case Opcode::v_mad_u64_u32: case Opcode::v_mad_i64_i32:
+    case Opcode::v_div_scale_f32: case Opcode::v_div_scale_f64: case Opcode::v_mad_u64_u32: case Opcode::v_mad_i64_i32:
       return true;
     default:
       return false;

@@ -140,7 +140,7 @@ TEST(SimDecoder, AgprsMapIntoTheUnifiedFile) {
 
 TEST(SimDecoder, RefusesWhatItCannotHonour) {
   std::string reason;
-  parse("v_fma_mix_f32 v0, v1, v2, v3", &reason);
+  parse("v_screen_partition_4se_b32_e32 v0, v1", &reason);
   EXPECT_NE(reason.find("not implemented"), std::string::npos);
   parse("v_mov_b32_e32 v70, v1", &reason, 64, 128);
   EXPECT_NE(reason.find("ACCUM_OFFSET"), std::string::npos) << reason;

@@ -108,7 +108,13 @@ HazardInfo classify_hazards(const Inst& I) {
   if (starts_with(m, "v_")) {
     h.kind = HazardInfo::Kind::Valu;
     h.writes_exec = starts_with(m, "v_cmpx_");
+    h.reads_vcc_fmas = I.op == Opcode::v_div_fmas_f32 || I.op == Opcode::v_div_fmas_f64;
     if (I.nops == 0) return h;
+    auto is_vcc = [](const Operand& o) {
+      return o.kind == OperandKind::Sreg && (o.reg == kVccLo || o.reg == kVccHi || (o.width == 2 && o.reg + 1 == kVccLo));
+    };
+    // VCC as the destination (compares, readlane) or as the carry-out of a two-destination op.
+    h.writes_vcc = is_vcc(I.ops[0]) || (I.src0 == 2 && I.nops > 1 && is_vcc(I.ops[1]));
     // The first operand is the destination (an SGPR for compares and readlane: no VGPR write).
     // Accumulating forms and v_writelane also read it; v_swap writes both operands (the second
     // is listed as a read, which the rules treat alike for MFMA results).
@@ -178,6 +184,8 @@ void check_hazards(HazardState& s, const HazardInfo& h, const Program& p, std::u
       }
     }
   }
+  if (h.reads_vcc_fmas && s.vcc_clock && c - s.vcc_clock - 1 < 4)
+    fail("v_div_fmas read of VCC", s.vcc_index, c - s.vcc_clock - 1, 4);
   if (h.kind == K::Mfma) {
     for (const auto& v : s.valu) {
       if (v.w.n == 0 || c - v.clock - 1 >= 2) continue;

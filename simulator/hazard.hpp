@@ -16,6 +16,8 @@
 //   MFMA reads SrcC -> VALU overwrites it                        3 / 7
 //   VALU writes a VGPR -> MFMA reads it                          2
 //   VALU writes EXEC -> MFMA                                     4
+//   VALU writes VCC -> v_div_fmas (reads VCC)                    4 (GCNHazardRecognizer
+//                                                                   checkDivFMasHazards)
 #pragma once
 
 #include <cstdint>
@@ -38,6 +40,8 @@ struct HazardInfo {
   std::uint8_t wait_states = 1;  // wait states this instruction provides (s_nop N: N + 1)
   std::uint8_t passes = 0;       // MFMA
   bool writes_exec = false;      // VALU that writes EXEC (v_cmpx)
+  bool writes_vcc = false;       // VALU that writes VCC (compare, carry-out, div_scale, ...)
+  bool reads_vcc_fmas = false;   // v_div_fmas_f32/f64 (VCC an implicit source)
   std::uint8_t nreads = 0;
   VRange write;
   VRange reads[5];  // MFMA: reads[0] = SrcA, reads[1] = SrcB, reads[2] = SrcC, [3] smfmac index
@@ -65,6 +69,8 @@ struct HazardState {
   ValuWrite valu[4];
   std::uint64_t exec_clock = 0;
   std::uint32_t exec_index = 0;
+  std::uint64_t vcc_clock = 0;
+  std::uint32_t vcc_index = 0;
   unsigned next_mfma = 0, next_valu = 0;
 
   void reset() { *this = HazardState{}; }
@@ -93,6 +99,11 @@ inline void retire_hazards(HazardState& s, const HazardInfo& h, std::uint32_t in
       v.clock = s.clock;
       v.w = h.write;
       v.index = index;
+      s.quiet_after = std::max<std::uint64_t>(s.quiet_after, s.clock + 1 + 4);
+    }
+    if (h.writes_vcc) {
+      s.vcc_clock = s.clock;
+      s.vcc_index = index;
       s.quiet_after = std::max<std::uint64_t>(s.quiet_after, s.clock + 1 + 4);
     }
     if (h.writes_exec) {

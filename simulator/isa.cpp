@@ -72,6 +72,7 @@ const HandlerTable& handler_table() {
     register_valu_misc(t);
     register_valu16(t);
     register_valu_unary(t);
+    register_valu_three(t);
     register_vmem(t);
     register_vmem_forms(t);
     register_lds(t);

@@ -83,11 +83,12 @@ TEST(SimKernels, UnsupportedInstructionNamesMnemonicKernelPcWave) {
   std::vector<float> x(64, 1.0f);
   std::vector<int> o(64, 0);
   std::string msg = error_of([&] {
-    executor().run(co, dispatch("uses_fma_mix", {1, 1, 1}, {64, 1, 1}, {in(x), out(o)}));
+    executor().run(co, dispatch("uses_screen_partition", {1, 1, 1}, {64, 1, 1}, {in(x), out(o)}));
   });
   EXPECT_EQ(msg.find('\n'), std::string::npos) << msg;
-  EXPECT_NE(msg.find("v_fma_mix_f32"), std::string::npos) << msg;
-  EXPECT_NE(msg.find("kernel 'uses_fma_mix'"), std::string::npos) << msg;
+  EXPECT_NE(msg.find("v_screen_partition_4se_b32"), std::string::npos) << msg;
+  EXPECT_NE(msg.find("not published"), std::string::npos) << msg;  // unsupported.def's reason
+  EXPECT_NE(msg.find("kernel 'uses_screen_partition'"), std::string::npos) << msg;
   EXPECT_NE(msg.find("pc 0x"), std::string::npos) << msg;
   EXPECT_NE(msg.find("wave 0"), std::string::npos) << msg;
   EXPECT_NE(msg.find("unsupported instruction"), std::string::npos) << msg;

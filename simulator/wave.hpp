@@ -223,6 +223,7 @@ void register_valu_fp(HandlerTable& t);
 void register_valu_misc(HandlerTable& t);
 void register_valu16(HandlerTable& t);
 void register_valu_unary(HandlerTable& t);
+void register_valu_three(HandlerTable& t);
 void register_vmem(HandlerTable& t);
 void register_vmem_forms(HandlerTable& t);  // exec_vmem_forms.cpp
 void register_lds(HandlerTable& t);

@@ -1,9 +1,9 @@
-// An instruction the simulator does not implement (v_fma_mix_f32) in an otherwise fine kernel.
+// An instruction the simulator does not implement (v_screen_partition_4se_b32, refused: simulator/unsupported.def) in an otherwise fine kernel.
 #include <hip/hip_runtime.h>
 
-extern "C" __global__ void uses_fma_mix(const float* in, int* out) {
+extern "C" __global__ void uses_screen_partition(const float* in, int* out) {
   int t = threadIdx.x;
   int r;
-  asm volatile("v_fma_mix_f32 %0, %1, %2, %2" : "=v"(r) : "v"(in[t]), "v"(in[t]));
+  asm volatile("v_screen_partition_4se_b32 %0, %1" : "=v"(r) : "v"(in[t]));
   out[t] = r;
 }
