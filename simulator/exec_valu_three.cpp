@@ -222,9 +222,12 @@ void v_div_fmas_f64(Wave& w, const Inst& I) {
 // ---- v_div_fixup: S0 = quotient, S1 = denominator, S2 = numerator. ISA guide V_DIV_FIXUP_*:
 // NaN operands (numerator first) give that NaN quieted; 0/0 and inf/inf the negative quiet NaN;
 // x/0 and inf/y infinity, x/inf and 0/y zero, of the sign of the quotient; a quotient below half
-// the smallest subnormal (exponent difference below -(bias + mantissa bits + 1)) zero; else
-// |S0| with the quotient's sign. (The guide's "exponent(S1) == max -> overflow" branch cannot be
-// reached after the inf/NaN branches.)
+// the smallest subnormal (exponent difference below -(bias + mantissa bits)) zero; a NaN S0
+// with such ordinary operands infinity (OVERFLOW); else |S0| with the quotient's sign.
+// The overflow reading is ours: the guide's "exponent(S1) == max -> OVERFLOW" branch cannot be
+// reached after the inf/NaN branches, while LLVM's division sequence turns every quotient above
+// 2^192 (f64 2^1152) into a NaN S0 (inf - inf in the fma refinement) and needs OVERFLOW there
+// to be the IEEE quotient (SimDivision checks it end to end).
 template <int ExpBits, int ManBits>
 u64 fixup(u64 q, u64 d, u64 n) {
   constexpr int kW = 1 + ExpBits + ManBits;
@@ -243,6 +246,7 @@ u64 fixup(u64 q, u64 d, u64 n) {
   if (is_inf(d) || is_zero(n)) return sign;
   const int ed = static_cast<int>((d & ~kSign) >> ManBits), en = static_cast<int>((n & ~kSign) >> ManBits);
   if (en - ed < -kUnder) return sign;
+  if (is_nan(q)) return sign | kInf;
   return sign | (q & ~kSign);
 }
 
