@@ -16,6 +16,7 @@
 #include <bit>
 #include <cmath>
 #include <limits>
+#include <iostream>
 #include <random>
 
 #include "simulator/isa.hpp"
@@ -78,8 +79,10 @@ void operands(std::vector<U>& a, std::vector<U>& b, std::size_t n_random) {
   }
 }
 
+// Returns the number of quotients that differ from IEEE; each must be within `ulps` of it
+// (0: bit-exact).
 template <class U>
-void check_div(const std::string& co_name, const char* kernel, std::optional<std::uint64_t> envelope) {
+int check_div(const std::string& co_name, const char* kernel, std::optional<std::uint64_t> envelope, int ulps = 0) {
   using F = std::conditional_t<sizeof(U) == 4, float, double>;
   std::vector<U> a, b;
   operands(a, b, 4096);
@@ -90,15 +93,23 @@ void check_div(const std::string& co_name, const char* kernel, std::optional<std
   const auto co = testdata(co_name);
   const std::uint32_t groups = static_cast<std::uint32_t>((a.size() + 255) / 256);
   ex.run(co, dispatch(kernel, {groups, 1, 1}, {256, 1, 1}, {in(a), in(b), out(q), val(n)}));
-  int bad = 0;
+  int bad = 0, differ = 0;
   for (std::size_t i = 0; i < a.size(); ++i) {
     const U want = std::bit_cast<U>(std::bit_cast<F>(a[i]) / std::bit_cast<F>(b[i]));
-    if (q[i] != want && ++bad <= 10)
+    if (q[i] == want) continue;
+    ++differ;
+    // Same sign, both finite, bit patterns (monotonic in magnitude) at most `ulps` apart.
+    const U mag = static_cast<U>(~U{0} >> 1);
+    const bool near = ulps > 0 && ((q[i] ^ want) & ~mag) == 0 && std::isfinite(std::bit_cast<F>(q[i])) &&
+                      std::isfinite(std::bit_cast<F>(want)) &&
+                      (q[i] > want ? q[i] - want : want - q[i]) <= static_cast<U>(ulps);
+    if (!near && ++bad <= 10)
       ADD_FAILURE() << co_name << " " << kernel << ": " << std::hexfloat << std::bit_cast<F>(a[i]) << " / "
                     << std::bit_cast<F>(b[i]) << " gave " << std::bit_cast<F>(q[i]) << " (0x" << std::hex
                     << q[i] << "), IEEE 0x" << want;
   }
   EXPECT_EQ(bad, 0) << "of " << a.size();
+  return differ;
 }
 
 template <class U>
@@ -131,10 +142,18 @@ TEST(SimDivision, F32DivisionIsBitExactAtO3AndO1) {
   for (const char* co : {"division", "division_o1"}) check_div<std::uint32_t>(co, "div_f32", std::nullopt);
 }
 
-// v_rcp_f32 may be off by one ULP on hardware (envelope mode picks either neighbour): the
-// sequence must still give the correctly rounded quotient.
-TEST(SimDivision, F32DivisionIsBitExactWithRcpInTheOneUlpEnvelope) {
-  for (std::uint64_t seed : {1ull, 2ull, 3ull}) check_div<std::uint32_t>("division", "div_f32", seed);
+// v_rcp_f32 is documented as 1 ULP; envelope mode picks either neighbour of the exact
+// reciprocal. LLVM's refinement is then NOT always correctly rounded: 2^64 / FLT_MAX (scaled by
+// v_div_scale to 1 / (2^64 (1 - 2^-24))) with the reciprocal rounded down to 2^-64 meets a tie in
+// every fma step and returns 2^-64, one ULP below IEEE's 0x1f800001 (traced by hand with exact
+// rationals). So the sequence relies on the hardware reciprocal being better than its documented
+// bound for such operands; here every quotient must be within 1 ULP, and that operand must show
+// the effect under some seed (else the envelope is not reaching the sequence).
+TEST(SimDivision, F32DivisionWithRcpInTheOneUlpEnvelopeIsWithinOneUlp) {
+  int differ = 0;
+  for (std::uint64_t seed : {1ull, 2ull, 3ull, 4ull}) differ += check_div<std::uint32_t>("division", "div_f32", seed, 1);
+  std::cout << "quotients off by one ULP under the rcp envelope (4 seeds): " << differ << "\n";
+  EXPECT_GT(differ, 0);
 }
 
 TEST(SimDivision, F64DivisionIsBitExactAtO3AndO1) {
