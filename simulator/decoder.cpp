@@ -553,6 +553,20 @@ bool has_carry_out(Opcode op) {
   }
 }
 
+// VOP1/VOP2 opcodes of exec_valu_three.cpp whose SDWA and DPP forms are not modelled (16-bit
+// results, accumulators in the destination): refused at decode.
+bool no_sdwa_dpp(Opcode op) {
+  switch (op) {
+    case Opcode::v_mac_f16: case Opcode::v_subrev_u16: case Opcode::v_dot2c_i32_i16:
+    case Opcode::v_dot4c_i32_i8: case Opcode::v_dot8c_i32_i4: case Opcode::v_pk_fmac_f16:
+    case Opcode::v_cvt_norm_i16_f16: case Opcode::v_cvt_norm_u16_f16: case Opcode::v_cvt_off_f32_i4:
+    case Opcode::v_sat_pk_u8_i16:
+      return true;
+    default:
+      return false;
+  }
+}
+
 bool is_branch(Opcode op) {
   switch (op) {
     case Opcode::s_branch: case Opcode::s_cbranch_scc0: case Opcode::s_cbranch_scc1:
@@ -682,6 +696,8 @@ std::string parse_instruction(std::string_view text, std::uint64_t address,
 
   // Modifiers the executors do not honour are refused here, not ignored.
   if (auto why = check_mai_modifiers(base, I); !why.empty()) return why;
+  if ((I.enc == Encoding::Sdwa || I.enc == Encoding::Dpp) && no_sdwa_dpp(op))
+    return "SDWA/DPP form of " + std::string(base) + " is not supported";
   if (I.enc == Encoding::Sdwa) {
     if (h == nullptr) return "SDWA form not supported";
     I.fn = &exec_sdwa;
