@@ -741,9 +741,10 @@ void add_int16_cases(std::vector<Case>& cs) {
                             Values::Int));
   }
   cs.push_back(error_case("v_mad_u16", "  v_mad_u16 v32, v10, v11, v12 op_sel:[0,0,0,1]", "destination op_sel"));
-  cs.push_back(error_case("v_subrev_u16", "  v_subrev_u16_sdwa v32, v10, v11 dst_sel:WORD_0 dst_unused:UNUSED_PAD src0_sel:WORD_1 src1_sel:WORD_0",
+  // A refused instruction decodes to Unsupported: the plain form first keeps the mnemonic in the body.
+  cs.push_back(error_case("v_subrev_u16", "  v_subrev_u16_e32 v33, v10, v11\n  v_subrev_u16_sdwa v32, v10, v11 dst_sel:WORD_0 dst_unused:UNUSED_PAD src0_sel:WORD_1 src1_sel:WORD_0",
                           "SDWA/DPP form of v_subrev_u16 is not supported"));
-  cs.push_back(error_case("v_subrev_u16", "  v_subrev_u16_dpp v32, v10, v11 row_shr:1 row_mask:0xf bank_mask:0xf",
+  cs.push_back(error_case("v_subrev_u16", "  v_subrev_u16_e32 v33, v10, v11\n  v_subrev_u16_dpp v32, v10, v11 row_shr:1 row_mask:0xf bank_mask:0xf",
                           "SDWA/DPP form of v_subrev_u16 is not supported"));
 }
 
