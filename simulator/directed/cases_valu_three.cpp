@@ -13,6 +13,7 @@
 // result is the first NaN source quieted, else the default NaN (f32 0x7fc00000, f16 0x7e00,
 // f64 0x7ff8000000000000); v_div_fixup's 0/0 and inf/inf give the negative quiet NaN (guide).
 #include <bit>
+#include <cfenv>
 #include <cmath>
 #include <string>
 
@@ -54,7 +55,8 @@ u32 to_h(long double x) {
   const long double q = std::ldexp(1.0L, e - 10);  // the f16 quantum at x
   const long double m = std::nearbyint(ax / q);  // host default: nearest even
   const long double v = m * q;
-  if (v >= 65520.0L) return sign | 0x7c00u;
+  const bool rtz = std::fegetround() == FE_TOWARDZERO;  // the RTZ cases' models (rtz() below)
+  if (rtz ? v > 65504.0L : v >= 65520.0L) return sign | (rtz ? 0x7bffu : 0x7c00u);
   if (v < 0x1p-14L) return sign | static_cast<u32>(m);
   const int ev = std::ilogb(v);
   return sign | (static_cast<u32>(ev + 15) << 10) | (static_cast<u32>(std::ldexp(v, 10 - ev)) - 1024u);
@@ -108,6 +110,23 @@ Case lines_case(const std::string& m, std::vector<Line> lines, Values v,
     }
   };
   return {m, body, model, v, std::move(init)};
+}
+
+// Round toward zero: MODE bits 1:0 (f32) and 3:2 (f16/f64) = 3. The models then run under the
+// host's FE_TOWARDZERO (fmaf/fmal/fma, nearbyint and the long double -> float/f16 steps honour
+// it, and truncation composes, so two truncations are one).
+const std::string kRtzPrefix = "  s_setreg_imm32_b32 hwreg(HW_REG_MODE, 0, 4), 15\n";
+std::vector<Line> rtz(std::vector<Line> ls) {
+  for (Line& L : ls) {
+    if (!L.f) continue;
+    L.f = [f = L.f](const State& s, int l) -> u64 {
+      std::fesetround(FE_TOWARDZERO);
+      const u64 r = f(s, l);
+      std::fesetround(FE_TONEAREST);
+      return r;
+    };
+  }
+  return ls;
 }
 
 Case error_case(const std::string& m, const std::string& body, const std::string& error, Values v = Values::Int) {
@@ -291,6 +310,10 @@ void add_div_fmas_cases(std::vector<Case>& cs) {
                            L("v_div_fmas_f32", V(3), V(4), V(5), 1, false, true)},
                           Values::F32, init,
                           "  s_setreg_imm32_b32 hwreg(HW_REG_MODE, 4, 2), 3\n  s_mov_b64 vcc, s[20:21]\n", pre));
+  cs.push_back(lines_case("v_div_fmas_f32",
+                          rtz({L("v_div_fmas_f32", V(0), V(1), V(2), 0, false, false),
+                               L("v_div_fmas_f32", V(3), V(4), V(5), 1, false, false)}),
+                          Values::F32, init, kRtzPrefix + "  s_mov_b64 vcc, s[20:21]\n", pre));
   // A VALU write of VCC needs 4 wait states before v_div_fmas (s_nop 3 gives 4).
   Line cmp{"v_cmp_lt_f32 vcc, v10, v11", -1, nullptr};
   cmp.sflag = -2;
@@ -326,6 +349,8 @@ void add_div_fmas_cases(std::vector<Case>& cs) {
   };
   cs.push_back(lines_case("v_div_fmas_f64", {L64(0, 0, 2, 4, false), L64(2, 6, 4, 2, false), L64(4, 0, 2, 4, true)},
                           Values::F64, init64, "  s_mov_b64 vcc, s[20:21]\n", pre));
+  cs.push_back(lines_case("v_div_fmas_f64", rtz({L64(0, 0, 2, 4, false), L64(2, 6, 4, 2, false)}), Values::F64, init64,
+                          kRtzPrefix + "  s_mov_b64 vcc, s[20:21]\n", pre));
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -513,6 +538,8 @@ void add_f16_cases(std::vector<Case>& cs) {
   cs.push_back(lines_case("v_mad_f16", f16_lines("v_mad_f16", mad16, true, true), Values::F16));
   cs.push_back(lines_case("v_mad_legacy_f16", f16_lines("v_mad_legacy_f16", mad16, false, true), Values::F16));
   cs.push_back(lines_case("v_fma_legacy_f16", f16_lines("v_fma_legacy_f16", fma16, false, true), Values::F16));
+  cs.push_back(lines_case("v_mad_f16", rtz(f16_lines("v_mad_f16", mad16, true, false)), Values::F16, nullptr, kRtzPrefix));
+  cs.push_back(lines_case("v_fma_legacy_f16", rtz(f16_lines("v_fma_legacy_f16", fma16, false, false)), Values::F16, nullptr, kRtzPrefix));
   cs.push_back(lines_case("v_min3_f16", f16_lines("v_min3_f16", [](u32 a, u32 b, u32 c) { return mm16(mm16(a, b, false), c, false); }, true, false), Values::F16));
   cs.push_back(lines_case("v_max3_f16", f16_lines("v_max3_f16", [](u32 a, u32 b, u32 c) { return mm16(mm16(a, b, true), c, true); }, true, false), Values::F16));
   cs.push_back(lines_case("v_med3_f16", f16_lines("v_med3_f16", med3_16, true, false), Values::F16));
@@ -640,6 +667,7 @@ void add_mix_cases(std::vector<Case>& cs) {
     ls.back().partial = false;
     ls[2].partial = true;
     cs.push_back(lines_case(m, ls, Values::F16));
+    cs.push_back(lines_case(m, rtz(ls), Values::F16, nullptr, kRtzPrefix));
   }
   cs.push_back(error_case("v_fma_mix_f32", "  v_fma_mix_f32 v32, v10, v11, 1.0 op_sel_hi:[1,1,1]",
                           "a constant as an f16 source of v_fma_mix* is not supported", Values::F16));
