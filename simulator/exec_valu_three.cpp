@@ -369,6 +369,8 @@ void v_mac_f16(Wave& w, const Inst& I) {
 
 // v_pk_fmac_f16 (VOP2): each half of D = fma(S0.half, S1.half, D.half).
 void v_pk_fmac_f16(Wave& w, const Inst& I) {
+  if (I.ops[1].kind == OperandKind::Const)
+    sim_fail("a constant as a packed source of v_pk_fmac_f16 is not supported");
   Lanes ta, tb, r;
   const u32* a = vsrc(w, I.ops[1], ta);
   const u32* b = vsrc(w, I.ops[2], tb);
@@ -514,6 +516,9 @@ template <int N, int Bits, bool Signed, bool Acc>
 void v_dot_int(Wave& w, const Inst& I) {
   if (I.op_sel || (I.op_sel_hi_given && I.op_sel_hi != 0x7) || I.neg_lo || I.neg_hi)
     sim_fail("op_sel/op_sel_hi/neg on an integer dot product is not supported");
+  // A constant as a packed (VOP3P) source: how its halves/bytes are formed is not modelled.
+  if (!Acc && (I.ops[1].kind == OperandKind::Const || I.ops[2].kind == OperandKind::Const))
+    sim_fail("a constant as a packed source of an integer dot product is not supported");
   Lanes ta, tb, tc, r;
   const u32* a = vsrc(w, I.ops[1], ta);
   const u32* b = vsrc(w, I.ops[2], tb);

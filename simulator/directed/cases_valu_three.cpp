@@ -811,6 +811,8 @@ void add_dot_cases(std::vector<Case>& cs) {
                               put(s, 5, {0x7fff7fffu, 0x7fff7fffu, 0xffffffffu, 0x80808080u});
                             }));
   }
+  cs.push_back(error_case("v_dot4_i32_i8", "  v_dot4_i32_i8 v32, 1, v11, v12", "a constant as a packed source"));
+  cs.push_back(error_case("v_pk_fmac_f16", "  v_pk_fmac_f16 v32, 1.0, v11", "a constant as a packed source of v_pk_fmac_f16"));
   for (const D d : {D{"v_dot2c_i32_i16", 2, 16, true}, D{"v_dot4c_i32_i8", 4, 8, true}, D{"v_dot8c_i32_i4", 8, 4, true}}) {
     const std::string m = d.m;
     auto L = [d](int out, Src a, Src b) {
