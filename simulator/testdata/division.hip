@@ -23,3 +23,9 @@ extern "C" __global__ void sqrt_f64(const double* a, double* r, int n) {
   int i = static_cast<int>(blockIdx.x * blockDim.x + threadIdx.x);
   if (i < n) r[i] = sqrt(a[i]);
 }
+
+// f16: v_cvt_f32_f16, v_rcp_f32, v_fma_mixlo_f16 (a * rcp rounded once to f16), v_div_fixup_f16.
+extern "C" __global__ void div_f16(const _Float16* a, const _Float16* b, _Float16* q, int n) {
+  int i = static_cast<int>(blockIdx.x * blockDim.x + threadIdx.x);
+  if (i < n) q[i] = a[i] / b[i];
+}
