@@ -87,7 +87,7 @@ TEST(SimKernels, UnsupportedInstructionNamesMnemonicKernelPcWave) {
   });
   EXPECT_EQ(msg.find('\n'), std::string::npos) << msg;
   EXPECT_NE(msg.find("v_screen_partition_4se_b32"), std::string::npos) << msg;
-  EXPECT_NE(msg.find("not published"), std::string::npos) << msg;  // unsupported.def's reason
+  EXPECT_NE(msg.find("graphics-pipeline"), std::string::npos) << msg;  // unsupported.def's reason
   EXPECT_NE(msg.find("kernel 'uses_screen_partition'"), std::string::npos) << msg;
   EXPECT_NE(msg.find("pc 0x"), std::string::npos) << msg;
   EXPECT_NE(msg.find("wave 0"), std::string::npos) << msg;
