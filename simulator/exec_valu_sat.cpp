@@ -5,7 +5,9 @@
 // conventions: result in bits 15:0, bits 31:16 zero, source op_sel picks a high half, a
 // destination op_sel is refused.
 #include <algorithm>
+#include <cmath>
 
+#include "simulator/fp.hpp"
 #include "simulator/valu16.hpp"
 #include "simulator/wave.hpp"
 
@@ -61,6 +63,58 @@ void v_cvt_pk_16(Wave& w, const Inst& I) {
   vwrite(w, I.ops[0], r.u);
 }
 
+// Normalised 16-bit integer (ISA guide: f32_to_snorm/unorm): NaN -> 0, clamp to [-1, 1] or
+// [0, 1], scale by 32767 or 65535, round to nearest even (the rounding is not published: our
+// choice, README, the same as v_cvt_norm_*16_f16).
+template <bool Signed>
+u32 norm16(double x) {
+  if (std::isnan(x)) return 0;
+  const double c = std::clamp(x, Signed ? -1.0 : 0.0, 1.0) * (Signed ? 32767.0 : 65535.0);
+  return static_cast<u32>(static_cast<i32>(std::nearbyint(c))) & 0xffffu;
+}
+
+// v_cvt_pknorm_{i16,u16}_f32: D = {norm(S1.f32), norm(S0.f32)}.
+template <bool Signed>
+void v_cvt_pknorm_f32(Wave& w, const Inst& I) {
+  if (I.omod || I.clamp) sim_fail("clamp/omod on v_cvt_pknorm_* is not supported");
+  Lanes ta, tb, r;
+  const u32* a = fsrc32(w, I.ops[1], ta, w.flush_in32());
+  const u32* b = fsrc32(w, I.ops[2], tb, w.flush_in32());
+  for (int l = 0; l < kLanes; ++l) r.u[l] = norm16<Signed>(as_float(a[l])) | norm16<Signed>(as_float(b[l])) << 16;
+  vwrite(w, I.ops[0], r.u);
+}
+
+// v_cvt_pknorm_{i16,u16}_f16: the same on f16 sources (op_sel picks their halves).
+template <bool Signed>
+void v_cvt_pknorm_f16(Wave& w, const Inst& I) {
+  if (I.omod || I.clamp) sim_fail("clamp/omod on v_cvt_pknorm_* is not supported");
+  if (I.op_sel & 0x8) sim_fail("destination op_sel on v_cvt_pknorm_*_f16 is not supported");
+  Lanes a, b, r;
+  src16(w, I.ops[1], I.op_sel & 1, true, w.flush_in16_64(), a.u);
+  src16(w, I.ops[2], (I.op_sel >> 1) & 1, true, w.flush_in16_64(), b.u);
+  for (int l = 0; l < kLanes; ++l)
+    r.u[l] = norm16<Signed>(f16_to_f(a.u[l])) | norm16<Signed>(f16_to_f(b.u[l])) << 16;
+  vwrite(w, I.ops[0], r.u);
+}
+
+// v_cvt_pkaccum_u8_f32 D, S0, S1: byte S1[1:0] of D becomes u8(S0), the other bytes stay (ISA
+// guide: "SQ translates to V_CVT_PK_U8_F32" with D as the third source). u8 as there: round to
+// nearest even, saturate to [0, 255], NaN -> 0.
+void v_cvt_pkaccum_u8_f32(Wave& w, const Inst& I) {
+  if (I.omod || I.clamp) sim_fail("clamp/omod on v_cvt_pkaccum_u8_f32 is not supported");
+  Lanes ta, tb, r;
+  const u32* a = fsrc32(w, I.ops[1], ta, w.flush_in32());
+  const u32* b = vsrc(w, I.ops[2], tb);
+  const u32* d = w.row(I.ops[0].reg);
+  for (int l = 0; l < kLanes; ++l) {
+    const float x = as_float(a[l]);
+    const u32 v = std::isnan(x) ? 0u : static_cast<u32>(std::nearbyint(std::clamp(x, 0.0f, 255.0f)));
+    const u32 sh = 8 * (b[l] & 3u);
+    r.u[l] = (d[l] & ~(0xffu << sh)) | (v << sh);
+  }
+  vwrite(w, I.ops[0], r.u);
+}
+
 }  // namespace
 
 void register_valu_sat(HandlerTable& t) {
@@ -72,6 +126,11 @@ void register_valu_sat(HandlerTable& t) {
   set(O::v_sub_i16, v_addsub_i16<true>);
   set(O::v_cvt_pk_i16_i32, v_cvt_pk_16<true>);
   set(O::v_cvt_pk_u16_u32, v_cvt_pk_16<false>);
+  set(O::v_cvt_pknorm_i16_f32, v_cvt_pknorm_f32<true>);
+  set(O::v_cvt_pknorm_u16_f32, v_cvt_pknorm_f32<false>);
+  set(O::v_cvt_pknorm_i16_f16, v_cvt_pknorm_f16<true>);
+  set(O::v_cvt_pknorm_u16_f16, v_cvt_pknorm_f16<false>);
+  set(O::v_cvt_pkaccum_u8_f32, v_cvt_pkaccum_u8_f32);
 }
 
 }  // namespace cdna::simulator

@@ -766,6 +766,10 @@ void register_valu_three(HandlerTable& t) {
 
   set(O::v_mad_f16, v_madfma_f16<false>);
   set(O::v_mad_legacy_f16, v_madfma_f16<false>);
+  // VOP2 with a 16-bit literal K: v_madak_f16 D = S0·S1 + K, v_madmk_f16 D = S0·K + S1; the
+  // decoder keeps the assembly order (vdst, src0, K or src1, src1 or K), which is the mad's.
+  set(O::v_madak_f16, v_madfma_f16<false>);
+  set(O::v_madmk_f16, v_madfma_f16<false>);
   set(O::v_fma_legacy_f16, v_madfma_f16<true>);
   set(O::v_mac_f16, v_mac_f16);
   set(O::v_pk_fmac_f16, v_pk_fmac_f16);
