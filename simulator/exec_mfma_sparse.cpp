@@ -113,11 +113,7 @@ void smfmac(Wave& w, const Inst& I) {
       out[reg][lane] = d;
     }
   }
-  for (int r = 0; r < out_regs; ++r) {
-    std::uint32_t* dst = w.row(D.reg + static_cast<std::uint32_t>(r));
-    for (int l = 0; l < kLanes; ++l) dst[l] = out[r][l];
-  }
-  ++w.mfma_instructions;
+  mai::write_result(w, D, out);
 }
 
 }  // namespace

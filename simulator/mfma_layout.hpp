@@ -49,4 +49,15 @@ constexpr std::pair<int, int> out_pos(int i, int j, int b) {
   }
 }
 
+// Writes the MFMA's result rows (`out[r][lane]`, all lanes: an MFMA needs a full EXEC) to the
+// registers from D.reg on and counts the instruction.
+template <int Rows>
+inline void write_result(Wave& w, const Operand& D, const std::uint32_t (&out)[Rows][kLanes]) {
+  for (int r = 0; r < Rows; ++r) {
+    std::uint32_t* dst = w.row(D.reg + static_cast<std::uint32_t>(r));
+    for (int l = 0; l < kLanes; ++l) dst[l] = out[r][l];
+  }
+  ++w.mfma_instructions;
+}
+
 }  // namespace cdna::simulator::mai
