@@ -56,6 +56,8 @@ AttentionComparison compare_attention(const AttentionProblem& problem, const Att
 
         // Exact semantic fact: a row with no visible key is O = +0.0, LSE = -inf.
         if (lse_exact == -kInf) {
+          c.o_judged += D;
+          ++c.lse_judged;
           bool ok = lse_got == -kInf;
           for (std::int64_t d = 0; d < D; ++d) ok = ok && o[static_cast<std::size_t>(o_row + d)] == 0;
           if (!ok) {
@@ -68,6 +70,7 @@ AttentionComparison compare_attention(const AttentionProblem& problem, const Att
         for (std::int64_t d = 0; d < D; ++d) {
           const double o_exact = exact.o[static_cast<std::size_t>(o_row + d)];
           const double o_got = bf16_value(o[static_cast<std::size_t>(o_row + d)]);
+          ++c.o_judged;
           if (std::isnan(o_exact)) {
             if (!std::isnan(o_got)) {
               ++c.semantic_violations;
@@ -104,6 +107,7 @@ AttentionComparison compare_attention(const AttentionProblem& problem, const Att
 
         // LSE = ln2 * (m + log2 l) in fp32 (§5). A NaN or +inf exact LSE (NaN or +inf scores)
         // is a fact the kernel must reproduce exactly.
+        ++c.lse_judged;
         if (!std::isfinite(lse_exact)) {
           if (!(lse_got == lse_exact || (std::isnan(lse_exact) && std::isnan(lse_got)))) {
             ++c.semantic_violations;
@@ -142,6 +146,7 @@ AttentionComparison compare_attention(const AttentionProblem& problem, const Att
     m << "relative RMS error of O " << c.rel_rms_err_o << " > 2 x floor " << c.floor_rel_rms_o;
     fail(m.str());
   }
+  if (!c.judged()) fail("nothing judged: the output has no element (B, Sq or Hq is 0)");
   return c;
 }
 

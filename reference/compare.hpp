@@ -29,10 +29,16 @@ struct AttentionComparison {
   // definition gives (exact O or LSE NaN or infinite)
   std::int64_t semantic_violations = 0;
   bool floor_violation = false;    // rel_rms_err_o > 2 × floor_rel_rms_o (oracles.md, "Verdict")
-  std::string first_failure;       // one line on the first violation, empty if none
-  bool pass() const {
-    return o_violations == 0 && lse_violations == 0 && semantic_violations == 0 && !floor_violation;
+  // What was judged: O elements (against their bound or an exact fact of the definition) and
+  // LSE values. A verdict over nothing (an empty output) is not a pass (docs/pass-rule.md).
+  std::int64_t o_judged = 0;
+  std::int64_t lse_judged = 0;
+  std::string first_failure;       // one line on the first violation, or "nothing judged: ...", empty if pass
+  bool judged() const { return o_judged + lse_judged > 0; }
+  bool violations() const {
+    return o_violations != 0 || lse_violations != 0 || semantic_violations != 0 || floor_violation;
   }
+  bool pass() const { return judged() && !violations(); }
 };
 
 // Compares kernel outputs (O bf16 bits [B, Sq, Hq, D], LSE fp32 [B, Hq, Sq]) of `problem`
