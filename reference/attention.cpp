@@ -607,6 +607,11 @@ void validate(const AttentionProblem& problem) {
          std::to_string(s.heads_kv) +
          " (GQA/MQA needs heads_q = g * heads_kv; query head h reads KV head h / g)");
   }
+  if (!std::isfinite(problem.scale)) {
+    // A NaN scale makes every score NaN and every output NaN, so any NaN output would "pass":
+    // the definition takes finite scales only (docs/semantics.md §1).
+    fail("scale = " + std::to_string(problem.scale) + " is not finite; the scale must be a finite fp32 value");
+  }
   const auto m = static_cast<std::uint8_t>(problem.mask);
   if (m > static_cast<std::uint8_t>(Mask::CausalTopLeft)) {
     fail("mask = " + std::to_string(m) + " is not a Mask value (none, causal_bottom_right, causal_top_left)");
