@@ -94,6 +94,7 @@ AttentionBounds attention_bounds(const AttentionProblem& problem, const Attentio
 
   const std::size_t nk = static_cast<std::size_t>(Sk);
   std::vector<double> t(nk), xs(nk), delta1(nk), prob(nk), w_rel(nk), w_trunc(nk), p_flush(nk);
+  std::vector<char> zero_weight(nk);
   for (std::int64_t b = 0; b < s.batch; ++b) {
     for (std::int64_t h = 0; h < s.heads_q; ++h) {
       const std::int64_t hk = h / group;
@@ -137,6 +138,14 @@ AttentionBounds attention_bounds(const AttentionProblem& problem, const Attentio
             amag += magnitude(qv) * magnitude(kv) + kMin;
           }
           const std::size_t js = static_cast<std::size_t>(j);
+          // A −inf score weighs 0 exactly, like a masked key (docs/semantics.md §5.5): the MFMA
+          // gives −inf (an infinite product, cdna3-facts.md §4) and v_exp_f32(−inf) = +0.
+          zero_weight[js] = scale * dot == -kInf;
+          if (zero_weight[js]) {
+            t[js] = xs[js] = -kInf;
+            prob[js] = delta1[js] = 0;
+            continue;
+          }
           const double dot_abs = std::abs(dot) + g_dot * adot;  // ≥ |q·k| exactly
           // A product ≥ 2^128 or a partial sum near fp32's limit: no finite fp32 analysis.
           overflow = overflow || !(amag * 1.01 < 0x1p127) || !(c2 * amag * 1.01 < 0x1p127);
@@ -158,6 +167,10 @@ AttentionBounds attention_bounds(const AttentionProblem& problem, const Attentio
         double lambda = 0, delta_max = 0;
         for (std::int64_t j = 0; j < n; ++j) {
           const std::size_t js = static_cast<std::size_t>(j);
+          if (zero_weight[js]) {
+            w_rel[js] = w_trunc[js] = p_flush[js] = 0;
+            continue;
+          }
           const double delta = delta1[js] + 3 * kU32 * (t_max - t[js] + 2 * d1_max) + (m.exps + 4) * 0x1p-125;
           delta_max = std::max(delta_max, delta);
           // P_j·(1 + φ_j) = P_j·2^Δ_j·(1 + ε_e)^T, formed in one exp so that a key of negligible
@@ -199,6 +212,7 @@ AttentionBounds attention_bounds(const AttentionProblem& problem, const Attentio
           double e_abs = 0, nu = 0, vmax = -kInf, vmin = kInf, vabs = 0, vmag = 0, flush_keys = 0;
           for (std::int64_t j = 0; j < n; ++j) {
             const std::size_t js = static_cast<std::size_t>(j);
+            if (zero_weight[js]) continue;  // its V has no effect, NaN or inf included
             const double vv = bf16_value(problem.v[static_cast<std::size_t>(((b * Sk + j) * s.heads_kv + hk) * D + d)]);
             const double av = std::abs(vv);
             e_abs += prob[js] * av;

@@ -71,6 +71,8 @@ std::vector<double> attention_floor_output(const AttentionProblem& problem, nume
         }
         std::fill(acc.begin(), acc.end(), 0.0);
         for (std::int64_t j = 0; j < n; ++j) {
+          // A −inf score weighs 0 exactly (§5.5): its V has no effect, even NaN or inf.
+          if (score[static_cast<std::size_t>(j)] == -std::numeric_limits<double>::infinity()) continue;
           const std::uint16_t* v = &problem.v[static_cast<std::size_t>(((b * Sk + j) * s.heads_kv + hk) * D)];
           for (std::int64_t d = 0; d < D; ++d) acc[static_cast<std::size_t>(d)] += p_tilde[static_cast<std::size_t>(j)] * bf16_value(v[d]);
         }
