@@ -148,6 +148,16 @@ reference::Mask parse_mask_text(const std::string& text, const std::string& wher
   return *m;
 }
 
+// The definition's shape domain (docs/semantics.md section 1): D >= 1, Hkv >= 1, Hq = g * Hkv.
+void check_shape(const reference::AttentionShape& s) {
+  if (s.head_dim < 1) fail("D = 0: the definition needs D >= 1");
+  if (s.heads_kv < 1) fail("Hkv = 0: the definition needs Hkv >= 1");
+  if (s.heads_q % s.heads_kv != 0) {
+    fail("Hq = " + std::to_string(s.heads_q) + " is not a multiple of Hkv = " + std::to_string(s.heads_kv) +
+         " (query head h reads KV head h / (Hq / Hkv))");
+  }
+}
+
 struct Made {
   reference::AttentionProblem problem;
   std::string sources[3];
@@ -167,6 +177,7 @@ Made read_inputs(const GoldenMakeOptions& o) {
     for (std::int64_t e : o.shape)
       if (e < 0 || e > kMaxExtent) fail("--shape: extents must be 0 .. 2147483647, got " + shape_text(o.shape));
     const auto [B, Sq, Sk, Hq, Hkv, D] = std::tuple{o.shape[0], o.shape[1], o.shape[2], o.shape[3], o.shape[4], o.shape[5]};
+    check_shape({B, Sq, Sk, Hq, Hkv, D});  // before reading: a shape outside the definition is no problem at all
     in[0] = raw_input(o.q, "Q", {B, Sq, Hq, D});
     in[1] = raw_input(o.k, "K", {B, Sk, Hkv, D});
     in[2] = raw_input(o.v, "V", {B, Sk, Hkv, D});
@@ -190,12 +201,7 @@ Made read_inputs(const GoldenMakeOptions& o) {
   }
   reference::AttentionShape& s = m.problem.shape;
   s = {in[0].shape[0], in[0].shape[1], in[1].shape[1], in[0].shape[2], in[1].shape[2], in[0].shape[3]};
-  if (s.head_dim < 1) fail("D = 0: the definition needs D >= 1");
-  if (s.heads_kv < 1) fail("Hkv = 0: the definition needs Hkv >= 1");
-  if (s.heads_q % s.heads_kv != 0) {
-    fail("Hq = " + std::to_string(s.heads_q) + " is not a multiple of Hkv = " + std::to_string(s.heads_kv) +
-         " (query head h reads KV head h / (Hq / Hkv))");
-  }
+  check_shape(s);
   const golden::SafetensorsFile* f = file ? &*file : nullptr;
   std::string mask_how, scale_how;
   m.problem.mask = agreed<reference::Mask>(o.mask, "--mask", f, o.from, "mask", parse_mask_text, mask_how)
@@ -288,10 +294,11 @@ int run_golden_make(const GoldenMakeOptions& o) {
     const fs::path path = to_file ? fs::path(o.out) : fs::path(o.out) / golden_file_name(id, mode);
     files.emplace_back(path, std::move(g));
   }
-  if (!to_file) {
+  const fs::path dir = to_file ? fs::path(o.out).parent_path() : fs::path(o.out);
+  if (!dir.empty()) {
     std::error_code ec;
-    fs::create_directories(o.out, ec);
-    if (ec) fail("cannot create '" + o.out + "': " + ec.message());
+    fs::create_directories(dir, ec);
+    if (ec) fail("cannot create '" + dir.string() + "': " + ec.message());
   }
   for (const auto& [path, g] : files) {
     golden::write_golden(path, g);
