@@ -286,9 +286,11 @@ TEST(GoldenFile, ImpossibleStoredValuesAreABadFile) {
   }
   GoldenFile w = g;
   w.o_bound[70] = -1;
-  EXPECT_THROW(write_golden(std::filesystem::temp_directory_path() / "golden_file_test_never.safetensors", w),
-               std::runtime_error);
-  EXPECT_FALSE(std::filesystem::exists(std::filesystem::temp_directory_path() / "golden_file_test_never.safetensors"));
+  const auto never = std::filesystem::temp_directory_path() / "golden_file_test_never.safetensors";
+  std::filesystem::remove(never);
+  EXPECT_THROW(write_golden(never, w), std::runtime_error);
+  EXPECT_FALSE(std::filesystem::exists(never));
+  std::filesystem::remove(never);
 }
 
 // Where the inputs hold a NaN, the definition gives NaN in the rows that see it, and those rows'
@@ -308,6 +310,25 @@ TEST(GoldenFile, NaNFromANaNInputIsAccepted) {
   EXPECT_NE(stored_values_problem(bad_row).find("o_exact b=0 h=0 i=1 d=2 is nan, but the row's inputs are finite"),
             std::string::npos)
       << stored_values_problem(bad_row);
+}
+
+// Finite inputs whose scores may overflow fp32 (sum_d |Q_d K_d| = 64 * 2^124): the bound may be
+// +inf there, and such a file is good; the same +inf in a row of small scores is not.
+TEST(GoldenFile, InfiniteBoundWhereScoresMayOverflowIsAccepted) {
+  GoldenFile g = small_golden();
+  g.problem.mask = reference::Mask::None;
+  g.fact_o_equals_v.reset();
+  const std::uint16_t big = numerics::bf16_from_f32(0x1p62f, numerics::Rounding::RTNE);
+  std::fill(g.problem.q.begin(), g.problem.q.begin() + 64, big);  // row 0, head 0
+  std::fill(g.problem.k.begin(), g.problem.k.begin() + 64, big);  // key 0
+  compute_reference_values(g, 1);
+  ASSERT_TRUE(std::isinf(g.o_bound[0])) << g.o_bound[0];
+  EXPECT_EQ(stored_values_problem(g), "");
+  EXPECT_NO_THROW((void)from_safetensors(to_safetensors(g), "g"));
+  GoldenFile small = small_golden();
+  small.o_bound[0] = std::numeric_limits<double>::infinity();
+  EXPECT_NE(stored_values_problem(small).find("o_bound b=0 h=0 i=0 d=0 = inf is +inf"), std::string::npos)
+      << stored_values_problem(small);
 }
 
 TEST(GoldenFile, VerifyRecomputesAndCatchesTampering) {

@@ -60,8 +60,12 @@ std::string stored_values_problem(const GoldenFile& g) {
                             bf16_value(p.k[kv_at + static_cast<std::size_t>(d)]));
           max_dot = std::max(max_dot, dot);
         }
-        // fp32 overflows at 2^128; 2^120 leaves the bound's own margins room (docs/golden-files.md).
-        const bool may_be_inf = !finite || !(max_dot * std::max(1.0, 2.0 * std::abs(static_cast<double>(p.scale))) < 0x1p120);
+        // Where reference::attention_bounds gives up (docs/golden-files.md, "Stored values"): fp32
+        // may overflow (2^128; 2^120 leaves its margins room), or scores so large that its double
+        // evaluation of P_j = exp(s_j - LSE) is no longer within a factor 1.5 (|s| ~ 2^49).
+        const double scale = std::abs(static_cast<double>(p.scale));
+        const bool may_be_inf = !finite || !(max_dot * std::max(1.0, 2.0 * scale) < 0x1p120) ||
+                                !(scale * static_cast<double>(D) * max_dot < 0x1p40);
         const auto lse_at = static_cast<std::size_t>((b * s.heads_q + h) * s.seqlen_q + i);
         std::ostringstream row;
         row << "b=" << b << " h=" << h << " i=" << i;

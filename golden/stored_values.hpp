@@ -19,8 +19,10 @@ namespace cdna::golden {
 //     O = +0.0 and both bounds 0; NaN or an infinity in the exact values of such a row is the
 //     file's fault;
 //   - o_bound, lse_bound: >= 0, NaN exactly where the exact value is NaN; +inf where the exact
-//     value is finite only if the row has a non-finite input or its scores may overflow fp32
-//     (some visible key with sum_d |Q_d K_d| * max(1, 2|scale|) >= 2^120; fp32 overflows at 2^128);
+//     value is finite only if the row has a non-finite input, or for some visible key
+//     S = sum_d |Q_d K_d| has S * max(1, 2|scale|) >= 2^120 (fp32 may overflow: 2^128) or
+//     |scale| * D * S >= 2^40 (scores near 2^49, where the bound's double evaluation of P gives
+//     up; derivation in docs/golden-files.md);
 //   - o_floor: a bf16 value everywhere, finite where o_exact is finite.
 std::string stored_values_problem(const GoldenFile& g);
 

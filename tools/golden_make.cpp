@@ -6,6 +6,7 @@
 #include <iostream>
 #include <map>
 #include <optional>
+#include <span>
 #include <stdexcept>
 #include <tuple>
 
@@ -303,8 +304,16 @@ int run_golden_make(const GoldenMakeOptions& o) {
   for (const auto& [path, g] : files) {
     golden::write_golden(path, g);
     std::error_code ec;
-    std::cout << path.string() << "  " << fs::file_size(path, ec) << " bytes"
-              << (g.kernel ? "" : "  (no o_kernel: " + g.provenance.at("kernel") + ")") << "\n";
+    std::string kernel;
+    if (!g.kernel) {
+      kernel = "  (no o_kernel: " + g.provenance.at("kernel") + ")";
+    } else {
+      // Our kernel's verdict on the user's problem: a failure is a finding about our kernel (and
+      // `golden verify` of the file fails until it is fixed), not about the file.
+      const auto v = golden::judge_candidate(g, g.kernel->o, std::span<const float>(g.kernel->lse));
+      kernel = v.pass() ? "  (o_kernel passes)" : "  (o_kernel FAILS the pass rule: " + v.first_failure() + ")";
+    }
+    std::cout << path.string() << "  " << fs::file_size(path, ec) << " bytes" << kernel << "\n";
   }
   return 0;
 }
