@@ -157,6 +157,8 @@ std::optional<std::size_t> first_difference(const std::vector<double>& a, const 
   return std::nullopt;
 }
 
+std::string fmt(double x) { return full_precision(x); }  // short name for messages
+
 }  // namespace
 
 std::string full_precision(double x) {
@@ -406,30 +408,30 @@ std::string verify_reference_values(const GoldenFile& g, unsigned threads) {
 
   // Both values lie within the oracle's stated error of the exact value.
   if (auto i = first_difference(g.exact.o, r.exact.o, [&](std::size_t n) { return 2 * oracle.o_oracle[n]; })) {
-    return "o_exact " + where(s, *i) + " is " + full_precision(g.exact.o[*i]) + " but the oracle gives " + full_precision(r.exact.o[*i]) +
-           " (allowed difference " + full_precision(2 * oracle.o_oracle[*i]) + ")";
+    return "o_exact " + where(s, *i) + " is " + fmt(g.exact.o[*i]) + " but the oracle gives " + fmt(r.exact.o[*i]) +
+           " (allowed difference " + fmt(2 * oracle.o_oracle[*i]) + ")";
   }
   if (auto i = first_difference(g.exact.lse, r.exact.lse, [&](std::size_t n) { return 2 * oracle.lse_oracle[n]; })) {
-    return "lse_exact " + where_lse(s, *i) + " is " + full_precision(g.exact.lse[*i]) + " but the oracle gives " +
-           full_precision(r.exact.lse[*i]) + " (allowed difference " + full_precision(2 * oracle.lse_oracle[*i]) + ")";
+    return "lse_exact " + where_lse(s, *i) + " is " + fmt(g.exact.lse[*i]) + " but the oracle gives " +
+           fmt(r.exact.lse[*i]) + " (allowed difference " + fmt(2 * oracle.lse_oracle[*i]) + ")";
   }
   auto rel = [](const std::vector<double>& ref) {
     return [&ref](std::size_t n) { return 1e-9 * std::abs(ref[n]); };
   };
   if (auto i = first_difference(g.o_bound, r.o_bound, rel(r.o_bound))) {
-    return "o_bound " + where(s, *i) + " is " + full_precision(g.o_bound[*i]) + " but recomputed " + full_precision(r.o_bound[*i]);
+    return "o_bound " + where(s, *i) + " is " + fmt(g.o_bound[*i]) + " but recomputed " + fmt(r.o_bound[*i]);
   }
   if (auto i = first_difference(g.lse_bound, r.lse_bound, rel(r.lse_bound))) {
-    return "lse_bound " + where_lse(s, *i) + " is " + full_precision(g.lse_bound[*i]) + " but recomputed " + full_precision(r.lse_bound[*i]);
+    return "lse_bound " + where_lse(s, *i) + " is " + fmt(g.lse_bound[*i]) + " but recomputed " + fmt(r.lse_bound[*i]);
   }
   if (auto i = first_difference(g.o_floor, r.o_floor, [&](std::size_t n) { return numerics::bf16_ulp(r.o_floor[n]); })) {
-    return "o_floor " + where(s, *i) + " is " + full_precision(g.o_floor[*i]) + " but recomputed " + full_precision(r.o_floor[*i]) +
+    return "o_floor " + where(s, *i) + " is " + fmt(g.o_floor[*i]) + " but recomputed " + fmt(r.o_floor[*i]) +
            " (more than one bf16 ULP apart)";
   }
   const double floor_stored = reference::relative_rms_error(g.o_floor, g.exact.o);
   const double floor_now = reference::relative_rms_error(r.o_floor, r.exact.o);
   if (!(std::abs(floor_stored - floor_now) <= 1e-3 * floor_now) && !(floor_stored == floor_now)) {
-    return "o_floor's relative RMS error " + full_precision(floor_stored) + " differs from the recomputed " + full_precision(floor_now);
+    return "o_floor's relative RMS error " + fmt(floor_stored) + " differs from the recomputed " + fmt(floor_now);
   }
   return "";
 }

@@ -37,6 +37,8 @@ std::string bound_problem(double bound, double exact, bool may_be_inf) {
   return "";
 }
 
+std::string fmt(double x) { return full_precision(x); }  // short name for messages
+
 }  // namespace
 
 std::string stored_values_problem(const GoldenFile& g) {
@@ -71,31 +73,31 @@ std::string stored_values_problem(const GoldenFile& g) {
         row << "b=" << b << " h=" << h << " i=" << i;
         const double lse = g.exact.lse[lse_at];
         if (finite && n > 0 && !std::isfinite(lse))
-          return "lse_exact " + row.str() + " is " + full_precision(lse) + ", but the row sees " + std::to_string(n) +
+          return "lse_exact " + row.str() + " is " + fmt(lse) + ", but the row sees " + std::to_string(n) +
                  " key(s) and its inputs are finite (the definition gives a finite LSE)";
         if (finite && n == 0 && lse != -INFINITY)
-          return "lse_exact " + row.str() + " is " + full_precision(lse) + ", but the row sees no key (the definition gives -inf)";
+          return "lse_exact " + row.str() + " is " + fmt(lse) + ", but the row sees no key (the definition gives -inf)";
         if (auto why = bound_problem(g.lse_bound[lse_at], lse, may_be_inf); !why.empty())
-          return "lse_bound " + row.str() + " = " + full_precision(g.lse_bound[lse_at]) + " " + why;
+          return "lse_bound " + row.str() + " = " + fmt(g.lse_bound[lse_at]) + " " + why;
         if (n == 0 && finite && g.lse_bound[lse_at] != 0)
-          return "lse_bound " + row.str() + " = " + full_precision(g.lse_bound[lse_at]) + ", but a row without keys is exact (0)";
+          return "lse_bound " + row.str() + " = " + fmt(g.lse_bound[lse_at]) + ", but a row without keys is exact (0)";
         for (std::int64_t d = 0; d < D; ++d) {
           const std::size_t at = q_at + static_cast<std::size_t>(d);
           const double o = g.exact.o[at];
           const std::string where = " " + row.str() + " d=" + std::to_string(d);
           if (finite && !std::isfinite(o))
-            return "o_exact" + where + " is " + full_precision(o) + ", but the row's inputs are finite (the definition gives a "
+            return "o_exact" + where + " is " + fmt(o) + ", but the row's inputs are finite (the definition gives a "
                    "finite O)";
           if (finite && n == 0 && (o != 0 || std::signbit(o)))
-            return "o_exact" + where + " is " + full_precision(o) + ", but the row sees no key (the definition gives +0.0)";
+            return "o_exact" + where + " is " + fmt(o) + ", but the row sees no key (the definition gives +0.0)";
           if (auto why = bound_problem(g.o_bound[at], o, may_be_inf); !why.empty())
-            return "o_bound" + where + " = " + full_precision(g.o_bound[at]) + " " + why;
+            return "o_bound" + where + " = " + fmt(g.o_bound[at]) + " " + why;
           if (n == 0 && finite && g.o_bound[at] != 0)
-            return "o_bound" + where + " = " + full_precision(g.o_bound[at]) + ", but a row without keys is exact (0)";
+            return "o_bound" + where + " = " + fmt(g.o_bound[at]) + ", but a row without keys is exact (0)";
           const double fl = g.o_floor[at];
-          if (!is_bf16_value(fl)) return "o_floor" + where + " = " + full_precision(fl) + " is not a bf16 value";
+          if (!is_bf16_value(fl)) return "o_floor" + where + " = " + fmt(fl) + " is not a bf16 value";
           if (std::isfinite(o) && !std::isfinite(fl))
-            return "o_floor" + where + " is " + full_precision(fl) + ", but the exact value is finite";
+            return "o_floor" + where + " is " + fmt(fl) + ", but the exact value is finite";
         }
       }
   return "";

@@ -373,7 +373,8 @@ int GoldenCommand::run_verify() {
     }
   }
   std::cout << files.size() - static_cast<std::size_t>(failed + empty) << " of " << files.size()
-            << " golden files verified (" << kernels_rerun << " kernel re-runs" << (empty ? ", " + std::to_string(empty) + " with nothing to judge" : "") << ")\n";
+            << " golden files verified (" << kernels_rerun << " kernel re-runs"
+            << (empty ? ", " + std::to_string(empty) + " with nothing to judge" : "") << ")\n";
   if (failed == 0 && empty > 0) {
     std::cerr << "cdna-verify: error: " << empty << " golden file(s) hold an empty problem: nothing judged\n";
     return 2;

@@ -31,7 +31,9 @@ std::unique_ptr<device::Executor> make_executor(const std::string& name) {
 
 const std::vector<std::byte>& CodeObjects::get(numerics::Rounding mode) {
   auto it = code_.find(mode);
-  if (it == code_.end()) it = code_.emplace(mode, device::read_file(device::attention_code_object(mode), "code object")).first;
+  if (it == code_.end()) {
+    it = code_.emplace(mode, device::read_file(device::attention_code_object(mode), "code object")).first;
+  }
   return it->second;
 }
 

@@ -95,7 +95,8 @@ Input raw_input(const std::string& path, const char* name, const Shape& shape) {
   const std::size_t want = static_cast<std::size_t>(elements) * 2;
   if (bytes.size() != want) {
     fail(path + ": " + std::to_string(bytes.size()) + " bytes, but " + name + " " + shape_text(shape) +
-         " of --shape needs " + std::to_string(elements) + " x 2 = " + std::to_string(want) + " (raw little-endian bf16)");
+         " of --shape needs " + std::to_string(elements) + " x 2 = " + std::to_string(want) +
+         " (raw little-endian bf16)");
   }
   Input in;
   in.shape = shape;
@@ -111,8 +112,9 @@ Input raw_input(const std::string& path, const char* name, const Shape& shape) {
 // A scale given as text (decimal or C99 hex), rounded to the nearest fp32 value (strtof).
 float parse_scale(const std::string& text, const std::string& where) {
   char* end = nullptr;
-  const float x = text.empty() || std::isspace(static_cast<unsigned char>(text[0])) ? NAN : std::strtof(text.c_str(), &end);
-  if (end != text.c_str() + text.size() || text.empty()) {
+  const bool blank = text.empty() || std::isspace(static_cast<unsigned char>(text[0]));
+  const float x = blank ? NAN : std::strtof(text.c_str(), &end);
+  if (blank || end != text.c_str() + text.size()) {
     fail(where + " = '" + text + "' is not a number (decimal or C99 hex, e.g. 0.125 or 0x1p-3)");
   }
   if (!std::isfinite(x)) {
@@ -177,8 +179,9 @@ Made read_inputs(const GoldenMakeOptions& o) {
     if (o.shape.size() != 6) fail("raw inputs need --shape B,Sq,Sk,Hq,Hkv,D (6 integers)");
     for (std::int64_t e : o.shape)
       if (e < 0 || e > kMaxExtent) fail("--shape: extents must be 0 .. 2147483647, got " + shape_text(o.shape));
-    const auto [B, Sq, Sk, Hq, Hkv, D] = std::tuple{o.shape[0], o.shape[1], o.shape[2], o.shape[3], o.shape[4], o.shape[5]};
-    check_shape({B, Sq, Sk, Hq, Hkv, D});  // before reading: a shape outside the definition is no problem at all
+    const auto& x = o.shape;
+    const auto [B, Sq, Sk, Hq, Hkv, D] = std::tuple{x[0], x[1], x[2], x[3], x[4], x[5]};
+    check_shape({B, Sq, Sk, Hq, Hkv, D});  // before reading: outside the definition there is no problem to read
     in[0] = raw_input(o.q, "Q", {B, Sq, Hq, D});
     in[1] = raw_input(o.k, "K", {B, Sk, Hkv, D});
     in[2] = raw_input(o.v, "V", {B, Sk, Hkv, D});
