@@ -193,6 +193,21 @@ for n in ("q", "k", "v", "o_exact", "o_bound", "lse_exact", "o_floor"):
     assert a[n][2] == b[n][2], n
 PY
   { echo "FAIL make-raw-equals-safetensors"; failures=$((failures + 1)); }
+# A golden file is a valid input (its q, k, v, mask and scale): the same reference values again;
+# --note adds free provenance under note.
+run make-from-golden 0 'C03\.rtne\.safetensors' -- golden make --from "$g3" --modes rtne --executor none \
+  --case-id C03 --note bug=issue-9 --out "$tmp/again"
+"$py" - "$src/show.py" "$g3" "$tmp/again/C03.rtne.safetensors" <<'PY' ||
+import importlib.util, sys
+spec = importlib.util.spec_from_file_location("show", sys.argv[1])
+show = importlib.util.module_from_spec(spec); spec.loader.exec_module(show)
+(ma, a), (mb, b) = show.load(sys.argv[2]), show.load(sys.argv[3])
+for n in ("q", "k", "v", "o_exact", "o_bound", "lse_exact", "lse_bound", "o_floor"):
+    assert a[n][2] == b[n][2], n
+assert mb["note.bug"] == "issue-9" and mb["mask"] == ma["mask"] and mb["scale"] == ma["scale"], mb
+PY
+  { echo "FAIL make-from-golden-same-values"; failures=$((failures + 1)); }
+bad make-bad-note "--note: 'bug' is not KEY=VALUE" -- golden make --from "$g3" --note bug --out "$tmp/never"
 # F32 inputs are rounded to bf16 RTNE, and the file says so.
 ed --write "$tmp/f32.safetensors" q F32 1,7,4,64 @"$tmp/q32.bin" k BF16 1,13,2,64 @"$tmp/k.bin" v BF16 1,13,2,64 @"$tmp/v.bin"
 run make-f32 0 'f32\.safetensors' -- golden make --from "$tmp/f32.safetensors" --modes rtna --executor none --out "$tmp/f32.safetensors.out/f32.safetensors"
