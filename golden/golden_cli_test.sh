@@ -127,6 +127,10 @@ bad check-bound-negative "bound-sealed\\.safetensors: o_bound b=0 h=0 i=1 d=44 =
 bad check-exact-nan "nan-sealed\\.safetensors: o_exact b=0 h=0 i=1 d=44 is nan, but the row's inputs are finite" -- \
   $(ck "$tmp/nan-sealed.safetensors")
 bad check-scale-nan "scale-sealed\\.safetensors: .*scale.* not finite" -- $(ck "$tmp/scale-sealed.safetensors")
+# A property regression with per-sequence lengths (varlen) is not judged as the dense problem.
+ed "$g3" "$tmp/varlen.safetensors" --set case_seqlens_q "3" --set case_seqlens_k "2" --reseal
+bad check-varlen "varlen\.safetensors: metadata 'case_seqlens_q' gives per-sequence lengths \(varlen\)" -- \
+  $(ck "$tmp/varlen.safetensors")
 # The passing sides: a note.* key is provenance; the digest Python recomputes is the stored one.
 run check-note-key 0 '^pass$' -- $(ck "$tmp/note.safetensors")
 if [ "$("$py" "$src/edit_golden.py" --digest "$g3")" = "$("$py" "$src/show.py" "$g3" | sed -n 's/^digest: //p')" ]; then

@@ -52,9 +52,15 @@ const std::vector<std::string> kRequiredKeys = {
 const std::vector<std::string> kOptionalKeys = {"fact_o_equals_v"};
 // Provenance keys the tools write (golden gen, golden make); seeds, inputs and executor are
 // required keys that the writer takes from GoldenFile::provenance.
-const std::vector<std::string> kToolProvenanceKeys = {"seeds",  "inputs",   "executor",
-                                                      "generated_by", "reduction", "kernel_code_object",
-                                                      "kernel", "source_q", "source_k", "source_v"};
+// The property runner's regression files (properties/regressions.cpp) add how the property ran
+// the problem (layout, padding, per-sequence lengths; properties/property_case.hpp) and why it
+// failed; the stored reference values are always those of the dense problem.
+const std::vector<std::string> kToolProvenanceKeys = {
+    "seeds",         "inputs",         "executor",       "generated_by",       "reduction",
+    "kernel_code_object", "kernel",    "source_q",       "source_k",           "source_v",
+    "property",      "failure",        "failed_code_object", "rc_params",      "case_aux_seed",
+    "case_layout",   "case_pad_bits",  "case_row_pad",   "case_seq_slack",     "case_seqlens_q",
+    "case_seqlens_k"};
 
 bool listed(const std::vector<std::string>& keys, const std::string& key) {
   return std::find(keys.begin(), keys.end(), key) != keys.end();
