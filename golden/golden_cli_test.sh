@@ -3,6 +3,10 @@
 #   check: the kernel's own bits pass; RTZ bits against the RTNE file fail (floor); one element
 #          10 bf16 ULPs off where the bound is tighter fails; raw bf16 candidates work;
 #   bad input: one stderr line, exit 2;
+#   bad files: a file changed after it was written (digest), an unknown metadata key, impossible
+#              stored values in a hand-made file with a valid digest, a missing requested tensor;
+#   make: golden files from user Q/K/V (a randn safetensors file, F32 inputs, the issue's +inf-key
+#         instance, D 59), make -> verify -> check round trip, every bad input refused;
 #   gen: regenerating committed files gives the same bytes.
 # Usage: golden_cli_test.sh CDNA_VERIFY PYTHON3 GOLDEN_SOURCE_DIR
 set -u
@@ -93,6 +97,166 @@ bad candidate-lse-with-safetensors "only with --candidate-format raw-bf16" -- \
 bad wrong-shape "tensor 'o_kernel' has shape \\[1,17,1,64\\], the golden file needs \\[1,40,1,128\\]" -- \
   golden check "$g" --candidate "$rtne" --o-tensor o_kernel
 bad gen-bad-regex "regular expression" -- golden gen --out "$tmp/gen" --cases '('
+
+# ---- Bad golden files: exit 2 with one line, from check and verify alike ----
+ed() { "$py" "$src/edit_golden.py" "$@" || { echo "FAIL edit_golden.py $*"; failures=$((failures + 1)); }; }
+mismatch="digest mismatch: the file was modified after it was written \(tensors or metadata\); regenerate it"
+g3=$set_dir/C03.rtne.safetensors
+ed "$g3" "$tmp/bound.safetensors" --f64 o_bound 300 -1
+ed "$g3" "$tmp/nan.safetensors" --f64 o_exact 300 nan
+ed "$g3" "$tmp/flip.safetensors" --flip q 7
+ed "$g3" "$tmp/meta.safetensors" --set description "edited"
+ed "$g3" "$tmp/nodigest.safetensors" --del digest
+ed "$g3" "$tmp/softcap.safetensors" --set softcap 30 --reseal
+ed "$g3" "$tmp/note.safetensors" --set note.bug "issue 9" --reseal
+ed "$g3" "$tmp/bound-sealed.safetensors" --f64 o_bound 300 -1 --reseal
+ed "$g3" "$tmp/nan-sealed.safetensors" --f64 o_exact 300 nan --f64 o_bound 300 nan --reseal
+ed "$g3" "$tmp/scale-sealed.safetensors" --set scale nan --set scale_hex nan --reseal
+ck() { echo golden check "$1" --candidate "$g3" --o-tensor o_kernel --lse-tensor lse_kernel; }
+for f in bound nan flip meta; do
+  bad "check-$f" "$f\\.safetensors: $mismatch" -- $(ck "$tmp/$f.safetensors")
+  bad "verify-$f" "$f\\.safetensors: $mismatch" -- golden verify "$tmp/$f.safetensors" --executor none
+done
+bad check-no-digest "no metadata 'digest'" -- $(ck "$tmp/nodigest.safetensors")
+bad check-softcap "softcap\\.safetensors: metadata key 'softcap' is not part of golden format v2 \(the definition has no such feature\); free provenance keys must start with 'note\\.'" -- \
+  $(ck "$tmp/softcap.safetensors")
+bad verify-softcap "metadata key 'softcap'" -- golden verify "$tmp/softcap.safetensors" --executor none
+# Hand-made files with a valid digest: the stored values themselves are checked.
+bad check-bound-negative "bound-sealed\\.safetensors: o_bound b=0 h=0 i=1 d=44 = -1 is negative" -- \
+  $(ck "$tmp/bound-sealed.safetensors")
+bad check-exact-nan "nan-sealed\\.safetensors: o_exact b=0 h=0 i=1 d=44 is nan, but the row's inputs are finite" -- \
+  $(ck "$tmp/nan-sealed.safetensors")
+bad check-scale-nan "scale-sealed\\.safetensors: .*scale.* not finite" -- $(ck "$tmp/scale-sealed.safetensors")
+# A property regression with per-sequence lengths (varlen) is not judged as the dense problem.
+ed "$g3" "$tmp/varlen.safetensors" --set case_seqlens_q "3" --set case_seqlens_k "2" --reseal
+bad check-varlen "varlen\.safetensors: metadata 'case_seqlens_q' gives per-sequence lengths \(varlen\)" -- \
+  $(ck "$tmp/varlen.safetensors")
+# The passing sides: a note.* key is provenance; the digest Python recomputes is the stored one.
+run check-note-key 0 '^pass$' -- $(ck "$tmp/note.safetensors")
+if [ "$("$py" "$src/edit_golden.py" --digest "$g3")" = "$("$py" "$src/show.py" "$g3" | sed -n 's/^digest: //p')" ]; then
+  echo "ok   digest-recomputed-independently"
+else
+  echo "FAIL digest-recomputed-independently: edit_golden.py's canonical serialisation gives another digest"
+  failures=$((failures + 1))
+fi
+# A requested tensor the candidate lacks is an error naming the tensors it has.
+bad missing-lse-tensor "C03\\.rtne\\.safetensors: no tensor 'lse' \(--lse-tensor\); it has: k, lse_bound, lse_exact, lse_kernel, o_bound, o_exact, o_floor, o_kernel, q, v" -- \
+  golden check "$g3" --candidate "$g3" --o-tensor o_kernel --lse-tensor lse
+bad missing-o-tensor "no tensor 'out' \(--o-tensor\); it has: k, " -- golden check "$g3" --candidate "$g3" --o-tensor out
+run judged-counts 0 '^judged: 1280 O elements, 20 LSE values$' -- \
+  golden check "$g3" --candidate "$g3" --o-tensor o_kernel --lse-tensor lse_kernel
+
+# ---- golden make ----
+"$py" - "$tmp" <<'PY'
+import sys
+import numpy as np
+d = sys.argv[1]
+rng = np.random.default_rng(9)
+def bf16(a):  # RTNE of fp32 to bf16 bits
+    u = np.asarray(a, dtype=np.float32).view(np.uint32).astype(np.uint64)
+    return ((u + 0x7FFF + ((u >> 16) & 1)) >> 16).astype("<u2")
+B, Sq, Sk, Hq, Hkv, D = 1, 7, 13, 4, 2, 64
+bf16(rng.standard_normal((B, Sq, Hq, D))).tofile(f"{d}/q.bin")
+bf16(rng.standard_normal((B, Sk, Hkv, D))).tofile(f"{d}/k.bin")
+bf16(rng.standard_normal((B, Sk, Hkv, D))).tofile(f"{d}/v.bin")
+rng.standard_normal((B, Sq, Hq, D)).astype("<f4").tofile(f"{d}/q32.bin")
+rng.standard_normal((B, Sq, Hq, D)).astype("<f2").tofile(f"{d}/q16.bin")
+# Issue 9, instance 2: B1 Sq1 Sk2 H1/1 D64, scale 0x1p-3, Q = (1, 0, ...), K0 = (+inf, 0, ...),
+# K1 = (1, 0, ...), V randn. The definition (docs/semantics.md 5.6): O = V0, LSE = +inf.
+q = np.zeros((1, 1, 1, 64), np.float32); q[..., 0] = 1
+k = np.zeros((1, 2, 1, 64), np.float32); k[0, 0, 0, 0] = np.inf; k[0, 1, 0, 0] = 1
+v = bf16(rng.standard_normal((1, 2, 1, 64)))
+bf16(q).tofile(f"{d}/i2q.bin"); bf16(k).tofile(f"{d}/i2k.bin"); v.tofile(f"{d}/i2v.bin")
+v[0, 0].reshape(1, 1, 1, 64).tofile(f"{d}/i2_o.bin")                   # the definition's O
+np.array([np.inf], "<f4").tofile(f"{d}/i2_lse.bin")                      # and LSE
+rng.standard_normal((1, 16, 1, 59)).astype(np.float32).tofile(f"{d}/d59.bin")
+PY
+ed --write "$tmp/in.safetensors" q BF16 1,7,4,64 @"$tmp/q.bin" k BF16 1,13,2,64 @"$tmp/k.bin" \
+  v BF16 1,13,2,64 @"$tmp/v.bin" --meta mask causal_bottom_right --meta scale 0.125
+run make-randn 0 'made/in\.rtz\.safetensors  [0-9]+ bytes  \(o_kernel passes\)$' -- golden make --from "$tmp/in.safetensors" --out "$tmp/made"
+run make-verify 0 '^3 of 3 golden files verified \(3 kernel re-runs\)$' -- golden verify "$tmp/made"
+run make-check-kernel 0 '^pass$' -- golden check "$tmp/made/in.rtne.safetensors" --candidate "$tmp/made/in.rtne.safetensors" \
+  --o-tensor o_kernel --lse-tensor lse_kernel
+"$py" "$src/show.py" "$tmp/made/in.rtne.safetensors" >"$tmp/show.txt"
+if grep -q -E "^source_q: in\.safetensors \([0-9]+ bytes, sha256 [0-9a-f]{64}\), tensor 'q' BF16 \[1,7,4,64\]$" "$tmp/show.txt" &&
+   grep -q "^inputs: given (golden make).*mask causal_bottom_right (from the input's metadata); scale 0x1p-3 (from the input's metadata)" "$tmp/show.txt"; then
+  echo "ok   make-provenance"
+else
+  echo "FAIL make-provenance:"; grep -E "^(source|inputs)" "$tmp/show.txt"; failures=$((failures + 1))
+fi
+# Raw bf16 files, the same problem: the same reference values as from the safetensors file.
+run make-raw 0 'raw\.rtne\.safetensors' -- golden make --q "$tmp/q.bin" --k "$tmp/k.bin" --v "$tmp/v.bin" \
+  --shape 1,7,13,4,2,64 --mask causal_bottom_right --scale 0.125 --modes rtne --executor none --case-id raw --out "$tmp/raw"
+"$py" - "$src/show.py" "$tmp/made/in.rtne.safetensors" "$tmp/raw/raw.rtne.safetensors" <<'PY' ||
+import importlib.util, sys
+import numpy as np
+spec = importlib.util.spec_from_file_location("show", sys.argv[1])
+show = importlib.util.module_from_spec(spec); spec.loader.exec_module(show)
+a, b = show.load(sys.argv[2])[1], show.load(sys.argv[3])[1]
+for n in ("q", "k", "v", "o_exact", "o_bound", "lse_exact", "o_floor"):
+    assert a[n][2] == b[n][2], n
+PY
+  { echo "FAIL make-raw-equals-safetensors"; failures=$((failures + 1)); }
+# A golden file is a valid input (its q, k, v, mask and scale): the same reference values again;
+# --note adds free provenance under note.
+run make-from-golden 0 'C03\.rtne\.safetensors' -- golden make --from "$g3" --modes rtne --executor none \
+  --case-id C03 --note bug=issue-9 --out "$tmp/again"
+"$py" - "$src/show.py" "$g3" "$tmp/again/C03.rtne.safetensors" <<'PY' ||
+import importlib.util, sys
+spec = importlib.util.spec_from_file_location("show", sys.argv[1])
+show = importlib.util.module_from_spec(spec); spec.loader.exec_module(show)
+(ma, a), (mb, b) = show.load(sys.argv[2]), show.load(sys.argv[3])
+for n in ("q", "k", "v", "o_exact", "o_bound", "lse_exact", "lse_bound", "o_floor"):
+    assert a[n][2] == b[n][2], n
+assert mb["note.bug"] == "issue-9" and mb["mask"] == ma["mask"] and mb["scale"] == ma["scale"], mb
+PY
+  { echo "FAIL make-from-golden-same-values"; failures=$((failures + 1)); }
+bad make-bad-note "--note: 'bug' is not KEY=VALUE" -- golden make --from "$g3" --note bug --out "$tmp/never"
+# F32 inputs are rounded to bf16 RTNE, and the file says so.
+ed --write "$tmp/f32.safetensors" q F32 1,7,4,64 @"$tmp/q32.bin" k BF16 1,13,2,64 @"$tmp/k.bin" v BF16 1,13,2,64 @"$tmp/v.bin"
+run make-f32 0 'f32\.safetensors' -- golden make --from "$tmp/f32.safetensors" --modes rtna --executor none --out "$tmp/f32.safetensors.out/f32.safetensors"
+"$py" "$src/show.py" "$tmp/f32.safetensors.out/f32.safetensors" | grep -q "^source_q: .*tensor 'q' F32 \[1,7,4,64\] rounded to bf16 RTNE (1792 of 1792 values changed)" &&
+  echo "ok   make-f32-recorded" || { echo "FAIL make-f32-recorded"; failures=$((failures + 1)); }
+# The issue's instance 2 (+inf key): the file holds the definition's answer, which passes.
+run make-instance2 0 'i2\.rtne\.safetensors' -- golden make --q "$tmp/i2q.bin" --k "$tmp/i2k.bin" --v "$tmp/i2v.bin" \
+  --shape 1,1,2,1,1,64 --scale 0x1p-3 --case-id i2 --executor none --out "$tmp/i2"
+run instance2-verify 0 '^3 of 3 golden files verified' -- golden verify "$tmp/i2" --executor none
+run instance2-definition-passes 0 '^pass$' -- golden check "$tmp/i2/i2.rtne.safetensors" --candidate "$tmp/i2_o.bin" \
+  --candidate-format raw-bf16 --candidate-lse "$tmp/i2_lse.bin"
+run instance2-wrong-o-fails 1 '^FAIL' -- golden check "$tmp/i2/i2.rtne.safetensors" --candidate "$tmp/i2q.bin" \
+  --candidate-format raw-bf16
+# D 59: the oracle takes it, our kernel does not: no o_kernel, the reason recorded.
+ed --write "$tmp/d59.safetensors" q F32 1,16,1,59 @"$tmp/d59.bin" k F32 1,16,1,59 @"$tmp/d59.bin" v F32 1,16,1,59 @"$tmp/d59.bin"
+run make-d59 0 'no o_kernel: not run: .*59' -- golden make --from "$tmp/d59.safetensors" --modes rtz --out "$tmp/d59"
+# An empty problem (Sq 0) makes a valid file, but a verdict over nothing is not a pass.
+: >"$tmp/empty.bin"
+run make-empty 0 'empty\.rtne\.safetensors' -- golden make --q "$tmp/empty.bin" --k "$tmp/k.bin" --v "$tmp/v.bin" \
+  --shape 1,0,13,4,2,64 --modes rtne --executor none --out "$tmp/empty"
+bad check-nothing-judged "nothing judged" -- golden check "$tmp/empty/empty.rtne.safetensors" --candidate "$tmp/empty.bin" \
+  --candidate-format raw-bf16
+bad verify-nothing-judged "nothing judged" -- golden verify "$tmp/empty/empty.rtne.safetensors" --executor none
+# Bad input: one line, exit 2, nothing written.
+ed --write "$tmp/f16.safetensors" q F16 1,7,4,64 @"$tmp/q16.bin" k BF16 1,13,2,64 @"$tmp/k.bin" v BF16 1,13,2,64 @"$tmp/v.bin"
+ed --write "$tmp/nov.safetensors" q BF16 1,7,4,64 @"$tmp/q.bin" k BF16 1,13,2,64 @"$tmp/k.bin"
+ed --write "$tmp/kv.safetensors" q BF16 1,7,4,64 @"$tmp/q.bin" k BF16 1,13,2,64 @"$tmp/k.bin" v BF16 1,13,4,32 @"$tmp/v.bin"
+raw3=(--q "$tmp/q.bin" --k "$tmp/k.bin" --v "$tmp/v.bin")
+bad make-f16 "f16\\.safetensors: tensor 'q' has dtype F16; golden make takes BF16 \(bits kept\) or F32 \(rounded to bf16 RTNE\)" -- \
+  golden make --from "$tmp/f16.safetensors" --out "$tmp/never"
+bad make-missing-v "nov\\.safetensors: no tensor 'v'; golden make needs tensors q, k, v \(it has: k, q\)" -- \
+  golden make --from "$tmp/nov.safetensors" --out "$tmp/never"
+bad make-kv-shapes "tensors 'k' \[1,13,2,64\] and 'v' \[1,13,4,32\] differ" -- golden make --from "$tmp/kv.safetensors" --out "$tmp/never"
+bad make-byte-count "k\\.bin: 3328 bytes, but K \[1,13,1,64\] of --shape needs 832 x 2 = 1664" -- \
+  golden make "${raw3[@]}" --shape 1,7,13,4,1,64 --out "$tmp/never"
+bad make-hq-hkv "Hq = 3 is not a multiple of Hkv = 2" -- golden make --q "$tmp/i2q.bin" --k "$tmp/q.bin" --v "$tmp/q.bin" \
+  --shape 1,1,7,3,2,64 --out "$tmp/never"
+bad make-scale-nan "--scale = 'nan' is not a finite fp32 value" -- golden make --from "$tmp/in.safetensors" --scale nan --out "$tmp/never"
+bad make-scale-inf "--scale = '1e39' is not a finite fp32 value" -- golden make --from "$tmp/in.safetensors" --scale 1e39 --out "$tmp/never"
+bad make-scale-conflict "--scale 0.25 contradicts .*in\\.safetensors's metadata 'scale' = '0.125'" -- \
+  golden make --from "$tmp/in.safetensors" --scale 0.25 --out "$tmp/never"
+bad make-mask-conflict "--mask none contradicts" -- golden make --from "$tmp/in.safetensors" --mask none --out "$tmp/never"
+bad make-file-many-modes "is one file but 3 modes were asked for" -- golden make --from "$tmp/in.safetensors" --out "$tmp/never/x.safetensors"
+bad make-no-input "give either --from FILE.safetensors or --q, --k, --v and --shape" -- golden make --out "$tmp/never"
+if [ -e "$tmp/never" ]; then echo "FAIL make wrote something on bad input: $(ls -R "$tmp/never")"; failures=$((failures + 1)); fi
 
 # Regenerating committed files reproduces them byte for byte.
 "$cli" golden gen --out "$tmp/gen" --cases '^(C03|C06|grid/sq5-sk20/causal_top_left)$' --modes rtne,rtz --quiet \

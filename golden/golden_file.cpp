@@ -9,7 +9,10 @@
 #include <set>
 #include <sstream>
 #include <stdexcept>
+#include <string_view>
 
+#include "golden/digest.hpp"
+#include "golden/stored_values.hpp"
 #include "reference/floor.hpp"
 
 namespace cdna::golden {
@@ -45,8 +48,23 @@ const std::vector<std::string> kRequiredKeys = {
     "format",  "case_id", "description", "batch",  "seqlen_q",   "seqlen_k", "heads_q",
     "heads_kv", "head_dim", "mask",      "scale",  "scale_hex",  "rounding", "seeds",
     "inputs",  "executor", "tool",       "oracle", "oracle_precision_bits", "oracle_error",
-    "bound",   "floor_model", "mfma_model", "layout"};
+    "bound",   "floor_model", "mfma_model", "layout", "digest"};
 const std::vector<std::string> kOptionalKeys = {"fact_o_equals_v"};
+// Provenance keys the tools write (golden gen, golden make); seeds, inputs and executor are
+// required keys that the writer takes from GoldenFile::provenance.
+// The property runner's regression files (properties/regressions.cpp) add how the property ran
+// the problem (layout, padding, per-sequence lengths; properties/property_case.hpp) and why it
+// failed; the stored reference values are always those of the dense problem.
+const std::vector<std::string> kToolProvenanceKeys = {
+    "seeds",         "inputs",         "executor",       "generated_by",       "reduction",
+    "kernel_code_object", "kernel",    "source_q",       "source_k",           "source_v",
+    "property",      "failure",        "failed_code_object", "rc_params",      "case_aux_seed",
+    "case_layout",   "case_pad_bits",  "case_row_pad",   "case_seq_slack",     "case_seqlens_q",
+    "case_seqlens_k"};
+
+bool listed(const std::vector<std::string>& keys, const std::string& key) {
+  return std::find(keys.begin(), keys.end(), key) != keys.end();
+}
 
 [[noreturn]] void bad(const std::string& label, const std::string& what) {
   throw SafetensorsError(label + ": " + what);
@@ -145,14 +163,21 @@ std::optional<std::size_t> first_difference(const std::vector<double>& a, const 
   return std::nullopt;
 }
 
-std::string fmt(double x) {
+std::string fmt(double x) { return full_precision(x); }  // short name for messages
+
+}  // namespace
+
+std::string full_precision(double x) {
   std::ostringstream o;
   o.precision(17);
   o << x;
   return o.str();
 }
 
-}  // namespace
+bool is_provenance_key(const std::string& key) {
+  return listed(kToolProvenanceKeys, key) ||
+         (key.size() > std::string_view(kNotePrefix).size() && key.rfind(kNotePrefix, 0) == 0);
+}
 
 const std::vector<std::string>& metadata_keys() {
   static const std::vector<std::string> keys = [] {
@@ -202,11 +227,9 @@ SafetensorsFile to_safetensors(const GoldenFile& g) {
   need(std::ssize(g.o_floor) == s.o_elements(), "floor");
   if (g.kernel) need(std::ssize(g.kernel->o) == s.o_elements() && std::ssize(g.kernel->lse) == s.lse_elements(), "kernel output");
   for (const auto& [k, v] : g.provenance) {
-    if (std::find(kRequiredKeys.begin(), kRequiredKeys.end(), k) != kRequiredKeys.end() ||
-        std::find(kOptionalKeys.begin(), kOptionalKeys.end(), k) != kOptionalKeys.end()) {
-      if (k != "seeds" && k != "inputs" && k != "executor") {
-        throw std::invalid_argument("golden file: provenance key '" + k + "' is defined by the format");
-      }
+    if (!is_provenance_key(k)) {
+      throw std::invalid_argument("golden file: provenance key '" + k + "' is neither one the tools write nor '" +
+                                  kNotePrefix + "...'");
     }
   }
 
@@ -257,6 +280,7 @@ SafetensorsFile to_safetensors(const GoldenFile& g) {
     f.tensors["o_kernel"] = make_bf16(q_shape, g.kernel->o);
     f.tensors["lse_kernel"] = make_f32(lse_shape, g.kernel->lse);
   }
+  m[kDigestKey] = golden_digest(f);
   return f;
 }
 
@@ -264,8 +288,24 @@ GoldenFile from_safetensors(const SafetensorsFile& f, const std::string& label) 
   const auto& m = f.metadata;
   auto it = m.find("format");
   if (it == m.end()) bad(label, "no metadata 'format': not a cdna-verify golden file");
+  if (it->second == kGoldenFormatV1) {
+    bad(label, "golden format v1 has no digest and is no longer read; regenerate the file with `cdna-verify golden "
+               "gen` or `golden make`");
+  }
   if (it->second != kGoldenFormat) {
     bad(label, "metadata 'format' is '" + it->second + "', expected '" + kGoldenFormat + "'");
+  }
+  // Unknown keys first: a key naming a feature the definition lacks must not be judged without it.
+  for (const auto& [k, v] : m) {
+    if (!listed(kRequiredKeys, k) && !listed(kOptionalKeys, k) && !is_provenance_key(k)) {
+      bad(label, "metadata key '" + k + "' is not part of golden format v2 (the definition has no such feature); "
+                 "free provenance keys must start with '" + kNotePrefix + "'");
+    }
+  }
+  auto d_it = m.find(kDigestKey);
+  if (d_it == m.end()) bad(label, "no metadata 'digest': the file cannot be checked for changes; regenerate it");
+  if (d_it->second != golden_digest(f)) {
+    bad(label, "digest mismatch: the file was modified after it was written (tensors or metadata); regenerate it");
   }
   for (const auto& key : kRequiredKeys) {
     if (!m.count(key)) bad(label, "no metadata '" + key + "'");
@@ -311,10 +351,7 @@ GoldenFile from_safetensors(const SafetensorsFile& f, const std::string& label) 
     }
   }
   for (const auto& [k, v] : m) {
-    if (std::find(kRequiredKeys.begin(), kRequiredKeys.end(), k) == kRequiredKeys.end() &&
-        std::find(kOptionalKeys.begin(), kOptionalKeys.end(), k) == kOptionalKeys.end()) {
-      g.provenance[k] = v;
-    }
+    if (!listed(kRequiredKeys, k) && !listed(kOptionalKeys, k)) g.provenance[k] = v;
   }
   g.provenance["seeds"] = m.at("seeds");
   g.provenance["inputs"] = m.at("inputs");
@@ -351,6 +388,7 @@ GoldenFile from_safetensors(const SafetensorsFile& f, const std::string& label) 
   } catch (const std::invalid_argument& e) {
     bad(label, e.what());
   }
+  if (const std::string why = stored_values_problem(g); !why.empty()) bad(label, why);
   return g;
 }
 
@@ -358,7 +396,13 @@ GoldenFile read_golden(const std::filesystem::path& path) {
   return from_safetensors(read_safetensors(path), path.string());
 }
 
-void write_golden(const std::filesystem::path& path, const GoldenFile& g) { write_safetensors(path, to_safetensors(g)); }
+void write_golden(const std::filesystem::path& path, const GoldenFile& g) {
+  // A file the readers would refuse is not written: its values are a bug of whoever computed them.
+  if (const std::string why = stored_values_problem(g); !why.empty()) {
+    throw std::runtime_error(path.string() + ": not written, its stored values are impossible: " + why);
+  }
+  write_safetensors(path, to_safetensors(g));
+}
 
 std::string verify_reference_values(const GoldenFile& g, unsigned threads) {
   GoldenFile r;

@@ -30,8 +30,14 @@
 
 namespace cdna::golden {
 
-// The value of the metadata key "format" of every golden file of this version.
-inline constexpr const char* kGoldenFormat = "cdna-verify golden attention-forward v1";
+// The value of the metadata key "format" of every golden file of this version. v2 (over v1):
+// a "digest" key is required and checked, and metadata keys outside the format's list, the
+// tools' provenance keys and "note.*" are refused. v1 files are refused with a line saying to
+// regenerate them.
+inline constexpr const char* kGoldenFormat = "cdna-verify golden attention-forward v2";
+inline constexpr const char* kGoldenFormatV1 = "cdna-verify golden attention-forward v1";
+// Free provenance a user adds (golden make --note KEY=VALUE) goes under this prefix.
+inline constexpr const char* kNotePrefix = "note.";
 
 // A kernel's outputs: O bf16 bits [B, Sq, Hq, D], LSE fp32 [B, Hq, Sq].
 struct KernelOutput {
@@ -52,9 +58,9 @@ struct GoldenFile {
   std::string description;  // one line
   reference::AttentionProblem problem;
   numerics::Rounding mode = numerics::Rounding::RTNE;
-  // Free provenance keys written into the metadata as they are (seeds, how the inputs were made,
-  // a reduction of a handed case's shape, the kernel's executor and code object, ...). Keys that
-  // the format defines itself (see metadata_keys()) may not appear here.
+  // Provenance written into the metadata as it is: the tools' keys (seeds, inputs, executor,
+  // generated_by, reduction, kernel_code_object, kernel, source_q/k/v; is_provenance_key) and
+  // free keys "note.<name>". Any other key makes to_safetensors throw.
   std::map<std::string, std::string> provenance;
   std::optional<RowsEqualV> fact_o_equals_v;
 
@@ -66,17 +72,26 @@ struct GoldenFile {
 // The metadata keys the format defines (every golden file has each of them, except
 // "fact_o_equals_v" which is optional).
 const std::vector<std::string>& metadata_keys();
+// True for a provenance key: one the tools write, or "note." followed by at least one character.
+bool is_provenance_key(const std::string& key);
 
 // Fills exact (the MPFR oracle at 128 bits with `threads` workers, 0 = all cores), o_bound,
 // lse_bound (reference::attention_bounds) and o_floor (reference::attention_floor_output) from
 // g.problem and g.mode. Throws std::invalid_argument for an invalid problem.
 void compute_reference_values(GoldenFile& g, unsigned threads = 0);
 
-// To and from the safetensors form. from_safetensors checks everything: the format key, every
-// defined metadata key, the shape extents (0 .. 2^31 - 1, Hq a multiple of Hkv, D >= 1,
+// To and from the safetensors form; to_safetensors writes the digest (golden/digest.hpp).
+// from_safetensors checks everything, in this order: the format key (v1: refused, regenerate);
+// no metadata key outside the format's, the tools' provenance keys and "note.*" ("metadata key
+// 'softcap' is not part of golden format v2 ..."); the digest present and equal to the recomputed
+// one ("digest mismatch: the file was modified after it was written ..."); every defined
+// metadata key, the shape extents (0 .. 2^31 - 1, Hq a multiple of Hkv, D >= 1,
 // Hkv >= 1), mask and rounding names, that scale (exact decimal) and scale_hex denote the same
-// fp32 value, every tensor's dtype and shape, no unknown tensor, o_kernel and lse_kernel together.
-// Throws SafetensorsError "<label>: <what is wrong>".
+// fp32 value, every tensor's dtype and shape, no unknown tensor, o_kernel and lse_kernel together,
+// a valid problem (reference::validate: finite scale), and the stored values' sanity
+// (stored_values_problem, golden/stored_values.hpp). Throws SafetensorsError "<label>: <what is
+// wrong>". write_golden refuses (std::runtime_error) a GoldenFile whose stored values fail that
+// sanity check, so no tool writes a file its readers refuse.
 SafetensorsFile to_safetensors(const GoldenFile& g);
 GoldenFile from_safetensors(const SafetensorsFile& file, const std::string& label);
 
@@ -87,6 +102,8 @@ void write_golden(const std::filesystem::path& path, const GoldenFile& g);  // a
 // and its C99 hexadecimal form, e.g. 0x1.6a09e6p-4.
 std::string exact_decimal(float x);
 std::string hex_float(float x);
+// x with 17 significant digits (enough to tell any two doubles apart), for messages.
+std::string full_precision(double x);
 
 // ---- checks ----
 

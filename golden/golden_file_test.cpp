@@ -4,7 +4,10 @@
 
 #include <cmath>
 #include <filesystem>
+#include <limits>
 
+#include "golden/digest.hpp"
+#include "golden/stored_values.hpp"
 #include "reference/inputs.hpp"
 
 namespace cdna::golden {
@@ -23,7 +26,7 @@ GoldenFile small_golden(numerics::Rounding mode = numerics::Rounding::RTNE) {
   p.v = reference::randn_bf16(static_cast<std::size_t>(p.shape.kv_elements()), 13);
   g.mode = mode;
   g.provenance["seeds"] = "q=11 k=12 v=13";
-  g.provenance["extra_note"] = "kept";
+  g.provenance["note.extra"] = "kept";
   g.fact_o_equals_v = RowsEqualV{0, 0, 0};
   compute_reference_values(g, 1);
   return g;
@@ -38,7 +41,16 @@ std::vector<std::uint16_t> floor_bits(const GoldenFile& g) {
   return bits;
 }
 
-void expect_read_error(const SafetensorsFile& f, const std::string& want) {
+// A file changed after it was written, with its digest recomputed: what a hand-made file or a
+// writer's bug looks like (the digest cannot catch it; the reader's other checks must).
+SafetensorsFile resealed(SafetensorsFile f) {
+  f.metadata[kDigestKey] = golden_digest(f);
+  return f;
+}
+
+// Reads f (digest recomputed unless `reseal` is false) and expects one line containing `want`.
+void expect_read_error(const SafetensorsFile& f0, const std::string& want, bool reseal = true) {
+  const SafetensorsFile f = reseal ? resealed(f0) : f0;
   try {
     (void)from_safetensors(parse_safetensors(serialize_safetensors(f), "g.safetensors"), "g.safetensors");
     FAIL() << "no error, expected '" << want << "'";
@@ -87,7 +99,7 @@ TEST(GoldenFile, RoundTripThroughSafetensors) {
   EXPECT_EQ(r.exact.o, g.exact.o);
   ASSERT_TRUE(r.kernel.has_value());
   EXPECT_EQ(r.kernel->o, g.kernel->o);
-  EXPECT_EQ(r.provenance.at("extra_note"), "kept");
+  EXPECT_EQ(r.provenance.at("note.extra"), "kept");
   ASSERT_TRUE(r.fact_o_equals_v.has_value());
   EXPECT_EQ(r.fact_o_equals_v->last, 0);
   // Same content, same bytes.
@@ -177,6 +189,146 @@ TEST(GoldenFile, MalformedMetadataAndTensorsAreOneLineErrors) {
     f.tensors["o_kernel"] = f.tensors.at("q");
     expect_read_error(f, "o_kernel and lse_kernel must be present together");
   }
+}
+
+// The digest: any change after writing is refused (one line), whatever was changed.
+TEST(GoldenFile, DigestCatchesEveryChange) {
+  const SafetensorsFile good = to_safetensors(small_golden());
+  ASSERT_EQ(good.metadata.at(kDigestKey).rfind("sha256:", 0), 0u);
+  EXPECT_EQ(good.metadata.at(kDigestKey).size(), 7u + 64u);
+  EXPECT_NO_THROW((void)from_safetensors(good, "g.safetensors"));
+  const std::string mismatch = "digest mismatch: the file was modified after it was written (tensors or metadata); "
+                               "regenerate it";
+  {
+    auto f = good;  // one bit of one tensor byte
+    f.tensors.at("o_exact").data[100] ^= std::byte{0x01};
+    expect_read_error(f, mismatch, false);
+  }
+  {
+    auto f = good;  // a metadata value that is still valid
+    f.metadata["description"] = "something else";
+    expect_read_error(f, mismatch, false);
+  }
+  {
+    auto f = good;  // o_bound edited to -1
+    auto b = as_f64(f.tensors.at("o_bound"), "t");
+    b[0] = -1;
+    f.tensors["o_bound"] = make_f64(f.tensors.at("o_bound").shape, b);
+    expect_read_error(f, mismatch, false);
+  }
+  {
+    auto f = good;
+    f.metadata.erase(kDigestKey);
+    expect_read_error(f, "no metadata 'digest'", false);
+  }
+  {
+    auto f = good;  // a v1 file (no digest)
+    f.metadata.erase(kDigestKey);
+    f.metadata["format"] = kGoldenFormatV1;
+    expect_read_error(f, "golden format v1 has no digest and is no longer read", false);
+  }
+}
+
+// Metadata keys: the format's, the tools' provenance keys and note.*; nothing else.
+TEST(GoldenFile, UnknownMetadataKeysAreRefused) {
+  const SafetensorsFile good = to_safetensors(small_golden());
+  {
+    auto f = good;  // refused whether or not the digest was recomputed
+    f.metadata["softcap"] = "30";
+    const std::string want = "metadata key 'softcap' is not part of golden format v2 (the definition has no such "
+                             "feature); free provenance keys must start with 'note.'";
+    expect_read_error(f, want, false);
+    expect_read_error(f, want, true);
+  }
+  {
+    auto f = good;
+    f.metadata["note."] = "an empty note name";
+    expect_read_error(f, "metadata key 'note.' is not part of golden format v2");
+  }
+  {
+    auto f = resealed(good);
+    f.metadata["note.bug"] = "issue 9";
+    f = resealed(f);
+    EXPECT_EQ(from_safetensors(f, "g").provenance.at("note.bug"), "issue 9");
+  }
+  GoldenFile g = small_golden();
+  g.provenance["softcap"] = "30";
+  EXPECT_THROW((void)to_safetensors(g), std::invalid_argument);
+}
+
+// Stored values the definition cannot give (a hand-made file or a writer's bug, digest intact):
+// one line naming the element; the same values are not written in the first place.
+TEST(GoldenFile, ImpossibleStoredValuesAreABadFile) {
+  const GoldenFile g = small_golden();
+  const SafetensorsFile good = to_safetensors(g);
+  auto edit = [&](const char* name, std::size_t at, double value) {
+    auto f = good;
+    auto t = as_f64(f.tensors.at(name), "t");
+    t[at] = value;
+    f.tensors[name] = make_f64(f.tensors.at(name).shape, t);
+    return f;
+  };
+  const double nan = std::numeric_limits<double>::quiet_NaN(), inf = std::numeric_limits<double>::infinity();
+  // Element 70 is b=0 i=0 h=1 d=6 ([B,Sq,Hq,D] = [1,6,2,64]).
+  expect_read_error(edit("o_bound", 70, -1), "o_bound b=0 h=1 i=0 d=6 = -1 is negative");
+  expect_read_error(edit("o_bound", 70, nan), "o_bound b=0 h=1 i=0 d=6 = nan is NaN, but the exact value is not");
+  expect_read_error(edit("o_bound", 70, inf), "o_bound b=0 h=1 i=0 d=6 = inf is +inf, but the row's inputs are finite");
+  expect_read_error(edit("lse_bound", 1, -0.5), "lse_bound b=0 h=0 i=1 = -0.5 is negative");
+  expect_read_error(edit("o_exact", 70, nan), "o_exact b=0 h=1 i=0 d=6 is nan, but the row's inputs are finite");
+  expect_read_error(edit("lse_exact", 1, nan), "lse_exact b=0 h=0 i=1 is nan, but the row sees 2 key(s)");
+  expect_read_error(edit("o_floor", 70, 0.1), "o_floor b=0 h=1 i=0 d=6 = 0.10000000000000001 is not a bf16 value");
+  expect_read_error(edit("o_floor", 70, nan), "o_floor b=0 h=1 i=0 d=6 is nan, but the exact value is finite");
+  {
+    auto f = good;  // a NaN scale: not a problem of the definition (docs/semantics.md section 1)
+    f.metadata["scale"] = "nan";
+    f.metadata["scale_hex"] = "nan";
+    expect_read_error(f, "scale");
+  }
+  GoldenFile w = g;
+  w.o_bound[70] = -1;
+  const auto never = std::filesystem::temp_directory_path() / "golden_file_test_never.safetensors";
+  std::filesystem::remove(never);
+  EXPECT_THROW(write_golden(never, w), std::runtime_error);
+  EXPECT_FALSE(std::filesystem::exists(never));
+  std::filesystem::remove(never);
+}
+
+// Where the inputs hold a NaN, the definition gives NaN in the rows that see it, and those rows'
+// bounds are NaN: such a file is good, and the rows that do not see the NaN stay checked.
+TEST(GoldenFile, NaNFromANaNInputIsAccepted) {
+  GoldenFile g = small_golden();
+  g.problem.mask = reference::Mask::CausalBottomRight;  // Sq 6, Sk 9: row i sees keys 0 .. i + 3
+  g.problem.v[5 * 64 + 2] = 0x7FC0;                     // NaN in V of key 5, column 2
+  compute_reference_values(g, 1);
+  ASSERT_TRUE(std::isnan(g.exact.o[2 * 128 + 2]));      // row 2 sees key 5
+  ASSERT_FALSE(std::isnan(g.exact.o[1 * 128 + 2]));     // row 1 does not
+  const SafetensorsFile f = to_safetensors(g);
+  EXPECT_NO_THROW((void)from_safetensors(f, "g")) << stored_values_problem(g);
+  GoldenFile bad_row = g;
+  bad_row.exact.o[1 * 128 + 2] = std::numeric_limits<double>::quiet_NaN();
+  bad_row.o_bound[1 * 128 + 2] = std::numeric_limits<double>::quiet_NaN();
+  EXPECT_NE(stored_values_problem(bad_row).find("o_exact b=0 h=0 i=1 d=2 is nan, but the row's inputs are finite"),
+            std::string::npos)
+      << stored_values_problem(bad_row);
+}
+
+// Finite inputs whose scores may overflow fp32 (sum_d |Q_d K_d| = 64 * 2^124): the bound may be
+// +inf there, and such a file is good; the same +inf in a row of small scores is not.
+TEST(GoldenFile, InfiniteBoundWhereScoresMayOverflowIsAccepted) {
+  GoldenFile g = small_golden();
+  g.problem.mask = reference::Mask::None;
+  g.fact_o_equals_v.reset();
+  const std::uint16_t big = numerics::bf16_from_f32(0x1p62f, numerics::Rounding::RTNE);
+  std::fill(g.problem.q.begin(), g.problem.q.begin() + 64, big);  // row 0, head 0
+  std::fill(g.problem.k.begin(), g.problem.k.begin() + 64, big);  // key 0
+  compute_reference_values(g, 1);
+  ASSERT_TRUE(std::isinf(g.o_bound[0])) << g.o_bound[0];
+  EXPECT_EQ(stored_values_problem(g), "");
+  EXPECT_NO_THROW((void)from_safetensors(to_safetensors(g), "g"));
+  GoldenFile small = small_golden();
+  small.o_bound[0] = std::numeric_limits<double>::infinity();
+  EXPECT_NE(stored_values_problem(small).find("o_bound b=0 h=0 i=0 d=0 = inf is +inf"), std::string::npos)
+      << stored_values_problem(small);
 }
 
 TEST(GoldenFile, VerifyRecomputesAndCatchesTampering) {

@@ -1,5 +1,7 @@
 #include "tools/golden_command.hpp"
 #include "tools/cli_modes.hpp"
+#include "tools/golden_kernel.hpp"
+#include "tools/golden_make.hpp"
 
 #include <algorithm>
 #include <bit>
@@ -13,9 +15,7 @@
 #include <sstream>
 
 #include "device/attention_launcher.hpp"
-#include "device/hip_executor.hpp"
 #include "reference/inputs.hpp"
-#include "simulator/simulator_executor.hpp"
 #include "tools/rounding_cases.hpp"
 
 namespace cdna::tools {
@@ -53,38 +53,6 @@ std::string lower(std::string s) {
 }
 
 
-// The kernel's executor: "none" gives no executor; "auto" the HIP runtime if a gfx942 device is
-// there, else the simulator.
-std::unique_ptr<device::Executor> make_executor(const std::string& name) {
-  if (name == "none") return nullptr;
-  if (name != "simulator") {
-    std::string why_not;
-    auto hip = device::make_hip_executor(why_not);
-    if (hip) return hip;
-    if (name == "hip") throw std::runtime_error(why_not);
-    std::cerr << "cdna-verify: " << why_not << "; falling back to the CDNA3 simulator\n";
-  }
-  return std::make_unique<simulator::SimulatorExecutor>();
-}
-
-// Code objects of the built attention kernel, read once per mode.
-class CodeObjects {
- public:
-  const std::vector<std::byte>& get(numerics::Rounding mode) {
-    auto it = code_.find(mode);
-    if (it == code_.end()) it = code_.emplace(mode, device::read_file(device::attention_code_object(mode), "code object")).first;
-    return it->second;
-  }
-
- private:
-  std::map<numerics::Rounding, std::vector<std::byte>> code_;
-};
-
-std::string kernel_description(const reference::AttentionProblem& p, numerics::Rounding mode) {
-  return device::attention_code_object(mode).filename().string() + " (device/kernels/attention_fwd.hip, kernel " +
-         (p.shape.head_dim == 64 ? device::kAttentionKernels[0] : device::kAttentionKernels[1]) + ")";
-}
-
 bool same_bits(const golden::KernelOutput& a, const device::AttentionOutput& b, std::string& what) {
   for (std::size_t i = 0; i < a.o.size(); ++i) {
     if (a.o[i] != b.o[i]) {
@@ -104,6 +72,21 @@ bool same_bits(const golden::KernelOutput& a, const device::AttentionOutput& b, 
     }
   }
   return true;
+}
+
+// read_golden, refusing a property regression file with per-sequence lengths: its stored values
+// are the dense problem's, but the property ran it as varlen, which the golden format cannot
+// express; judging a varlen candidate against it would judge without the feature.
+golden::GoldenFile read_judgeable(const fs::path& path) {
+  golden::GoldenFile g = golden::read_golden(path);
+  for (const char* key : {"case_seqlens_q", "case_seqlens_k"}) {
+    if (auto it = g.provenance.find(key); it != g.provenance.end() && !it->second.empty()) {
+      throw golden::SafetensorsError(path.string() + ": metadata '" + key + "' gives per-sequence lengths (varlen), "
+                                     "which golden format v2 cannot express; the property suite re-runs this file "
+                                     "(ctest -R property_regressions)");
+    }
+  }
+  return g;
 }
 
 std::vector<fs::path> golden_files_under(const fs::path& path) {
@@ -281,10 +264,18 @@ GoldenCommand::GoldenCommand(CLI::App& app) {
       ->capture_default_str();
   verify_->add_option("--threads", threads_, "Oracle worker threads (0: all cores)")->capture_default_str();
 
+  make_ = golden_->add_subcommand(
+      "make",
+      "Write golden files from your own Q, K, V: --from FILE.safetensors (tensors q, k, v; BF16 or F32) or raw bf16 "
+      "--q/--k/--v with --shape; one file per rounding mode (docs/golden-files.md). Exit 0, or 2 on bad input "
+      "(nothing written).");
+  add_golden_make_options(*make_, make_options_);
+
   check_ = golden_->add_subcommand(
       "check",
       "Judge a candidate output of any implementation against a golden file under the pass rule "
-      "(docs/pass-rule.md: bound, floor, semantic facts) in the file's rounding mode. Exit 0 pass, 1 fail, 2 bad input.");
+      "(docs/pass-rule.md: bound, floor, semantic facts) in the file's rounding mode. Exit 0 pass, 1 fail, 2 bad input "
+      "(a malformed, modified or impossible golden file, a missing tensor, nothing judged).");
   check_->add_option("golden", golden_path_, "The golden file")->required();
   check_->add_option("--candidate", candidate_,
                      "The candidate's output: a safetensors file with tensor 'o' (BF16 [B,Sq,Hq,D]) and optional 'lse' "
@@ -295,8 +286,12 @@ GoldenCommand::GoldenCommand(CLI::App& app) {
       ->capture_default_str();
   check_->add_option("--o-tensor", o_tensor_, "With safetensors: the name of the candidate's O tensor")
       ->capture_default_str();
-  check_->add_option("--lse-tensor", lse_tensor_, "With safetensors: the name of the candidate's LSE tensor (optional)")
-      ->capture_default_str();
+  lse_tensor_option_ =
+      check_
+          ->add_option("--lse-tensor", lse_tensor_,
+                       "With safetensors: the name of the candidate's LSE tensor (judged when present; if given "
+                       "explicitly it must exist)")
+          ->capture_default_str();
   check_->add_option("--candidate-lse", candidate_lse_,
                      "With raw-bf16: the candidate's LSE as raw little-endian fp32 [B,Hq,Sq] (optional)");
 }
@@ -305,6 +300,7 @@ bool GoldenCommand::parsed() const { return golden_->parsed(); }
 
 int GoldenCommand::run() {
   if (gen_->parsed()) return run_gen();
+  if (make_->parsed()) return run_golden_make(make_options_);
   if (verify_->parsed()) return run_verify();
   if (check_->parsed()) return run_check();
   return 2;
@@ -338,16 +334,7 @@ int GoldenCommand::run_gen() {
       g.provenance["generated_by"] = "cdna-verify golden gen (tools/golden_command.cpp)";
       if (!c.reduction.empty()) g.provenance["reduction"] = c.reduction;
       golden::compute_reference_values(g, threads_);
-      const auto why = device::attention_unsupported_reason(c.problem);
-      if (executor && !why) {
-        const device::AttentionOutput out = device::run_attention(*executor, code.get(mode), c.problem);
-        g.kernel = golden::KernelOutput{out.o, out.lse};
-        g.provenance["executor"] = executor->name();
-        g.provenance["kernel_code_object"] = kernel_description(c.problem, mode);
-      } else {
-        g.provenance["executor"] = "none";
-        g.provenance["kernel"] = why ? "not run: " + *why : "not run (--executor none)";
-      }
+      fill_kernel_output(g, executor.get(), code);
       const fs::path path = fs::path(out_dir_) / golden_file_name(c.id, mode);
       golden::write_golden(path, g);
       ++written;
@@ -365,19 +352,27 @@ int GoldenCommand::run_verify() {
   const auto files = golden_files_under(verify_path_);
   // Read every file first: a malformed one is bad input (exit 2) before anything is judged.
   std::vector<golden::GoldenFile> goldens;
-  for (const auto& f : files) goldens.push_back(golden::read_golden(f));
+  for (const auto& f : files) goldens.push_back(read_judgeable(f));
 
   std::unique_ptr<device::Executor> executor;
   bool executor_made = false;
   CodeObjects code;
-  int failed = 0, kernels_rerun = 0;
+  int failed = 0, kernels_rerun = 0, empty = 0;
   for (std::size_t n = 0; n < files.size(); ++n) {
     const golden::GoldenFile& g = goldens[n];
+    const auto& s = g.problem.shape;
+    if (s.o_elements() + s.lse_elements() == 0) {
+      ++empty;
+      std::cout << "EMPTY " << files[n].string() << ": nothing judged (no O element, no LSE value)\n";
+      continue;
+    }
     std::string problem = golden::verify_reference_values(g, threads_);
     std::string kernel_note;
     if (problem.empty() && g.kernel) {
       const golden::CandidateVerdict v = golden::judge_candidate(g, g.kernel->o, std::span<const float>(g.kernel->lse));
       if (!v.pass()) problem = "the stored o_kernel fails the pass rule: " + v.first_failure();
+      kernel_note = ", o_kernel passes (judged " + std::to_string(v.comparison.o_judged) + " O elements, " +
+                    std::to_string(v.comparison.lse_judged) + " LSE values)";
     }
     if (problem.empty() && g.kernel && verify_executor_ != "none") {
       if (!executor_made) {
@@ -391,23 +386,29 @@ int GoldenCommand::run_verify() {
         std::string what;
         if (!same_bits(*g.kernel, out, what)) problem = what + " (" + executor->name() + ")";
         ++kernels_rerun;
-        kernel_note = ", kernel bits reproduced on " + executor->name();
+        kernel_note += ", kernel bits reproduced on " + executor->name();
       }
     }
     if (problem.empty()) {
-      std::cout << "ok    " << files[n].string() << " (exact values, bound, floor" << kernel_note << ")\n";
+      std::cout << "ok    " << files[n].string() << " (exact values, bound, floor of " << s.o_elements()
+                << " O elements and " << s.lse_elements() << " LSE values" << kernel_note << ")\n";
     } else {
       ++failed;
       std::cout << "FAIL  " << files[n].string() << ": " << problem << "\n";
     }
   }
-  std::cout << files.size() - static_cast<std::size_t>(failed) << " of " << files.size()
-            << " golden files verified (" << kernels_rerun << " kernel re-runs)\n";
+  std::cout << files.size() - static_cast<std::size_t>(failed + empty) << " of " << files.size()
+            << " golden files verified (" << kernels_rerun << " kernel re-runs"
+            << (empty ? ", " + std::to_string(empty) + " with nothing to judge" : "") << ")\n";
+  if (failed == 0 && empty > 0) {
+    std::cerr << "cdna-verify: error: " << empty << " golden file(s) hold an empty problem: nothing judged\n";
+    return 2;
+  }
   return failed == 0 ? 0 : 1;
 }
 
 int GoldenCommand::run_check() {
-  const golden::GoldenFile g = golden::read_golden(golden_path_);
+  const golden::GoldenFile g = read_judgeable(golden_path_);
   const auto& s = g.problem.shape;
   std::vector<std::uint16_t> o;
   std::optional<std::vector<float>> lse;
@@ -417,7 +418,15 @@ int GoldenCommand::run_check() {
                                                     "holds its LSE as tensor 'lse')");
     }
     const golden::SafetensorsFile f = golden::read_safetensors(candidate_);
-    const golden::Tensor& t = f.at(o_tensor_, candidate_);
+    auto missing = [&](const std::string& name, const char* option) {
+      std::string have;
+      for (const auto& [n, unused] : f.tensors) have += (have.empty() ? "" : ", ") + n;
+      return golden::SafetensorsError(candidate_ + ": no tensor '" + name + "' (" + option + "); it has: " +
+                                      (have.empty() ? "no tensors" : have));
+    };
+    const golden::Tensor* o_found = f.find(o_tensor_);
+    if (!o_found) throw missing(o_tensor_, "--o-tensor");
+    const golden::Tensor& t = *o_found;
     const std::vector<std::int64_t> o_shape{s.batch, s.seqlen_q, s.heads_q, s.head_dim};
     const std::vector<std::int64_t> lse_shape{s.batch, s.heads_q, s.seqlen_q};
     auto shape_str = [](const std::vector<std::int64_t>& v) {
@@ -430,6 +439,7 @@ int GoldenCommand::run_check() {
                                      ", the golden file needs " + shape_str(o_shape));
     }
     o = golden::as_bf16(t, candidate_ + ": tensor '" + o_tensor_ + "'");
+    if (!f.find(lse_tensor_) && lse_tensor_option_->count() > 0) throw missing(lse_tensor_, "--lse-tensor");
     if (const golden::Tensor* l = f.find(lse_tensor_)) {
       if (l->shape != lse_shape) {
         throw golden::SafetensorsError(candidate_ + ": tensor '" + lse_tensor_ + "' has shape " + shape_str(l->shape) +
@@ -485,7 +495,15 @@ int GoldenCommand::run_check() {
                                         (v.fact_failure.empty() ? "holds" : "violated")
                                   : std::string())
             << "\n"
-            << (v.pass() ? "pass" : "FAIL: " + v.first_failure()) << "\n";
+            << "judged: " << c.o_judged << " O elements, " << c.lse_judged << " LSE values\n";
+  if (!c.judged()) {
+    // A verdict over nothing is no verdict (docs/pass-rule.md): its own outcome, not a pass.
+    std::cout << "nothing judged\n";
+    std::cerr << "cdna-verify: error: " << golden_path_ << ": nothing judged (the problem has no O element and no "
+              << "LSE value); a verdict needs at least one\n";
+    return 2;
+  }
+  std::cout << (v.pass() ? "pass" : "FAIL: " + v.first_failure()) << "\n";
   return v.pass() ? 0 : 1;
 }
 

@@ -1,6 +1,7 @@
-// `cdna-verify golden gen|verify|check`: golden files (golden/golden_file.hpp,
+// `cdna-verify golden gen|make|verify|check`: golden files (golden/golden_file.hpp,
 // docs/golden-files.md) — write them for the golden set, re-derive and re-run what they hold,
-// and judge any implementation's output against one.
+// make them from a user's Q, K, V (tools/golden_make.hpp), and judge any implementation's output
+// against one.
 #pragma once
 
 #include <CLI/CLI.hpp>
@@ -11,6 +12,7 @@
 
 #include "golden/golden_file.hpp"
 #include "reference/attention.hpp"
+#include "tools/golden_make.hpp"
 
 namespace cdna::tools {
 
@@ -49,6 +51,8 @@ class GoldenCommand {
   CLI::App* gen_ = nullptr;
   CLI::App* verify_ = nullptr;
   CLI::App* check_ = nullptr;
+  CLI::App* make_ = nullptr;
+  GoldenMakeOptions make_options_;
   // gen
   std::string out_dir_;
   std::string cases_;
@@ -64,6 +68,7 @@ class GoldenCommand {
   std::string candidate_format_ = "safetensors";
   std::string candidate_lse_;
   std::string o_tensor_ = "o", lse_tensor_ = "lse";
+  CLI::Option* lse_tensor_option_ = nullptr;  // given explicitly: the tensor must exist
   unsigned threads_ = 0;
 
   int run_gen();
