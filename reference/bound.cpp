@@ -223,7 +223,9 @@ AttentionBounds attention_bounds(const AttentionProblem& problem, const Attentio
             vabs = std::max(vabs, av);
             vmag = std::max(vmag, magnitude(vv));
           }
-          const double oracle = o_factor * e_abs * infl + 0x1p-53 * std::abs(o_exact);
+          // E_d = 0 (every V of the column 0) makes the oracle exact, even where the double
+          // evaluation of the weights gave up (infl = +inf): no 0·inf.
+          const double oracle = (e_abs > 0 ? o_factor * e_abs * infl : 0.0) + 0x1p-53 * std::abs(o_exact);
           const double o_abs = std::abs(o_exact) + oracle;
           // Flushed keys (composed form; the hull holds for any non-negative weights, flushed
           // ones included) and flushes of acc (both forms), §6.

@@ -96,3 +96,30 @@ TEST(NonFinite, EveryToolFollowsTheDefinition) {
 
 }  // namespace
 }  // namespace cdna::reference
+
+namespace cdna::reference {
+namespace {
+
+// Scores near 2^60 (Q = K = 2^30 in one dimension) make the bound's double evaluation of the
+// weights give up (+inf bounds); a V column of zeros has the exact O = 0 and a bound that is a
+// number (not 0·inf = NaN): found by `golden make`, which refuses to write a NaN bound.
+TEST(NonFinite, ZeroVColumnUnderHugeScoresHasANumberBound) {
+  AttentionProblem p;
+  p.shape = {1, 2, 3, 1, 1, 4};
+  p.scale = 1.0f;
+  p.q = {bf(0x1p30), 0, 0, 0, bf(-0x1p30), 0, 0, 0};
+  p.k = {bf(0x1p30), 0, 0, 0, bf(0.5), 0, 0, 0, bf(-0x1p30), 0, 0, 0};
+  p.v = {0, bf(1), bf(2), bf(3), 0, bf(-1), bf(5), bf(7), 0, bf(2), bf(4), bf(8)};
+  const AttentionResult exact = attention_forward_exact(p);
+  for (numerics::Rounding mode : numerics::kAllRoundings) {
+    const AttentionBounds bounds = attention_bounds(p, exact, mode);
+    for (std::size_t n = 0; n < bounds.o.size(); ++n) {
+      ASSERT_TRUE(std::isfinite(exact.o[n]));
+      EXPECT_FALSE(std::isnan(bounds.o[n])) << n;
+      EXPECT_GE(bounds.o[n], 0) << n;
+    }
+  }
+}
+
+}  // namespace
+}  // namespace cdna::reference
