@@ -24,6 +24,7 @@
 #include "device/hip_executor.hpp"
 #include "numerics/bf16.hpp"
 #include "reference/compare.hpp"
+#include "reference/flush_cases.hpp"
 #include "reference/inputs.hpp"
 #include "simulator/code_object.hpp"
 #include "simulator/simulator_executor.hpp"
@@ -225,6 +226,14 @@ std::vector<MutantCase> mutant_cases() {
   cases.push_back(uniform_below_grid_case());
   cases.push_back(near_tie_case());
   for (const RoundingCase& r : rounding_cases()) cases.push_back({r.id, r.description, r.problem});
+  // Issue 9 §1: inputs where the declared flushes move O far from the exact value; the controls
+  // must pass them (no false positive from the flush allowance's absence) and the mutants are
+  // judged on them like on the others.
+  cases.push_back({"flush-exp-weights",
+                   "v_exp_f32 flushes the weights of keys 127-140 below the max (base 2), V = +-2^126 there",
+                   reference::flushed_weights_instance()});
+  cases.push_back({"flush-subnormal-v", "V of bf16 subnormals, causal Sq 8 < Sk 16: every O is an fp32 denormal",
+                   reference::subnormal_v_instance()});
   return cases;
 }
 
