@@ -3,7 +3,6 @@
 
 #include <algorithm>
 #include <deque>
-#include <set>
 #include <tuple>
 
 #include "simulator/hazard.hpp"
@@ -132,9 +131,15 @@ LintResult lint_program(const Program& p) {
                               h.reg, h.rule->source, h.need, static_cast<int>(l.since)});
     }
   }
+  // One finding per consumer and rule: the producer with the largest shortfall (an MFMA chain
+  // writing the same registers would otherwise repeat one hazard for every link).
   std::sort(r.findings.begin(), r.findings.end(), [](const LintFinding& a, const LintFinding& b) {
-    return std::tie(a.pc, a.producer_pc, a.rule) < std::tie(b.pc, b.producer_pc, b.rule);
+    return std::make_tuple(a.pc, a.rule, a.present - a.need, a.producer_pc) <
+           std::make_tuple(b.pc, b.rule, b.present - b.need, b.producer_pc);
   });
+  r.findings.erase(std::unique(r.findings.begin(), r.findings.end(),
+                               [](const LintFinding& a, const LintFinding& b) { return a.pc == b.pc && a.rule == b.rule; }),
+                   r.findings.end());
   return r;
 }
 

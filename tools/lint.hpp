@@ -26,7 +26,7 @@ struct LintFinding {
 };
 
 struct LintResult {
-  std::vector<LintFinding> findings;  // in pc order
+  std::vector<LintFinding> findings;  // in pc order, one per consumer and rule (the worst producer)
   std::vector<std::string> notes;     // paths not followed, one line each
   std::size_t instructions = 0;       // reachable instructions walked
 };

@@ -424,6 +424,26 @@ sdwa_use_ok:
   v_add_u32 v7, v6, v1
   s_endpgm
 
+// SALU writes M0 -> global_load_lds_dword at once (salu-m0-read, 1); lint only
+.globl m0_lds_dma_lint_bad
+.p2align 8
+.type m0_lds_dma_lint_bad,@function
+m0_lds_dma_lint_bad:
+  PROLOGUE
+  s_mov_b32 m0, 0
+  global_load_lds_dword v[4:5], off
+  s_endpgm
+
+// SALU writes M0 -> buffer_load_dword lds at once: not a hazard (simulator/README.md, AITER); lint only
+.globl m0_buffer_lds_lint_ok
+.p2align 8
+.type m0_buffer_lds_lint_ok,@function
+m0_buffer_lds_lint_ok:
+  PROLOGUE
+  s_mov_b32 m0, 0
+  buffer_load_dword v0, s[8:11], 0 offen lds
+  s_endpgm
+
 // VALU writes s5 at the loop's end; the store at its top reads it 2 wait states later on the back edge (needs 5)
 .globl loop_bad
 .p2align 8
@@ -537,6 +557,8 @@ DESCRIPTOR dot_use_bad
 DESCRIPTOR dot_use_ok
 DESCRIPTOR sdwa_use_bad
 DESCRIPTOR sdwa_use_ok
+DESCRIPTOR m0_lds_dma_lint_bad
+DESCRIPTOR m0_buffer_lds_lint_ok
 DESCRIPTOR loop_bad
 DESCRIPTOR loop_ok
 DESCRIPTOR join_bad
@@ -969,6 +991,30 @@ amdhsa.kernels:
       - { .size: 8, .offset: 0, .value_kind: global_buffer, .address_space: global }
   - .name: sdwa_use_ok
     .symbol: sdwa_use_ok.kd
+    .kernarg_segment_size: 8
+    .kernarg_segment_align: 8
+    .group_segment_fixed_size: 0
+    .private_segment_fixed_size: 0
+    .wavefront_size: 64
+    .sgpr_count: 16
+    .vgpr_count: 32
+    .max_flat_workgroup_size: 64
+    .args:
+      - { .size: 8, .offset: 0, .value_kind: global_buffer, .address_space: global }
+  - .name: m0_lds_dma_lint_bad
+    .symbol: m0_lds_dma_lint_bad.kd
+    .kernarg_segment_size: 8
+    .kernarg_segment_align: 8
+    .group_segment_fixed_size: 0
+    .private_segment_fixed_size: 0
+    .wavefront_size: 64
+    .sgpr_count: 16
+    .vgpr_count: 32
+    .max_flat_workgroup_size: 64
+    .args:
+      - { .size: 8, .offset: 0, .value_kind: global_buffer, .address_space: global }
+  - .name: m0_buffer_lds_lint_ok
+    .symbol: m0_buffer_lds_lint_ok.kd
     .kernarg_segment_size: 8
     .kernarg_segment_align: 8
     .group_segment_fixed_size: 0
