@@ -1,5 +1,5 @@
 // Hazards the gfx942 hardware does not interlock (cdna3-facts.md §5; LLVM GCNHazardRecognizer.cpp,
-// the gfx940 paths; CDNA3 ISA guide "Manually Inserted Wait States"): some producer/consumer
+// the gfx940 paths): some producer/consumer
 // pairs of instructions need a number of independent instructions ("wait states"; s_nop N gives
 // N + 1) in between. The compiler inserts them for its own code but not inside inline asm or
 // hand-written assembly. On hardware a missing wait state gives wrong data silently; the

@@ -1,7 +1,8 @@
 // The gfx942 hazard rules, one function each, and the table of them (simulator/hazard.hpp).
-// Sources: LLVM llvm/lib/Target/AMDGPU/GCNHazardRecognizer.cpp (the paths GCNSubtarget.h enables
-// for gfx940/gfx942: hasGFX940Insts, hasGFX90AInsts, generation GFX9) and the CDNA3 ISA guide
-// §4.5 "Manually Inserted Wait States". Each function opens with its rule; every count is named;
+// Source: LLVM llvm/lib/Target/AMDGPU/GCNHazardRecognizer.cpp, the paths GCNSubtarget.h enables
+// for gfx940/gfx942 (hasGFX940Insts, hasGFX90AInsts, generation GFX9), read for this table; the
+// CDNA3 ISA guide's wait-state table was not re-read (simulator/README.md "Hazard rules").
+// Each function opens with its rule; every count is named;
 // the MFMA counts are functions of the producer's passes (LLVM SISchedule.td, cdna3-facts.md §5).
 // The list with the rules not modelled and why: simulator/README.md "Hazard rules".
 #include <algorithm>
@@ -135,27 +136,27 @@ int rule_valu_exec_mfma(const HazardInfo& p, const HazardInfo&, Clash&) {
   if (!writes_exec(p)) return 0;
   return kValuWritesExecMfmaWaitStates;
 }
-// VALU writes VCC -> v_div_fmas (reads VCC): 4 (checkDivFMasHazards; ISA guide §4.5).
+// VALU writes VCC -> v_div_fmas (reads VCC): 4 (checkDivFMasHazards).
 constexpr int kDivFmasWaitStates = 4;
 int rule_valu_vcc_div_fmas(const HazardInfo& p, const HazardInfo&, Clash&) {
   if (!writes_vcc(p)) return 0;
   return kDivFmasWaitStates;
 }
 // Transcendental VALU writes a VGPR -> a non-transcendental VALU reads it: 1
-// (checkVALUHazards, hasTransForwardingHazard = GFX940Insts; ISA guide §4.5).
+// (checkVALUHazards, hasTransForwardingHazard = GFX940Insts).
 constexpr int kTransDefWaitStates = 1;
 int rule_trans_use(const HazardInfo& p, const HazardInfo& c, Clash& at) {
   if (c.roles & R::kTrans) return 0;
   return meets_result(p, c, at) ? kTransDefWaitStates : 0;
 }
 // VALU writes a VGPR at a shift (SDWA dst_sel not DWORD, VOP3 op_sel dst) -> VALU reads it: 1
-// (checkVALUHazards, hasDstSelForwardingHazard = GFX940Insts; ISA guide §4.5).
+// (checkVALUHazards, hasDstSelForwardingHazard = GFX940Insts).
 constexpr int kShift16DefWaitStates = 1;
 int rule_shifted_dst_use(const HazardInfo& p, const HazardInfo& c, Clash& at) {
   return meets_result(p, c, at) ? kShift16DefWaitStates : 0;
 }
 // VMEM store of more than 64 bits (with no SGPR soffset for MUBUF) -> VALU writes a VGPR of its
-// data: 2 on gfx940 (checkVALUHazardsHelper / createsVALUHazard; the ISA guide says 1).
+// data: 2 on gfx940 (checkVALUHazardsHelper / createsVALUHazard; 1 on older GCN).
 constexpr int kWideStoreDataWaitStates = 2;
 int rule_wide_store_data(const HazardInfo& p, const HazardInfo& c, Clash& at) {
   if (!overlaps(c.write, p.store_data)) return 0;
@@ -163,7 +164,7 @@ int rule_wide_store_data(const HazardInfo& p, const HazardInfo& c, Clash& at) {
   return kWideStoreDataWaitStates;
 }
 // VALU writes an SGPR -> VMEM reads it (address, resource, offset): 5 (checkVMEMHazards,
-// hasVMEMReadSGPRVALUDefHazard; ISA guide §4.5).
+// hasVMEMReadSGPRVALUDefHazard).
 constexpr int kVmemSgprWaitStates = 5;
 int rule_valu_sgpr_vmem(const HazardInfo& p, const HazardInfo& c, Clash& at) {
   at.sreg = first_common(p.swrite, c.sread);
@@ -176,8 +177,7 @@ int rule_valu_sgpr_valu(const HazardInfo& p, const HazardInfo& c, Clash& at) {
   at.sreg = first_common(p.swrite, c.sread);
   return at.sreg >= 0 ? kValuSgprValuWaitStates : 0;
 }
-// VALU writes the SGPR a v_readlane/v_writelane uses as lane select: 4 (checkRWLaneHazards;
-// ISA guide §4.5).
+// VALU writes the SGPR a v_readlane/v_writelane uses as lane select: 4 (checkRWLaneHazards).
 constexpr int kRwLaneSelectWaitStates = 4;
 int rule_valu_sgpr_lane_select(const HazardInfo& p, const HazardInfo& c, Clash& at) {
   if (c.lane_select == 0xffff || !p.swrite.meets(SMask::of(c.lane_select, 1))) return 0;
@@ -185,7 +185,7 @@ int rule_valu_sgpr_lane_select(const HazardInfo& p, const HazardInfo& c, Clash& 
   return kRwLaneSelectWaitStates;
 }
 // VALU writes a VGPR -> v_readlane/v_readfirstlane reads it as src0: 1 (checkVALUHazards,
-// VALUWriteVGPRReadlaneRead; ISA guide §4.5).
+// VALUWriteVGPRReadlaneRead).
 constexpr int kValuVgprReadlaneWaitStates = 1;
 int rule_valu_vgpr_readlane(const HazardInfo& p, const HazardInfo& c, Clash& at) {
   if (!(c.roles & R::kReadLane) || !overlaps(c.reads[0], p.write)) return 0;
@@ -200,30 +200,30 @@ int rule_valu_exec_rwlane(const HazardInfo& p, const HazardInfo&, Clash&) {
   return kValuExecRwLaneWaitStates;
 }
 // Any instruction writes a VGPR -> a DPP instruction reads it: 2 (checkDPPHazards,
-// DppVgprWaitStates; ISA guide §4.5).
+// DppVgprWaitStates).
 constexpr int kDppVgprWaitStates = 2;
 int rule_vgpr_dpp(const HazardInfo& p, const HazardInfo& c, Clash& at) {
   return meets_result(p, c, at) ? kDppVgprWaitStates : 0;
 }
-// VALU writes EXEC -> DPP: 5 (checkDPPHazards, DppExecWaitStates; ISA guide §4.5).
+// VALU writes EXEC -> DPP: 5 (checkDPPHazards, DppExecWaitStates).
 constexpr int kDppExecWaitStates = 5;
 int rule_valu_exec_dpp(const HazardInfo& p, const HazardInfo&, Clash&) {
   if (!writes_exec(p)) return 0;
   return kDppExecWaitStates;
 }
-// s_setreg -> s_getreg of the same hardware register: 2 (checkGetRegHazards; ISA guide §4.5).
+// s_setreg -> s_getreg of the same hardware register: 2 (checkGetRegHazards).
 constexpr int kGetRegWaitStates = 2;
 int rule_setreg_getreg(const HazardInfo& p, const HazardInfo& c, Clash&) {
   return p.hwreg == c.hwreg ? kGetRegWaitStates : 0;
 }
 // s_setreg -> s_setreg of the same hardware register: 2 on GFX9 (checkSetRegHazards,
-// getSetRegWaitStates; ISA guide §4.5).
+// getSetRegWaitStates).
 constexpr int kSetRegWaitStates = 2;
 int rule_setreg_setreg(const HazardInfo& p, const HazardInfo& c, Clash&) {
   return p.hwreg == c.hwreg ? kSetRegWaitStates : 0;
 }
 // SALU writes M0 -> s_movrel, ds_*_addtid, LDS DMA, s_sendmsg, s_ttracedata: 1
-// (checkReadM0Hazards, hasReadM0MovRelInterp/SendMsg/LdsDma hazards on GFX9; ISA guide §4.5).
+// (checkReadM0Hazards, hasReadM0MovRelInterp/SendMsg/LdsDma hazards on GFX9).
 constexpr int kReadM0WaitStates = 1;
 int rule_salu_m0(const HazardInfo& p, const HazardInfo&, Clash& at) {
   constexpr int kM0Index = 124;
