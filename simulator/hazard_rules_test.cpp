@@ -47,6 +47,8 @@ const Case kCases[] = {
     {"dgemm_store", "mfma-result-vmem", 9, "v_mfma_f64_4x4x4"},
     {"dot_use", "dot-result", 3, "v_dot2_f32_f16"},
     {"sdwa_use", "shifted-dst-use", 1, "v_mov_b32_sdwa"},
+    {"srcc_war", "mfma-srcc-valu-war", 3, "v_mfma_f32_16x16x16_bf16"},
+    {"exec_mfma", "valu-exec-mfma", 4, "v_cmpx_le_u32"},
 };
 
 TEST(SimHazardRules, OneBelowTheCountIsAnErrorNamingBothInstructions) {
@@ -65,6 +67,7 @@ TEST(SimHazardRules, OneBelowTheCountIsAnErrorNamingBothInstructions) {
 
 TEST(SimHazardRules, TheCountItselfRuns) {
   for (const Case& c : kCases) EXPECT_EQ(run_asm_kernel(std::string(c.name) + "_ok"), "") << c.name;
+  EXPECT_EQ(run_asm_kernel("dot_chain_ok"), "");  // a v_dot's SrcC from the same v_dot: no wait
 }
 
 // The control-flow cases of the lint test also fail at run time: the loop on its second trip.

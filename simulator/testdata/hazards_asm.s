@@ -424,6 +424,68 @@ sdwa_use_ok:
   v_add_u32 v7, v6, v1
   s_endpgm
 
+// XDL MFMA reads SrcC -> VALU overwrites it (mfma-srcc-valu-war, 3 for 4 passes): 2 wait states, one too few
+.globl srcc_war_bad
+.p2align 8
+.type srcc_war_bad,@function
+srcc_war_bad:
+  PROLOGUE
+  v_mfma_f32_16x16x16_bf16 v[12:15], v[0:1], v[2:3], v[16:19]
+  s_nop 1
+  v_mov_b32 v17, 0
+  s_nop 7
+  s_nop 7
+  s_endpgm
+
+// XDL MFMA reads SrcC -> VALU overwrites it (mfma-srcc-valu-war, 3 for 4 passes): 3 wait states, enough
+.globl srcc_war_ok
+.p2align 8
+.type srcc_war_ok,@function
+srcc_war_ok:
+  PROLOGUE
+  v_mfma_f32_16x16x16_bf16 v[12:15], v[0:1], v[2:3], v[16:19]
+  s_nop 2
+  v_mov_b32 v17, 0
+  s_nop 7
+  s_nop 7
+  s_endpgm
+
+// VALU writes EXEC -> MFMA (valu-exec-mfma, 4): 3 wait states, one too few
+.globl exec_mfma_bad
+.p2align 8
+.type exec_mfma_bad,@function
+exec_mfma_bad:
+  PROLOGUE
+  v_cmpx_le_u32_e64 s[6:7], 0, v0
+  s_nop 2
+  v_mfma_f32_16x16x16_bf16 v[12:15], v[0:1], v[2:3], 0
+  s_nop 7
+  s_nop 7
+  s_endpgm
+
+// VALU writes EXEC -> MFMA (valu-exec-mfma, 4): 4 wait states, enough
+.globl exec_mfma_ok
+.p2align 8
+.type exec_mfma_ok,@function
+exec_mfma_ok:
+  PROLOGUE
+  v_cmpx_le_u32_e64 s[6:7], 0, v0
+  s_nop 3
+  v_mfma_f32_16x16x16_bf16 v[12:15], v[0:1], v[2:3], 0
+  s_nop 7
+  s_nop 7
+  s_endpgm
+
+// the same v_dot accumulating into its own result at once: SrcC needs no wait state (dot-result)
+.globl dot_chain_ok
+.p2align 8
+.type dot_chain_ok,@function
+dot_chain_ok:
+  PROLOGUE
+  v_dot2_f32_f16 v6, v3, v3, v1
+  v_dot2_f32_f16 v6, v3, v3, v6
+  s_endpgm
+
 // SALU writes M0 -> global_load_lds_dword at once (salu-m0-read, 1); lint only
 .globl m0_lds_dma_lint_bad
 .p2align 8
@@ -432,6 +494,16 @@ m0_lds_dma_lint_bad:
   PROLOGUE
   s_mov_b32 m0, 0
   global_load_lds_dword v[4:5], off
+  s_endpgm
+
+// MUBUF store of 128 bits with an SGPR soffset: its data may be overwritten at once (wide-store-data exempts it); lint only
+.globl store_sgpr_soffset_lint_ok
+.p2align 8
+.type store_sgpr_soffset_lint_ok,@function
+store_sgpr_soffset_lint_ok:
+  PROLOGUE
+  buffer_store_dwordx4 v[0:3], v0, s[8:11], s12 offen
+  v_mov_b32 v1, 0
   s_endpgm
 
 // SALU writes M0 -> buffer_load_dword lds at once: not a hazard (simulator/README.md, AITER); lint only
@@ -557,7 +629,13 @@ DESCRIPTOR dot_use_bad
 DESCRIPTOR dot_use_ok
 DESCRIPTOR sdwa_use_bad
 DESCRIPTOR sdwa_use_ok
+DESCRIPTOR srcc_war_bad
+DESCRIPTOR srcc_war_ok
+DESCRIPTOR exec_mfma_bad
+DESCRIPTOR exec_mfma_ok
+DESCRIPTOR dot_chain_ok
 DESCRIPTOR m0_lds_dma_lint_bad
+DESCRIPTOR store_sgpr_soffset_lint_ok
 DESCRIPTOR m0_buffer_lds_lint_ok
 DESCRIPTOR loop_bad
 DESCRIPTOR loop_ok
@@ -1001,8 +1079,80 @@ amdhsa.kernels:
     .max_flat_workgroup_size: 64
     .args:
       - { .size: 8, .offset: 0, .value_kind: global_buffer, .address_space: global }
+  - .name: srcc_war_bad
+    .symbol: srcc_war_bad.kd
+    .kernarg_segment_size: 8
+    .kernarg_segment_align: 8
+    .group_segment_fixed_size: 0
+    .private_segment_fixed_size: 0
+    .wavefront_size: 64
+    .sgpr_count: 16
+    .vgpr_count: 32
+    .max_flat_workgroup_size: 64
+    .args:
+      - { .size: 8, .offset: 0, .value_kind: global_buffer, .address_space: global }
+  - .name: srcc_war_ok
+    .symbol: srcc_war_ok.kd
+    .kernarg_segment_size: 8
+    .kernarg_segment_align: 8
+    .group_segment_fixed_size: 0
+    .private_segment_fixed_size: 0
+    .wavefront_size: 64
+    .sgpr_count: 16
+    .vgpr_count: 32
+    .max_flat_workgroup_size: 64
+    .args:
+      - { .size: 8, .offset: 0, .value_kind: global_buffer, .address_space: global }
+  - .name: exec_mfma_bad
+    .symbol: exec_mfma_bad.kd
+    .kernarg_segment_size: 8
+    .kernarg_segment_align: 8
+    .group_segment_fixed_size: 0
+    .private_segment_fixed_size: 0
+    .wavefront_size: 64
+    .sgpr_count: 16
+    .vgpr_count: 32
+    .max_flat_workgroup_size: 64
+    .args:
+      - { .size: 8, .offset: 0, .value_kind: global_buffer, .address_space: global }
+  - .name: exec_mfma_ok
+    .symbol: exec_mfma_ok.kd
+    .kernarg_segment_size: 8
+    .kernarg_segment_align: 8
+    .group_segment_fixed_size: 0
+    .private_segment_fixed_size: 0
+    .wavefront_size: 64
+    .sgpr_count: 16
+    .vgpr_count: 32
+    .max_flat_workgroup_size: 64
+    .args:
+      - { .size: 8, .offset: 0, .value_kind: global_buffer, .address_space: global }
+  - .name: dot_chain_ok
+    .symbol: dot_chain_ok.kd
+    .kernarg_segment_size: 8
+    .kernarg_segment_align: 8
+    .group_segment_fixed_size: 0
+    .private_segment_fixed_size: 0
+    .wavefront_size: 64
+    .sgpr_count: 16
+    .vgpr_count: 32
+    .max_flat_workgroup_size: 64
+    .args:
+      - { .size: 8, .offset: 0, .value_kind: global_buffer, .address_space: global }
   - .name: m0_lds_dma_lint_bad
     .symbol: m0_lds_dma_lint_bad.kd
+    .kernarg_segment_size: 8
+    .kernarg_segment_align: 8
+    .group_segment_fixed_size: 0
+    .private_segment_fixed_size: 0
+    .wavefront_size: 64
+    .sgpr_count: 16
+    .vgpr_count: 32
+    .max_flat_workgroup_size: 64
+    .args:
+      - { .size: 8, .offset: 0, .value_kind: global_buffer, .address_space: global }
+  - .name: store_sgpr_soffset_lint_ok
+    .symbol: store_sgpr_soffset_lint_ok.kd
     .kernarg_segment_size: 8
     .kernarg_segment_align: 8
     .group_segment_fixed_size: 0
