@@ -1,3 +1,5 @@
+// Hazard classification of decoded instructions and the scheduler's check (simulator/hazard.hpp;
+// the rules themselves: hazard_rules.cpp).
 #include "simulator/hazard.hpp"
 
 #include <algorithm>
@@ -14,16 +16,25 @@ VRange range(const Operand& o) {
   return VRange{o.reg, o.width};
 }
 
-bool overlaps(VRange a, VRange b) {
-  return a.n && b.n && a.row < b.row + b.n && b.row < a.row + a.n;
-}
-
 // Register name of a unified-file range: v[..] below ACCUM_OFFSET, a[..] above.
 std::string name(VRange r, std::uint32_t accum) {
   char prefix = r.row >= accum ? 'a' : 'v';
   std::uint32_t first = r.row >= accum ? r.row - accum : r.row;
   if (r.n == 1) return prefix + std::to_string(first);
   return std::string(1, prefix) + "[" + std::to_string(first) + ":" + std::to_string(first + r.n - 1) + "]";
+}
+
+void add_read(HazardInfo& h, const Operand& o) {
+  VRange r = range(o);
+  if (r.n && h.nreads < 5) h.reads[h.nreads++] = r;
+}
+
+// "s4", "VCC", "EXEC", "M0" (scalar-file index, simulator/isa.hpp SregIndex).
+std::string sreg_name(int r) {
+  if (r == kVccLo || r == kVccHi) return "VCC";
+  if (r == kExecLo || r == kExecLo + 1) return "EXEC";
+  if (r == kM0) return "M0";
+  return "s" + std::to_string(r);
 }
 
 // Instructions whose first operand is a VGPR destination (the others only read VGPRs).
@@ -41,159 +52,208 @@ bool vmem_or_ds_writes_first(std::string_view m, const Inst& I) {
   return false;
 }
 
-}  // namespace
-
-namespace {
-// MFMA passes (LLVM SISchedule.td, gfx940: cycles / 4) with kSgemm set for the f32 ("SGEMM")
-// MFMAs, whose wait-state table differs (cdna3-facts.md §5). The f64 ("DGEMM") MFMAs are checked
-// with the XDL numbers of the same pass count (LLVM has separate, slightly smaller DGEMM values
-// for some rules: the check is at least as strict as the hardware needs).
-constexpr std::uint8_t kSgemm = 0x80;
+// MFMA passes (LLVM SISchedule.td, gfx940: cycles / 4; cdna3-facts.md §5).
 std::uint8_t mfma_passes(std::string_view m) {
   auto has = [&](std::string_view s) { return m.find(s) != std::string_view::npos; };
   const bool sgemm = m.ends_with("_f32") && !m.starts_with("v_mfma_f64");
-  std::uint8_t p;
-  if (has("_4x4x")) p = has("_f64") ? 4 : 2;
-  else if (has("_2b_") || (sgemm && has("32x32"))) p = 16;
-  else if (has("_4b_") || (sgemm && has("16x16")) || has("_f64")) p = 8;
-  else if (has("32x32")) p = 8;
-  else p = 4;
-  return static_cast<std::uint8_t>(p | (sgemm ? kSgemm : 0));
+  if (has("_4x4x")) return has("_f64") ? 4 : 2;
+  if (has("_2b_") || (sgemm && has("32x32"))) return 16;
+  if (has("_4b_") || (sgemm && has("16x16")) || has("_f64")) return 8;
+  if (has("32x32")) return 8;
+  return 4;
 }
-// Wait states for (XDL, SGEMM) at 2/4/8/16 passes.
-int need_for(std::uint8_t passes, const int (&xdl)[4], const int (&sgemm)[4]) {
-  const int p = passes & 0x7f;
-  const int idx = p <= 2 ? 0 : p <= 4 ? 1 : p <= 8 ? 2 : 3;
-  return (passes & kSgemm) ? sgemm[idx] : xdl[idx];
+// Transcendental VALU opcodes (LLVM VOP1Instructions.td: TRANS = 1 on gfx9).
+bool is_trans(std::string_view m) {
+  for (std::string_view t : {"v_exp_", "v_log_", "v_rcp_", "v_rsq_", "v_sqrt_", "v_sin_", "v_cos_"})
+    if (starts_with(m, t)) return true;
+  return false;
+}
+void add_sregs(SMask& m, const Operand& o) {
+  if (o.kind == OperandKind::Sreg) m.add(o.reg, o.width);
+}
+// The data operand of a VMEM store or atomic (ops layout of simulator/exec_vmem*.cpp).
+const Operand* store_data(std::string_view m, const Inst& I) {
+  const bool store = m.find("_store") != std::string_view::npos;
+  const bool atomic = m.find("_atomic") != std::string_view::npos;
+  if (!store && !atomic) return nullptr;
+  if (starts_with(m, "buffer_") || starts_with(m, "tbuffer_")) return &I.ops[0];
+  if (atomic && vmem_or_ds_writes_first(m, I)) return &I.ops[2];  // returning: vdst, vaddr, data
+  return &I.ops[1];
+}
+// VALU roles and scalar/vector operands.
+void classify_valu(std::string_view m, const Inst& I, HazardInfo& h) {
+  using R = HazardInfo;
+  h.kind = HazardInfo::Kind::Valu;
+  h.roles |= R::kValu;
+  if (is_trans(m)) h.roles |= R::kTrans;
+  if (I.enc == Encoding::Dpp) h.roles |= R::kDpp;
+  if (starts_with(m, "v_dot")) h.roles |= R::kDot;
+  if (I.op == Opcode::v_div_fmas_f32 || I.op == Opcode::v_div_fmas_f64) {
+    h.roles |= R::kDivFmas;
+    h.sread.add(kVccLo, 2);  // an implicit source
+  }
+  if (m == "v_fma_f64" || m == "v_fmac_f64") h.roles |= R::kFma64;
+  if (m == "v_readlane_b32" || m == "v_readfirstlane_b32") h.roles |= R::kRwLane | R::kReadLane;
+  if (m == "v_writelane_b32") h.roles |= R::kRwLane;
+  if (starts_with(m, "v_cmpx_")) h.swrite.add(kExecLo, 2);
+  if (I.nops == 0) return;
+  // Destinations: the first operand, and a carry-out or div_scale VCC before the sources.
+  for (int i = 0; i < I.src0 && i < I.nops; ++i) add_sregs(h.swrite, I.ops[i]);
+  for (int i = I.src0; i < I.nops; ++i) add_sregs(h.sread, I.ops[i]);
+  if ((h.roles & R::kRwLane) && I.nops > 2 && I.ops[2].kind == OperandKind::Sreg)
+    h.lane_select = I.ops[2].reg;
+  // The first operand is the destination (an SGPR for compares and readlane: no VGPR write).
+  // Accumulating forms and v_writelane also read it; v_swap writes both operands (the second
+  // is listed as a read, which the rules treat alike for MFMA results).
+  h.write = range(I.ops[0]);
+  if (m == "v_writelane_b32" || m == "v_fmac_f32" || m == "v_fmac_f64" || m == "v_mac_f32" ||
+      m == "v_swap_b32" || m == "v_dot2c_f32_f16" || m == "v_dot4c_i32_i8")
+    add_read(h, I.ops[0]);
+  for (int i = 1; i < I.nops; ++i) add_read(h, I.ops[i]);
+  // A partial write at a shift: SDWA dst_sel not DWORD (6), or VOP3 op_sel's destination bit
+  // (after the sources; VOP3P has none).
+  const int nsrc = I.nops - I.src0;
+  const bool vop3p = starts_with(m, "v_pk_") || starts_with(m, "v_dot") || m.find("_mix") != std::string_view::npos;
+  if ((I.enc == Encoding::Sdwa && I.dst_sel != 6) ||
+      (!vop3p && h.write.n && nsrc >= 0 && ((I.op_sel >> nsrc) & 1)))
+    h.roles |= R::kShiftedDst;
+}
+void classify_memory(std::string_view m, const Inst& I, HazardInfo& h) {
+  using R = HazardInfo;
+  const bool vmem = !starts_with(m, "ds_");
+  h.kind = vmem ? HazardInfo::Kind::Vmem : HazardInfo::Kind::Lds;
+  h.roles |= vmem ? R::kVmem : R::kLds;
+  int first = 0;
+  if (I.nops > 0 && vmem_or_ds_writes_first(m, I)) {
+    h.write = range(I.ops[0]);
+    first = starts_with(m, "buffer_atomic_") ? 0 : 1;  // a returning buffer atomic reads it too
+  }
+  for (int i = first; i < I.nops; ++i) add_read(h, I.ops[i]);
+  for (int i = 0; i < I.nops; ++i) add_sregs(h.sread, I.ops[i]);
+  // LDS DMA and addtid address LDS through M0. The MUBUF LDS DMA loads (buffer_load_* ... lds)
+  // are left out: AITER's shipped forward kernels issue them right after the SALU that advances
+  // M0, 28 times per kernel, and would be wrong on every input if the load read the old M0
+  // (simulator/README.md "Lint findings on peer kernels").
+  const bool mubuf_lds_load = I.lds && starts_with(m, "buffer_load");
+  if ((I.lds && !mubuf_lds_load) || m.find("_addtid_") != std::string_view::npos ||
+      m.find("_load_lds_") != std::string_view::npos)
+    h.roles |= R::kReadsM0;
+  if (const Operand* d = vmem ? store_data(m, I) : nullptr; d && d->kind == OperandKind::Vreg && d->width > 2) {
+    // MUBUF/MTBUF only without an SGPR soffset (LLVM createsVALUHazard).
+    const bool buffer = starts_with(m, "buffer_") || starts_with(m, "tbuffer_");
+    if (!buffer || I.nops < 4 || I.ops[3].kind != OperandKind::Sreg) {
+      h.roles |= R::kWideStore;
+      h.store_data = range(*d);
+    }
+  }
+}
+void classify_scalar(std::string_view m, const Inst& I, HazardInfo& h) {
+  using R = HazardInfo;
+  if (starts_with(m, "s_setreg")) h.roles |= R::kSetreg, h.hwreg = static_cast<std::uint8_t>(I.simm & 63);
+  if (m == "s_getreg_b32") h.roles |= R::kGetreg, h.hwreg = static_cast<std::uint8_t>(I.simm & 63);
+  if (starts_with(m, "s_movrel") || starts_with(m, "s_sendmsg") || m == "s_ttracedata") h.roles |= R::kReadsM0;
+  if (starts_with(m, "s_load") || starts_with(m, "s_buffer_") || starts_with(m, "s_store") ||
+      starts_with(m, "s_cbranch") || m == "s_branch" || starts_with(m, "s_waitcnt"))
+    return;
+  h.roles |= R::kSalu;
+  // SALU destination: the first operand, except for compares, s_setreg and s_set_gpr_idx.
+  if (I.nops > 0 && !starts_with(m, "s_cmp") && !starts_with(m, "s_bitcmp") && !starts_with(m, "s_setreg") &&
+      !starts_with(m, "s_set_gpr_idx"))
+    add_sregs(h.swrite, I.ops[0]);
+}
+// Which rules the instruction can produce or consume, and its window as a producer.
+void attach_rules(HazardInfo& h) {
+  using R = HazardInfo;
+  if (h.roles & R::kValu) {
+    if (h.write.n) h.roles |= R::kValuVgpr;
+    if (h.swrite.meets(SMask::of(kExecLo, 2))) h.roles |= R::kValuExec;
+    SMask not_exec = h.swrite;
+    not_exec.hi &= ~(std::uint64_t{3} << (kExecLo - 64));
+    if (not_exec.any()) h.roles |= R::kValuSgpr;
+  }
+  if ((h.roles & (R::kValu | R::kMfma)) && h.sread.any()) h.roles |= R::kReadsSgpr;
+  if ((h.roles & R::kSalu) && h.swrite.meets(SMask::of(kM0, 1))) h.roles |= R::kSaluM0;
+  const auto& rules = hazard_rules();
+  for (std::size_t r = 0; r < rules.size(); ++r) {
+    if (h.roles & rules[r].producers) {
+      h.produces |= std::uint64_t{1} << r;
+      h.window = static_cast<std::uint8_t>(std::max<int>(h.window, rules[r].max_need));
+    }
+    if (h.roles & rules[r].consumers) h.consumes |= std::uint64_t{1} << r;
+  }
 }
 }  // namespace
 
 HazardInfo classify_hazards(const Inst& I) {
+  using R = HazardInfo;
   HazardInfo h;
+  h.op = I.op;
   std::string_view m = mnemonic(I.op);
   if (I.op == Opcode::s_nop) {
     h.wait_states = static_cast<std::uint8_t>(std::clamp(I.simm, 0, 15) + 1);
     return h;
   }
   if (I.op == Opcode::kUnsupported) return h;
-  auto add_read = [&](const Operand& o) {
-    VRange r = range(o);
-    if (r.n && h.nreads < 5) h.reads[h.nreads++] = r;
-  };
-  if (starts_with(m, "v_mfma_")) {
+  if (starts_with(m, "v_mfma_") || starts_with(m, "v_smfmac_")) {
+    // v_smfmac (LLVM VOP3PInstructions.td, checkMAIHazards90A): the accumulator is src2, tied
+    // to vdst, so SrcC is the D registers; the index VGPR is an ordinary source (reads[3]).
+    const bool smfmac = starts_with(m, "v_smfmac_");
     h.kind = HazardInfo::Kind::Mfma;
+    h.roles |= R::kMfma | (smfmac ? R::kSmfmac : 0u);
     h.passes = mfma_passes(m);
+    const bool dgemm = starts_with(m, "v_mfma_f64");
+    const bool sgemm = m.ends_with("_f32") && !dgemm;
+    h.roles |= dgemm ? R::kDgemm : sgemm ? 0u : R::kXdl;
     h.write = range(I.ops[0]);
     h.reads[0] = range(I.ops[1]);
     h.reads[1] = range(I.ops[2]);
-    h.reads[2] = range(I.ops[3]);
-    h.nreads = 3;
-    return h;
+    h.reads[2] = range(smfmac ? I.ops[0] : I.ops[3]);
+    h.reads[3] = smfmac ? range(I.ops[3]) : VRange{};
+    h.nreads = smfmac ? 4 : 3;
+  } else if (starts_with(m, "v_")) {
+    classify_valu(m, I, h);
+  } else if (starts_with(m, "global_") || starts_with(m, "flat_") || starts_with(m, "scratch_") ||
+             starts_with(m, "buffer_") || starts_with(m, "tbuffer_") || starts_with(m, "ds_")) {
+    classify_memory(m, I, h);
+  } else if (starts_with(m, "s_")) {
+    classify_scalar(m, I, h);
   }
-  if (starts_with(m, "v_smfmac_")) {
-    // LLVM (VOP3PInstructions.td, GCNHazardRecognizer::checkMAIHazards90A): the accumulator is
-    // src2, tied to vdst, so SrcC is the D registers; the index VGPR is an ordinary source and
-    // gets the SrcA/SrcB rules (reads[3]). XDL, 4 passes (16x16) or 8 (32x32) as the dense MFMA
-    // of the same cycle count.
-    h.kind = HazardInfo::Kind::Mfma;
-    h.passes = mfma_passes(m);
-    h.write = range(I.ops[0]);
-    h.reads[0] = range(I.ops[1]);
-    h.reads[1] = range(I.ops[2]);
-    h.reads[2] = range(I.ops[0]);
-    h.reads[3] = range(I.ops[3]);
-    h.nreads = 4;
-    return h;
-  }
-  if (starts_with(m, "v_")) {
-    h.kind = HazardInfo::Kind::Valu;
-    h.writes_exec = starts_with(m, "v_cmpx_");
-    h.reads_vcc_fmas = I.op == Opcode::v_div_fmas_f32 || I.op == Opcode::v_div_fmas_f64;
-    if (I.nops == 0) return h;
-    auto is_vcc = [](const Operand& o) {
-      return o.kind == OperandKind::Sreg && (o.reg == kVccLo || o.reg == kVccHi || (o.width == 2 && o.reg + 1 == kVccLo));
-    };
-    // VCC as the destination (compares, readlane) or as the carry-out of a two-destination op.
-    h.writes_vcc = is_vcc(I.ops[0]) || (I.src0 == 2 && I.nops > 1 && is_vcc(I.ops[1]));
-    // The first operand is the destination (an SGPR for compares and readlane: no VGPR write).
-    // Accumulating forms and v_writelane also read it; v_swap writes both operands (the second
-    // is listed as a read, which the rules treat alike for MFMA results).
-    h.write = range(I.ops[0]);
-    if (m == "v_writelane_b32" || m == "v_fmac_f32" || m == "v_fmac_f64" || m == "v_mac_f32" ||
-        m == "v_swap_b32")
-      add_read(I.ops[0]);
-    for (int i = 1; i < I.nops; ++i) add_read(I.ops[i]);
-    return h;
-  }
-  bool vmem = starts_with(m, "global_") || starts_with(m, "flat_") || starts_with(m, "scratch_") ||
-              starts_with(m, "buffer_") || starts_with(m, "tbuffer_");
-  bool lds = starts_with(m, "ds_");
-  if (vmem || lds) {
-    h.kind = vmem ? HazardInfo::Kind::Vmem : HazardInfo::Kind::Lds;
-    int first = 0;
-    if (I.nops > 0 && vmem_or_ds_writes_first(m, I)) {
-      h.write = range(I.ops[0]);
-      first = starts_with(m, "buffer_atomic_") ? 0 : 1;  // a returning buffer atomic reads it too
-    }
-    for (int i = first; i < I.nops; ++i) add_read(I.ops[i]);
-  }
+  attach_rules(h);
   return h;
 }
 
-void check_hazards(HazardState& s, const HazardInfo& h, const Program& p, std::uint32_t) {
-  using K = HazardInfo::Kind;
-  const std::uint64_t c = s.clock;
-  auto name = [&](VRange r) { return cdna::simulator::name(r, p.accum_offset); };
-  auto fail = [&](const std::string& what, std::uint32_t producer, std::uint64_t ws, int need) {
-    sim_fail("hazard: " + what + " " + std::to_string(ws) + " wait states after '" +
-             p.text[producer] + "' at pc " + hex(p.insts[producer].address - p.code_entry) +
-             "; gfx942 needs " + std::to_string(need) +
-             " (cdna3-facts.md §5; on hardware the value would be stale or corrupt)");
-  };
-  // Producers: MFMAs within the last 20 wait states.
-  for (const auto& m : s.mfma) {
-    if (m.passes == 0 || c - m.clock - 1 >= 20) continue;
-    const std::uint64_t ws = c - m.clock - 1;
-    const int need_result = need_for(m.passes, {5, 7, 11, 19}, {4, 6, 10, 18});
-    if (h.kind == K::Valu || h.kind == K::Vmem || h.kind == K::Lds) {
-      bool touches = false;
-      for (int i = 0; i < h.nreads; ++i) touches |= overlaps(h.reads[i], m.d);
-      if (h.kind == K::Valu) touches |= overlaps(h.write, m.d);
-      if (touches && ws < static_cast<std::uint64_t>(need_result))
-        fail(std::string(h.kind == K::Valu ? "VALU" : h.kind == K::Vmem ? "VMEM" : "LDS") +
-                 " access of the MFMA result (" + name(m.d) + ")",
-             m.index, ws, need_result);
-      const int need_war = need_for(m.passes, {1, 3, 7, 15}, {0, 0, 0, 0});
-      if (h.kind == K::Valu && overlaps(h.write, m.c) && ws < static_cast<std::uint64_t>(need_war))
-        fail("VALU overwrite of the MFMA's SrcC (" + name(m.c) + ")", m.index, ws, need_war);
-    } else if (h.kind == K::Mfma) {
-      for (int i = 0; i < h.nreads; ++i)  // SrcA, SrcB and (v_smfmac) the index: not SrcC
-        if (i != 2 && overlaps(h.reads[i], m.d) && ws < static_cast<std::uint64_t>(need_result))
-          fail(std::string(i == 3 ? "v_smfmac index" : "MFMA SrcA/SrcB") +
-                   " read of the MFMA result (" + name(m.d) + ")",
-               m.index, ws, need_result);
-      const VRange cc = h.reads[2];
-      const bool same = cc.row == m.d.row && cc.n == m.d.n;
-      if (overlaps(cc, m.d) && same && (m.passes & 0x7f) == 2 && ws < 2)
-        fail("MFMA SrcC reading the result of a 2-pass MFMA (" + name(m.d) + ")", m.index, ws, 2);
-      if (overlaps(cc, m.d) && !same) {
-        const int need_partial = need_for(m.passes, {3, 5, 9, 17}, {2, 4, 8, 16});
-        if (ws < static_cast<std::uint64_t>(need_partial))
-          fail("MFMA SrcC partially overlapping the MFMA result (" + name(m.d) + ")", m.index, ws,
-               need_partial);
-      }
-    }
+void hazard_hits(const HazardInfo& p, const HazardInfo& c, int present, std::uint32_t accum,
+                 std::vector<HazardHit>& out) {
+  const auto& rules = hazard_rules();
+  for (std::uint64_t both = p.produces & c.consumes; both; both &= both - 1) {
+    const HazardRule& r = rules[static_cast<std::size_t>(__builtin_ctzll(both))];
+    if (present >= r.max_need) continue;
+    Clash at;
+    const int need = r.need(p, c, at);
+    if (present >= need) continue;
+    HazardHit hit{&r, need, {}};
+    if (at.v.n) hit.reg = name(at.v, accum);
+    else if (at.sreg >= 0) hit.reg = sreg_name(at.sreg);
+    out.push_back(std::move(hit));
   }
-  if (h.reads_vcc_fmas && s.vcc_clock && c - s.vcc_clock - 1 < 4)
-    fail("v_div_fmas read of VCC", s.vcc_index, c - s.vcc_clock - 1, 4);
-  if (h.kind == K::Mfma) {
-    for (const auto& v : s.valu) {
-      if (v.w.n == 0 || c - v.clock - 1 >= 2) continue;
-      for (int i = 0; i < h.nreads; ++i)
-        if (overlaps(h.reads[i], v.w)) fail("MFMA read of a VALU result (" + name(v.w) + ")", v.index, c - v.clock - 1, 2);
-    }
-    if (s.exec_clock && c - s.exec_clock - 1 < 4)
-      fail("MFMA after a VALU write of EXEC", s.exec_index, c - s.exec_clock - 1, 4);
+}
+
+void check_hazards(HazardState& s, const HazardInfo& h, const Program& p, std::uint32_t) {
+  const std::uint64_t c = s.clock;
+  thread_local std::vector<HazardHit> hits;
+  for (const auto& q : s.ring) {
+    if (!(q.produces & h.consumes) || c - q.clock - 1 >= q.window) continue;
+    const int present = static_cast<int>(c - q.clock - 1);
+    hits.clear();
+    hazard_hits(p.hazards[q.index], h, present, p.accum_offset, hits);
+    if (hits.empty()) continue;
+    const HazardHit& worst = *std::max_element(hits.begin(), hits.end(),
+                                               [](const auto& a, const auto& b) { return a.need < b.need; });
+    sim_fail("hazard: " + std::string(worst.rule->what) + (worst.reg.empty() ? "" : " (" + worst.reg + ")") +
+             " " + std::to_string(present) + " wait states after '" + p.text[q.index] + "' at pc " +
+             hex(p.insts[q.index].address - p.code_entry) + "; gfx942 needs " + std::to_string(worst.need) +
+             " (rule " + std::string(worst.rule->id) + ", " + worst.rule->source +
+             "; on hardware the value would be stale or corrupt)");
   }
 }
 

@@ -271,9 +271,7 @@ void run_dispatch(DispatchEnv& env, const LaunchAddresses& addresses,
           if (index >= ninsts) sim_fail("control left the decoded code");
           const Inst& I = insts[index];
           const HazardInfo& h = hz[index];
-          if (check && h.kind != HazardInfo::Kind::Other &&
-              (w.hazards.clock < w.hazards.quiet_after || h.kind == HazardInfo::Kind::Mfma))
-            check_hazards(w.hazards, h, prog, index);
+          if (check && hazard_check_due(w.hazards, h)) check_hazards(w.hazards, h, prog, index);
           w.pc = index + 1;
           ++n;
           if (stats) {

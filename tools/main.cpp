@@ -16,6 +16,7 @@
 #include "tools/golden_command.hpp"
 #include "tools/mutants.hpp"
 #include "tools/sim_command.hpp"
+#include "tools/lint_command.hpp"
 
 namespace {
 
@@ -258,6 +259,8 @@ int main(int argc, char** argv) {
 
   tools::MutantsCommand mutants(app);  // `mutants` (docs/mutation-testing.md)
 
+  tools::LintCommand lint(app);  // `lint CODE_OBJECT [KERNEL]` (tools/lint_command.hpp)
+
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -272,6 +275,7 @@ int main(int argc, char** argv) {
     if (golden.parsed()) return golden.run();
     if (sim.parsed()) return sim.run();
     if (mutants.parsed()) return mutants.run();
+    if (lint.parsed()) return lint.run();
   } catch (const CLI::Error& e) {
     std::cerr << "cdna-verify: error: " << e.what() << "\n";
     return 2;

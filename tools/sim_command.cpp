@@ -27,16 +27,6 @@ using nlohmann::json;
 
 [[noreturn]] void fail(const std::string& what) { throw std::runtime_error(what); }
 
-std::vector<std::byte> read_whole(const fs::path& p, const std::string& what) {
-  std::ifstream f(p, std::ios::binary);
-  if (!f) fail(what + " '" + p.string() + "' cannot be read (missing or unreadable)");
-  std::vector<char> c((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
-  if (f.bad()) fail("error reading " + what + " '" + p.string() + "'");
-  std::vector<std::byte> b(c.size());
-  if (!c.empty()) std::memcpy(b.data(), c.data(), c.size());
-  return b;
-}
-
 std::array<std::uint32_t, 3> dims(const std::vector<std::uint32_t>& v, const char* opt) {
   if (v.empty() || v.size() > 3) fail(std::string(opt) + " takes 1 to 3 comma-separated sizes X[,Y,Z]");
   std::array<std::uint32_t, 3> d{1, 1, 1};
@@ -89,11 +79,11 @@ HostArg parse_arg(const json& e, std::size_t i, const fs::path& base, const simu
     a.buffer = a.writable = true;
     a.write_to = path_of("output");
   } else if (e.contains("buffer")) {
-    a.data = read_whole(path_of("buffer"), "buffer file");
+    a.data = read_whole_file(path_of("buffer"), "buffer file");
     a.buffer = true;
   } else if (e.contains("inout")) {
     a.write_to = path_of("inout");
-    a.data = read_whole(a.write_to, "buffer file");
+    a.data = read_whole_file(a.write_to, "buffer file");
     a.buffer = a.writable = true;
   } else {
     const json& v = e.begin().value();
@@ -194,6 +184,17 @@ int list_instructions() {
 
 }  // namespace
 
+std::vector<std::byte> read_whole_file(const fs::path& p, const std::string& what) {
+  std::ifstream f(p, std::ios::binary);
+  if (!f) fail(what + " '" + p.string() + "' cannot be read (missing or unreadable)");
+  std::vector<char> c((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
+  if (f.bad()) fail("error reading " + what + " '" + p.string() + "'");
+  std::vector<std::byte> b(c.size());
+  if (!c.empty()) std::memcpy(b.data(), c.data(), c.size());
+  return b;
+}
+
+
 SimCommand::SimCommand(CLI::App& app) {
   sim_ = app.add_subcommand(
       "sim",
@@ -220,7 +221,7 @@ int SimCommand::run() {
   const auto grid = dims(grid_, "--grid");
   const auto block = dims(block_, "--block");
 
-  const std::vector<std::byte> code = read_whole(code_object_, "code object");
+  const std::vector<std::byte> code = read_whole_file(code_object_, "code object");
   simulator::SimulatorExecutor ex;
   ex.set_code_object_label(fs::path(code_object_).filename().string());
   const simulator::KernelInfo& k = ex.code_object(code).kernel(kernel_);

@@ -14,11 +14,16 @@
 
 #include <CLI/CLI.hpp>
 
+#include <cstddef>
 #include <cstdint>
+#include <filesystem>
 #include <string>
 #include <vector>
 
 namespace cdna::tools {
+
+// The bytes of a file; throws one line naming `what` and the path if it cannot be read.
+std::vector<std::byte> read_whole_file(const std::filesystem::path& p, const std::string& what);
 
 class SimCommand {
  public:

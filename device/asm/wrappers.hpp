@@ -45,24 +45,28 @@ __device__ __forceinline__ void wait_valu_to_mfma(floatx4& x) {
   asm volatile("s_nop 1" : "+v"(x));
 }
 
+// The transcendental wrappers end with s_nop 0: on gfx942 a non-transcendental VALU that reads a
+// transcendental result needs 1 wait state (LLVM GCNHazardRecognizer checkVALUHazards,
+// hasTransForwardingHazard; rule trans-use, simulator/README.md), and the compiler does not look
+// inside the asm statement to insert it.
 // 2^x, "1 ULP", denormals flushed (CDNA3 ISA guide, VOP1 V_EXP_F32; cdna3-facts.md §6).
 __device__ __forceinline__ float v_exp_f32(float x) {
   float r;
-  asm volatile("v_exp_f32 %0, %1" : "=v"(r) : "v"(x));
+  asm volatile("v_exp_f32 %0, %1\n\ts_nop 0" : "=v"(r) : "v"(x));
   return r;
 }
 
 // log2(x), "1 ULP", denormals flushed (V_LOG_F32).
 __device__ __forceinline__ float v_log_f32(float x) {
   float r;
-  asm volatile("v_log_f32 %0, %1" : "=v"(r) : "v"(x));
+  asm volatile("v_log_f32 %0, %1\n\ts_nop 0" : "=v"(r) : "v"(x));
   return r;
 }
 
 // 1/x, "1 ULP" (V_RCP_F32).
 __device__ __forceinline__ float v_rcp_f32(float x) {
   float r;
-  asm volatile("v_rcp_f32 %0, %1" : "=v"(r) : "v"(x));
+  asm volatile("v_rcp_f32 %0, %1\n\ts_nop 0" : "=v"(r) : "v"(x));
   return r;
 }
 

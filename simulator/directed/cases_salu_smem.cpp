@@ -320,7 +320,7 @@ void add_fork_cases(std::vector<Case>& cs) {
   // failing side in the other.
   for (u64 mask : {0x0000000f000000ffull, ~0x0000000f000000ffull}) {
     cs.push_back({"s_cbranch_i_fork",
-                  "  s_setreg_imm32_b32 hwreg(HW_REG_MODE, 29, 3), 5\n  s_getreg_b32 s56, hwreg(HW_REG_MODE, 29, 3)\n"
+                  "  s_setreg_imm32_b32 hwreg(HW_REG_MODE, 29, 3), 5\n  s_nop 1\n  s_getreg_b32 s56, hwreg(HW_REG_MODE, 29, 3)\n"
                   "  s_cbranch_i_fork s[16:17], 3\n  v_mov_b32 v32, v10\n  s_mov_b64 s[58:59], exec\n  s_branch 2\n"
                   "  v_mov_b32 v33, v11\n  s_mov_b64 s[60:61], exec\n" + tail +
                   // uniform masks: all lanes pass (a branch over s50's write), none pass (no branch)
@@ -337,7 +337,7 @@ void add_fork_cases(std::vector<Case>& cs) {
   // never-taken s_cbranch_scc1 to 44 (SCC = 0 after s_addc; it makes the decoder see the target
   // side), 40 s_branch to 52, 44..51 target side, 52 join.
   cs.push_back({"s_cbranch_g_fork",
-                "  s_setreg_imm32_b32 hwreg(HW_REG_MODE, 29, 3), 5\n  s_getreg_b32 s56, hwreg(HW_REG_MODE, 29, 3)\n"
+                "  s_setreg_imm32_b32 hwreg(HW_REG_MODE, 29, 3), 5\n  s_nop 1\n  s_getreg_b32 s56, hwreg(HW_REG_MODE, 29, 3)\n"
                 "  s_getpc_b64 s[68:69]\n  s_add_u32 s68, s68, 28\n  s_addc_u32 s69, s69, 0\n"
                 "  s_cbranch_g_fork s[16:17], s[68:69]\n  v_mov_b32 v32, v10\n  s_mov_b64 s[58:59], exec\n"
                 "  s_cbranch_scc1 1\n  s_branch 2\n  v_mov_b32 v33, v11\n  s_mov_b64 s[60:61], exec\n" + tail,

@@ -573,7 +573,9 @@ std::string plus_zero(int dst, int dbits, bool packed = false) {
   if (packed)
     return "\n  v_mov_b32 v64, 0\n  v_mov_b32 v65, 0\n  v_pk_add_f" + std::to_string(dbits == 64 ? 32 : 16) + " " + d + ", " +
            d + (dbits == 64 ? ", v[64:65]" : ", v64");
-  return "\n  v_add_f" + std::to_string(dbits) + " " + d + ", 0, " + d;
+  // s_nop 0: a transcendental result read by a non-transcendental VALU needs 1 wait state
+  // (hazard rule trans-use, simulator/README.md).
+  return "\n  s_nop 0\n  v_add_f" + std::to_string(dbits) + " " + d + ", 0, " + d;
 }
 u64 zero_sign(u64 v, int bits) {
   const u64 sign = u64{1} << (bits - 1);

@@ -210,6 +210,7 @@ void add(std::vector<Case>& cs, const std::string& m, std::vector<Line> lines,
     if (L.masked) body += "  s_mov_b64 exec, s[18:19]\n";
     body += line_text(m, L);
     if (L.masked) body += "  s_mov_b64 exec, -1\n";
+    body += "  s_nop 1\n";  // a carry-out SGPR or VCC read by the next line needs 2 (rule valu-sgpr-valu)
   }
   cs.push_back({m, body, [lines](State& s) { for (const Line& L : lines) run_line(s, L); }, Values::Int, shaped(init)});
 }

@@ -101,6 +101,7 @@ const char* kGlobalAddr =
     "  v_add_u32 v64, 0x400, v64\n"
     "  v_add_u32 v65, 0x2000, v64\n"
     "  v_add_co_u32 v66, s[56:57], v96, v65\n"
+    "  s_nop 1\n"  // the carry SGPR: 2 wait states (hazard rule valu-sgpr-valu)
     "  v_addc_co_u32 v67, s[56:57], v97, 0, s[56:57]\n";
 
 std::string lane_times(int stride) { return "  v_mul_u32_u24 v64, " + std::to_string(stride) + ", v0\n"; }
@@ -152,7 +153,7 @@ void flat_access(std::vector<Case>& cs, const Acc& a, bool is_load, bool masked)
   const std::string m = std::string(is_load ? "flat_load_" : "flat_store_") + a.suffix;
   const int o1 = a.bytes == 1 ? 1537 : 1536;
   std::string body = lane_times(stride_of(a)) +
-                     "  v_add_co_u32 v66, s[56:57], v96, v64\n  v_addc_co_u32 v67, s[56:57], v97, 0, s[56:57]\n" +
+                     "  v_add_co_u32 v66, s[56:57], v96, v64\n  s_nop 1\n  v_addc_co_u32 v67, s[56:57], v97, 0, s[56:57]\n" +
                      (masked ? kMaskOn : "");
   if (is_load) {
     body += "  " + m + " " + reg(32, a.dwords()) + ", v[66:67] offset:" + std::to_string(o1) + "\n";

@@ -54,7 +54,7 @@ std::string times(int reg, int k, int plus = 0) {
          (plus ? "  v_add_u32 v" + std::to_string(reg) + ", " + std::to_string(plus) + ", v" + std::to_string(reg) + "\n" : "");
 }
 const std::string kFlatAddr =  // v[66:67] = mem + v65
-    "  v_add_co_u32 v66, s[56:57], v96, v65\n  v_addc_co_u32 v67, s[56:57], v97, 0, s[56:57]\n";
+    "  v_add_co_u32 v66, s[56:57], v96, v65\n  s_nop 1\n  v_addc_co_u32 v67, s[56:57], v97, 0, s[56:57]\n";
 
 // ---------------------------------------------------------------- atomics
 using AtomicFn = u64 (*)(u64 mem, u64 data, bool wide);

@@ -1,5 +1,8 @@
 // One instruction (or a short sequence) per kernel through inline asm, for instruction-level
 // tests. Every kernel reads a[t], b[t], c[t] and writes o[t] (t = work-item, one wave).
+// The s_nop after an asm VALU that writes an SGPR (compares, v_mad_u64_u32), before a DPP that
+// reads a loaded VGPR, between two s_setreg and after an M0 write: gfx942 wait states
+// (simulator/README.md "Hazard rules"), which the compiler does not add around asm statements.
 #include <hip/hip_runtime.h>
 #include <stdint.h>
 
@@ -111,26 +114,26 @@ extern "C" __global__ void cndmask_mods(ARGS) {
   int t = threadIdx.x;
   uint32_t r;
   uint64_t m;
-  asm volatile("v_cmp_gt_u32_e64 %1, %2, %3\n\tv_cndmask_b32_e64 %0, -%4, |%5|, %1"
+  asm volatile("v_cmp_gt_u32_e64 %1, %2, %3\n\ts_nop 1\n\tv_cndmask_b32_e64 %0, -%4, |%5|, %1"
                : "=v"(r), "=&s"(m) : "v"(a[t]), "v"(b[t]), "v"(c[t]), "v"(a[t]));
   o[t] = r;
 }
 extern "C" __global__ void cmp_class_f32(ARGS) {
   int t = threadIdx.x;
   uint64_t m;
-  asm volatile("v_cmp_class_f32_e64 %0, %1, %2" : "=s"(m) : "v"(a[t]), "v"(b[t]));
+  asm volatile("v_cmp_class_f32_e64 %0, %1, %2\n\ts_nop 1" : "=s"(m) : "v"(a[t]), "v"(b[t]));
   o[t] = (uint32_t)((m >> t) & 1);
 }
 extern "C" __global__ void cmp_u_f32(ARGS) {
   int t = threadIdx.x;
   uint64_t m;
-  asm volatile("v_cmp_u_f32_e64 %0, %1, %2" : "=s"(m) : "v"(a[t]), "v"(b[t]));
+  asm volatile("v_cmp_u_f32_e64 %0, %1, %2\n\ts_nop 1" : "=s"(m) : "v"(a[t]), "v"(b[t]));
   o[t] = (uint32_t)((m >> t) & 1);
 }
 extern "C" __global__ void cmp_nlt_f32(ARGS) {
   int t = threadIdx.x;
   uint64_t m;
-  asm volatile("v_cmp_nlt_f32_e64 %0, %1, %2" : "=s"(m) : "v"(a[t]), "v"(b[t]));
+  asm volatile("v_cmp_nlt_f32_e64 %0, %1, %2\n\ts_nop 1" : "=s"(m) : "v"(a[t]), "v"(b[t]));
   o[t] = (uint32_t)((m >> t) & 1);
 }
 // v_cmpx: EXEC becomes the compare; only the lanes still active write 0x77 over c[t].
@@ -148,7 +151,7 @@ extern "C" __global__ void mad_u64_u32(ARGS) {
   int t = threadIdx.x;
   uint64_t r, cc;
   uint64_t add = ((uint64_t)c[t] << 32) | c[t];
-  asm volatile("v_mad_u64_u32 %0, %1, %2, %3, %4" : "=v"(r), "=s"(cc) : "v"(a[t]), "v"(b[t]), "v"(add));
+  asm volatile("v_mad_u64_u32 %0, %1, %2, %3, %4\n\ts_nop 1" : "=v"(r), "=s"(cc) : "v"(a[t]), "v"(b[t]), "v"(add));
   o[3 * t] = (uint32_t)r;
   o[3 * t + 1] = (uint32_t)(r >> 32);
   o[3 * t + 2] = (uint32_t)((cc >> t) & 1);
@@ -157,7 +160,7 @@ extern "C" __global__ void mad_i64_i32(ARGS) {
   int t = threadIdx.x;
   uint64_t r, cc;
   uint64_t add = ((uint64_t)c[t] << 32) | b[t];
-  asm volatile("v_mad_i64_i32 %0, %1, %2, %3, %4" : "=v"(r), "=s"(cc) : "v"(a[t]), "v"(b[t]), "v"(add));
+  asm volatile("v_mad_i64_i32 %0, %1, %2, %3, %4\n\ts_nop 1" : "=v"(r), "=s"(cc) : "v"(a[t]), "v"(b[t]), "v"(add));
   o[3 * t] = (uint32_t)r;
   o[3 * t + 1] = (uint32_t)(r >> 32);
   o[3 * t + 2] = (uint32_t)((cc >> t) & 1);
@@ -172,7 +175,7 @@ extern "C" __global__ void lshl_add_u64(ARGS) {
 extern "C" __global__ void add_co_chain(ARGS) {
   int t = threadIdx.x;
   uint32_t lo, hi;
-  asm volatile("v_add_co_u32_e32 %0, vcc, %2, %3\n\tv_addc_co_u32_e32 %1, vcc, %4, %5, vcc"
+  asm volatile("v_add_co_u32_e32 %0, vcc, %2, %3\n\ts_nop 1\n\tv_addc_co_u32_e32 %1, vcc, %4, %5, vcc"
                : "=&v"(lo), "=v"(hi) : "v"(a[t]), "v"(b[t]), "v"(c[t]), "v"(a[t]) : "vcc");
   o[2 * t] = lo;
   o[2 * t + 1] = hi;
@@ -180,7 +183,7 @@ extern "C" __global__ void add_co_chain(ARGS) {
 extern "C" __global__ void sub_co_chain(ARGS) {
   int t = threadIdx.x;
   uint32_t lo, hi;
-  asm volatile("v_sub_co_u32_e32 %0, vcc, %2, %3\n\tv_subb_co_u32_e32 %1, vcc, %4, %5, vcc"
+  asm volatile("v_sub_co_u32_e32 %0, vcc, %2, %3\n\ts_nop 1\n\tv_subb_co_u32_e32 %1, vcc, %4, %5, vcc"
                : "=&v"(lo), "=v"(hi) : "v"(a[t]), "v"(b[t]), "v"(c[t]), "v"(a[t]) : "vcc");
   o[2 * t] = lo;
   o[2 * t + 1] = hi;
@@ -223,23 +226,23 @@ K1(sdwa_vop1, "v_cvt_f32_u32_sdwa %0, %1 dst_sel:DWORD dst_unused:UNUSED_PAD src
 extern "C" __global__ void sdwa_vopc(ARGS) {
   int t = threadIdx.x;
   uint64_t m;
-  asm volatile("v_cmp_eq_u32_sdwa %0, %1, %2 src0_sel:BYTE_0 src1_sel:BYTE_1" : "=s"(m) : "v"(a[t]), "v"(b[t]));
+  asm volatile("v_cmp_eq_u32_sdwa %0, %1, %2 src0_sel:BYTE_0 src1_sel:BYTE_1\n\ts_nop 1" : "=s"(m) : "v"(a[t]), "v"(b[t]));
   o[t] = (uint32_t)((m >> t) & 1);
 }
 
 // ---- DPP (old value c[t] kept where a lane is not written)
-K1_KEEP(dpp_quad_perm, "v_mov_b32_dpp %0, %1 quad_perm:[3,0,2,1] row_mask:0xf bank_mask:0xf")
-K1_KEEP(dpp_row_shl, "v_mov_b32_dpp %0, %1 row_shl:3 row_mask:0xf bank_mask:0xf")
-K1_KEEP(dpp_row_shr_bound, "v_mov_b32_dpp %0, %1 row_shr:2 row_mask:0xf bank_mask:0xf bound_ctrl:1")
-K1_KEEP(dpp_row_ror, "v_mov_b32_dpp %0, %1 row_ror:5 row_mask:0xf bank_mask:0xf")
-K1_KEEP(dpp_row_mirror, "v_mov_b32_dpp %0, %1 row_mirror row_mask:0xf bank_mask:0xf")
-K1_KEEP(dpp_row_half_mirror, "v_mov_b32_dpp %0, %1 row_half_mirror row_mask:0xf bank_mask:0xf")
-K1_KEEP(dpp_row_bcast15, "v_mov_b32_dpp %0, %1 row_bcast:15 row_mask:0xa bank_mask:0xf")
-K1_KEEP(dpp_row_bcast31, "v_mov_b32_dpp %0, %1 row_bcast:31 row_mask:0xc bank_mask:0xf")
-K1_KEEP(dpp_wave_shr, "v_mov_b32_dpp %0, %1 wave_shr:1 row_mask:0xf bank_mask:0xf")
-K1_KEEP(dpp_wave_rol, "v_mov_b32_dpp %0, %1 wave_rol:1 row_mask:0xf bank_mask:0xf")
-K1_KEEP(dpp_masks, "v_mov_b32_dpp %0, %1 quad_perm:[1,1,1,1] row_mask:0x5 bank_mask:0x6")
-K2_KEEP(dpp_add, "v_add_u32_dpp %0, %1, %2 row_shr:1 row_mask:0xf bank_mask:0xf")
+K1_KEEP(dpp_quad_perm, "s_nop 1\n\tv_mov_b32_dpp %0, %1 quad_perm:[3,0,2,1] row_mask:0xf bank_mask:0xf")
+K1_KEEP(dpp_row_shl, "s_nop 1\n\tv_mov_b32_dpp %0, %1 row_shl:3 row_mask:0xf bank_mask:0xf")
+K1_KEEP(dpp_row_shr_bound, "s_nop 1\n\tv_mov_b32_dpp %0, %1 row_shr:2 row_mask:0xf bank_mask:0xf bound_ctrl:1")
+K1_KEEP(dpp_row_ror, "s_nop 1\n\tv_mov_b32_dpp %0, %1 row_ror:5 row_mask:0xf bank_mask:0xf")
+K1_KEEP(dpp_row_mirror, "s_nop 1\n\tv_mov_b32_dpp %0, %1 row_mirror row_mask:0xf bank_mask:0xf")
+K1_KEEP(dpp_row_half_mirror, "s_nop 1\n\tv_mov_b32_dpp %0, %1 row_half_mirror row_mask:0xf bank_mask:0xf")
+K1_KEEP(dpp_row_bcast15, "s_nop 1\n\tv_mov_b32_dpp %0, %1 row_bcast:15 row_mask:0xa bank_mask:0xf")
+K1_KEEP(dpp_row_bcast31, "s_nop 1\n\tv_mov_b32_dpp %0, %1 row_bcast:31 row_mask:0xc bank_mask:0xf")
+K1_KEEP(dpp_wave_shr, "s_nop 1\n\tv_mov_b32_dpp %0, %1 wave_shr:1 row_mask:0xf bank_mask:0xf")
+K1_KEEP(dpp_wave_rol, "s_nop 1\n\tv_mov_b32_dpp %0, %1 wave_rol:1 row_mask:0xf bank_mask:0xf")
+K1_KEEP(dpp_masks, "s_nop 1\n\tv_mov_b32_dpp %0, %1 quad_perm:[1,1,1,1] row_mask:0x5 bank_mask:0x6")
+K2_KEEP(dpp_add, "s_nop 1\n\tv_add_u32_dpp %0, %1, %2 row_shr:1 row_mask:0xf bank_mask:0xf")
 
 // ---- lane operations
 extern "C" __global__ void lane_ops(ARGS) {
@@ -303,7 +306,7 @@ extern "C" __global__ void mode_flush(ARGS) {
   uint32_t r, mode;
   asm volatile("s_getreg_b32 %1, hwreg(HW_REG_MODE, 4, 2)\n\t"
                "s_setreg_imm32_b32 hwreg(HW_REG_MODE, 4, 2), 0\n\t"
-               "v_mul_f32_e32 %0, %2, %3\n\t"
+               "v_mul_f32_e32 %0, %2, %3\n\ts_nop 0\n\t"  // setreg after setreg: 2 wait states
                "s_setreg_b32 hwreg(HW_REG_MODE, 4, 2), %1"
                : "=&v"(r), "=&s"(mode) : "v"(a[t]), "v"(b[t]));
   o[t] = r;
@@ -395,14 +398,14 @@ extern "C" __global__ void loads_and_compares(ARGS) {
   int t = threadIdx.x;
   const uint16_t* us = (const uint16_t*)a;
   uint64_t m1, m2, m3, m4, m5, m6;
-  asm volatile("v_cmp_ge_i32_e64 %0, %1, %2" : "=s"(m1) : "v"(b[t]), "v"(c[t]));
+  asm volatile("v_cmp_ge_i32_e64 %0, %1, %2\n\ts_nop 1" : "=s"(m1) : "v"(b[t]), "v"(c[t]));
   asm volatile("v_cmp_ge_i32_e32 vcc, %1, %2\n\ts_mov_b64 %0, vcc" : "=s"(m2) : "v"(b[t]), "v"(c[t]) : "vcc");
-  asm volatile("v_cmp_neq_f32_e64 %0, %1, %2" : "=s"(m3) : "v"(b[t]), "v"(c[t]));
-  asm volatile("v_cmp_o_f32_e64 %0, %1, %1" : "=s"(m4) : "v"(b[t]));
+  asm volatile("v_cmp_neq_f32_e64 %0, %1, %2\n\ts_nop 1" : "=s"(m3) : "v"(b[t]), "v"(c[t]));
+  asm volatile("v_cmp_o_f32_e64 %0, %1, %1\n\ts_nop 1" : "=s"(m4) : "v"(b[t]));
   // The VOPC form of v_cmp_o_f32 and the VOP3 form of v_cmp_eq_u32 (both in the attention code
   // objects, simulator/kernels_test.cpp).
   asm volatile("v_cmp_o_f32_e32 vcc, %1, %1\n\ts_mov_b64 %0, vcc" : "=s"(m5) : "v"(b[t]) : "vcc");
-  asm volatile("v_cmp_eq_u32_e64 %0, %1, %2" : "=s"(m6) : "v"(b[t]), "v"(c[t] & 3u ? c[t] : b[t]));
+  asm volatile("v_cmp_eq_u32_e64 %0, %1, %2\n\ts_nop 1" : "=s"(m6) : "v"(b[t]), "v"(c[t] & 3u ? c[t] : b[t]));
   o[4 * t] = (uint32_t)us[t * 2 + 1] * 5u;
   o[4 * t + 1] = (uint32_t)(((m1 >> t) & 1) | (((m2 >> t) & 1) << 1));
   o[4 * t + 2] = (uint32_t)((m3 >> t) & 1);
@@ -437,8 +440,8 @@ K1(cvt_i16_f16, "v_cvt_i16_f16_e32 %0, %1")
 extern "C" __global__ void cmp_f16(ARGS) {
   int t = threadIdx.x;
   uint64_t lt, cls;
-  asm volatile("v_cmp_lt_f16_e64 %0, %1, %2" : "=s"(lt) : "v"(a[t]), "v"(b[t]));
-  asm volatile("v_cmp_class_f16_e64 %0, %1, %2" : "=s"(cls) : "v"(a[t]), "v"(c[t]));
+  asm volatile("v_cmp_lt_f16_e64 %0, %1, %2\n\ts_nop 1" : "=s"(lt) : "v"(a[t]), "v"(b[t]));
+  asm volatile("v_cmp_class_f16_e64 %0, %1, %2\n\ts_nop 1" : "=s"(cls) : "v"(a[t]), "v"(c[t]));
   o[t] = (uint32_t)((lt >> t) & 1) | ((uint32_t)((cls >> t) & 1) << 1);
 }
 
@@ -501,7 +504,7 @@ extern "C" __global__ void buffer_ops(const uint32_t* src, uint32_t* dst, uint32
   // LDS-direct: lane l's dword lands at LDS M0 + 16 + 4l.
   typedef __attribute__((address_space(3))) uint32_t lds_u32;
   uint32_t lds_base = static_cast<uint32_t>(reinterpret_cast<uintptr_t>((lds_u32*)lds));
-  asm volatile("s_mov_b32 m0, %0\n\tbuffer_load_dword %1, %2, 0 offen offset:16 lds\n\ts_waitcnt vmcnt(0)"
+  asm volatile("s_mov_b32 m0, %0\n\ts_nop 0\n\tbuffer_load_dword %1, %2, 0 offen offset:16 lds\n\ts_waitcnt vmcnt(0)"
                : : "s"(lds_base), "v"(off4), "s"(rs) : "memory");
   __syncthreads();
   o[8 * t + 0] = r0;

@@ -120,8 +120,10 @@ D3(pk_fma_f32, "v_pk_fma_f32 %0, %1, %2, %3")
 // only bits 3:2 (the fp64/fp16 round field) with 1; o[2] = MODE[3:2] read as a 2-bit field.
 extern "C" __global__ void mode_roundtrip(ARGS) {
   uint32_t r0, r1, r2;
-  asm volatile(SETMODE "s_getreg_b32 %0, hwreg(HW_REG_MODE, 0, 8)\n\t"
-               "s_setreg_imm32_b32 hwreg(HW_REG_MODE, 2, 2), 1\n\t"
+  // s_nop 1: s_getreg after s_setreg of the same register needs 2 wait states (hazard rule
+  // setreg-getreg, simulator/README.md).
+  asm volatile(SETMODE "s_nop 1\n\ts_getreg_b32 %0, hwreg(HW_REG_MODE, 0, 8)\n\t"
+               "s_setreg_imm32_b32 hwreg(HW_REG_MODE, 2, 2), 1\n\ts_nop 1\n\t"
                "s_getreg_b32 %1, hwreg(HW_REG_MODE, 0, 8)\n\t"
                "s_getreg_b32 %2, hwreg(HW_REG_MODE, 2, 2)"
                : "=&s"(r0), "=&s"(r1), "=&s"(r2) : [m] "s"(mode));
