@@ -24,7 +24,7 @@
 #include "numerics/bf16.hpp"
 #include "reference/compare.hpp"
 #include "reference/inputs.hpp"
-#include "simulator/code_object.hpp"
+#include "tools/code_object_mode.hpp"
 #include "simulator/simulator_executor.hpp"
 
 namespace cdna::tools {
@@ -281,10 +281,9 @@ MutantsResult run_mutants(const MutantsOptions& options, device::Executor& execu
   };
   std::vector<Kernel> kernels;
   auto load = [&](std::string name, std::string mistake, bool control, const std::filesystem::path& path) {
-    std::vector<std::byte> code = device::read_file(path, "code object");
-    const auto loaded = simulator::CodeObject::load(code, path.string());
-    for (const char* kernel : device::kAttentionKernels) loaded.kernel(kernel);
-    kernels.push_back({std::move(name), std::move(mistake), control, std::move(code)});
+    // Every mutant is built RTNE and records it (device/CMakeLists.txt): another mode is refused.
+    AttentionCodeObject code = load_attention_code_object(path, kMode, device::kAttentionKernels);
+    kernels.push_back({std::move(name), std::move(mistake), control, std::move(code.bytes)});
   };
   if (options.control) {
     load("control", "none: the correct kernel (RTNE)", true, device::attention_code_object(kMode, options.code_object_dir));
