@@ -189,6 +189,8 @@ int run_one_command(const RunArgs& a) {
     throw CLI::ValidationError("--shape", "Hkv and D must be >= 1");
   }
   p.scale = a.scale.value_or(static_cast<float>(1.0 / std::sqrt(static_cast<double>(p.shape.head_dim))));
+  reference::fill_randn(p, a.seed);
+  reference::validate(p);
   if (auto why = device::attention_unsupported_reason(p)) throw std::invalid_argument(*why);
 
   const std::filesystem::path path = a.code_object.empty() ? device::attention_code_object(*mode)
@@ -197,8 +199,6 @@ int run_one_command(const RunArgs& a) {
   const tools::AttentionCodeObject code = tools::load_attention_code_object(path, *mode, kernel);
   if (!code.mode_recorded)
     std::cerr << "cdna-verify: note: " << tools::unchecked_mode_notice(path.string(), numerics::to_string(*mode)) << "\n";
-  reference::fill_randn(p, a.seed);
-  reference::validate(p);
   ChosenExecutor chosen = choose_executor(a.executor);
   std::string settings_text;
   for (const auto& [k, v] : apply_sim_settings(chosen, a.sim)) settings_text += " " + k + "=" + v;
