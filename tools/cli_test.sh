@@ -107,6 +107,10 @@ expect_run run-sk-zero 0 "^pass: 256 O elements and 4 LSE values judged \(256 as
   run --executor simulator --shape 1,4,0,1,1,64
 expect_run run-seed-zero 0 "^pass: 256 O elements and 4 LSE values judged \(0 as exact facts\)$" "" -- \
   "${run[@]}" --seed 0 --scale 0.5 --schedule random --schedule-seed 3 --envelope-seed 0
+# A failing verdict says what it judged too: Sq·Hq·D = 17·1·64 O elements, 17 LSE values.
+expect_run run-fail 1 "^FAIL: .*; 1088 O elements and 17 LSE values judged \(0 as exact facts\)$" "" -- \
+  run --executor simulator --shape 1,17,20,1,1,64 --mask causal \
+  --code-object "$(dirname "$good")/attention_fwd_mutant_topleft.hsaco"
 expect_run run-mode-rtz 0 "^pass: " "" -- "${run[@]}" --mode rtz
 expect_run run-mode-unrecorded 0 "^pass: " \
   "note: code object '$tmp/nomode.hsaco' records no bf16 rounding mode .*: RTZ is the user's declaration and is not checked" \

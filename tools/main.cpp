@@ -210,9 +210,8 @@ int run_one_command(const RunArgs& a) {
             << "max |err| O " << c.max_abs_err_o << " (" << c.max_ulp_err_o << " bf16 ULP, "
             << c.max_err_to_bound_o << " of bound), max |err| LSE " << c.max_abs_err_lse << " ("
             << c.max_err_to_bound_lse << " of bound)\n"
-            << (c.pass() ? "pass: " : "FAIL: " + c.first_failure + " (") << c.o_judged << " O elements and "
-            << c.lse_judged << " LSE values judged (" << c.o_exact_facts << " as exact facts)"
-            << (c.pass() ? "" : ")") << "\n";
+            << (c.pass() ? "pass: " : "FAIL: " + c.first_failure + "; ") << c.o_judged << " O elements and "
+            << c.lse_judged << " LSE values judged (" << c.o_exact_facts << " as exact facts)\n";
   return c.pass() ? 0 : 1;
 }
 
