@@ -172,10 +172,10 @@ int run_one_command(const RunArgs& a) {
     if (x < 0) throw CLI::ValidationError("--shape", "extents must be >= 0");
   // O is [B, Sq, Hq, D] and LSE [B, Hq, Sq]: with B, Sq or Hq = 0 there is nothing to judge.
   // Sk = 0 is judged: every row has no visible key and must be O = +0.0, LSE = -inf.
-  const char* names[] = {"B", "Sq", nullptr, "Hq"};
-  for (int i : {0, 1, 3}) {
-    if (a.shape[static_cast<std::size_t>(i)] == 0) {
-      throw std::invalid_argument(std::string("nothing judged: ") + names[i] +
+  const std::pair<const char*, std::int64_t> extents[] = {{"B", a.shape[0]}, {"Sq", a.shape[1]}, {"Hq", a.shape[3]}};
+  for (const auto& [name, extent] : extents) {
+    if (extent == 0) {
+      throw std::invalid_argument(std::string("nothing judged: ") + name +
                                   " = 0 gives an empty output (no O element, no LSE value); B, Sq and Hq must be "
                                   ">= 1 (Sk = 0 is judged: rows without keys)");
     }
