@@ -30,6 +30,18 @@ std::vector<std::byte> read_file(const std::filesystem::path& path, std::string_
   return out;
 }
 
+numerics::Rounding decode_rounding_symbol(std::span<const std::uint8_t> bytes, std::string_view label) {
+  std::uint32_t value = 0;
+  if (bytes.size() == 4) std::memcpy(&value, bytes.data(), 4);  // little-endian host and target
+  if (bytes.size() != 4 || value > 2) {
+    throw std::runtime_error("code object '" + std::string(label) + "': symbol " + kRoundingSymbol + " is " +
+                             (bytes.size() != 4 ? std::to_string(bytes.size()) + " bytes"
+                                                : "the value " + std::to_string(value)) +
+                             "; expected a 4-byte unsigned 0 (RTNE), 1 (RTNA) or 2 (RTZ)");
+  }
+  return static_cast<numerics::Rounding>(value);
+}
+
 std::optional<std::string> attention_unsupported_reason(const reference::AttentionProblem& problem) {
   return attention_unsupported_reason(problem.shape, problem.mask);
 }

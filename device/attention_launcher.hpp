@@ -24,6 +24,20 @@ std::filesystem::path attention_code_object(numerics::Rounding mode,
 // The kernels each attention code object holds, one per supported head dim D.
 inline constexpr const char* kAttentionKernels[] = {"attn_fwd_d64", "attn_fwd_d128"};
 
+// The bf16 rounding mode a code object was built for is recorded in it, so that a code object
+// declared for another mode is refused before it runs: kernels/attention_fwd.hip defines the
+// global data symbol `cdna_bf16_rounding` (4 bytes, little-endian unsigned, in .rodata) with the
+// value of CDNA_BF16_ROUNDING it was compiled with: 0 RTNE, 1 RTNA, 2 RTZ (AITER's
+// how_v3_bf16_cvt numbering, the same as numerics::Rounding). It is data only: the kernels never
+// read it, so adding it changed no instruction (.text is identical with and without it). Every
+// code object of device/CMakeLists.txt carries it (the mutants carry RTNE); a code object built
+// elsewhere may not, and then the mode is only the user's declaration.
+inline constexpr const char* kRoundingSymbol = "cdna_bf16_rounding";
+
+// The mode recorded by the bytes of the `cdna_bf16_rounding` symbol of code object `label`.
+// Throws std::runtime_error (one line naming `label`) unless they are 4 bytes holding 0, 1 or 2.
+numerics::Rounding decode_rounding_symbol(std::span<const std::uint8_t> bytes, std::string_view label);
+
 // Reads a whole file. Throws std::runtime_error "cannot read <what> '<path>': <reason>".
 std::vector<std::byte> read_file(const std::filesystem::path& path, std::string_view what);
 

@@ -38,6 +38,23 @@ TEST(AttentionLauncher, CodeObjectPathNamesTheMode) {
   EXPECT_EQ(attention_code_object(numerics::Rounding::RTNA, "/x").string(), "/x/attention_fwd_rtna.hsaco");
 }
 
+// The recorded mode: 4 bytes little-endian, 0 RTNE, 1 RTNA, 2 RTZ; anything else is refused.
+TEST(AttentionLauncher, RoundingSymbolDecodes) {
+  EXPECT_EQ(decode_rounding_symbol(std::vector<std::uint8_t>{0, 0, 0, 0}, "k"), numerics::Rounding::RTNE);
+  EXPECT_EQ(decode_rounding_symbol(std::vector<std::uint8_t>{1, 0, 0, 0}, "k"), numerics::Rounding::RTNA);
+  EXPECT_EQ(decode_rounding_symbol(std::vector<std::uint8_t>{2, 0, 0, 0}, "k"), numerics::Rounding::RTZ);
+  for (const auto& bad : {std::vector<std::uint8_t>{3, 0, 0, 0}, std::vector<std::uint8_t>{0, 0, 0, 1},
+                          std::vector<std::uint8_t>{2}, std::vector<std::uint8_t>{}}) {
+    try {
+      decode_rounding_symbol(bad, "k.hsaco");
+      FAIL() << "accepted " << bad.size() << " bytes";
+    } catch (const std::runtime_error& e) {
+      EXPECT_NE(std::string(e.what()).find("code object 'k.hsaco': symbol cdna_bf16_rounding is"), std::string::npos)
+          << e.what();
+    }
+  }
+}
+
 TEST(AttentionLauncher, MissingFileIsAOneLineError) {
   try {
     read_file("/nonexistent/dir/k.hsaco", "code object");

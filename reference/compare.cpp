@@ -77,6 +77,7 @@ AttentionComparison compare_attention(const AttentionProblem& problem, const Att
         // Exact semantic fact: a row with no visible key is O = +0.0, LSE = -inf.
         if (lse_exact == -kInf) {
           c.o_judged += D;
+          c.o_exact_facts += D;
           ++c.lse_judged;
           bool ok = lse_got == -kInf;
           for (std::int64_t d = 0; d < D; ++d) ok = ok && o[static_cast<std::size_t>(o_row + d)] == 0;
@@ -91,6 +92,7 @@ AttentionComparison compare_attention(const AttentionProblem& problem, const Att
           const double o_exact = exact.o[static_cast<std::size_t>(o_row + d)];
           const double o_got = bf16_value(o[static_cast<std::size_t>(o_row + d)]);
           ++c.o_judged;
+          if (!std::isfinite(o_exact)) ++c.o_exact_facts;
           if (std::isnan(o_exact)) {
             if (!std::isnan(o_got)) {
               ++c.semantic_violations;

@@ -36,6 +36,9 @@ struct AttentionComparison {
   // LSE values. A verdict over nothing (an empty output) is not a pass (docs/pass-rule.md).
   std::int64_t o_judged = 0;
   std::int64_t lse_judged = 0;
+  // Of o_judged, the elements judged by an exact fact of the definition instead of a bound (a
+  // row with no visible key: +0.0; a NaN or infinite exact value).
+  std::int64_t o_exact_facts = 0;
   std::string first_failure;       // one line on the first violation, or "nothing judged: ...", empty if pass
   bool judged() const { return o_judged + lse_judged > 0; }
   bool violations() const {

@@ -173,6 +173,20 @@ const CodeSection* CodeObject::section_at(std::uint64_t address) const {
   return nullptr;
 }
 
+std::optional<std::vector<std::uint8_t>> CodeObject::object_bytes(std::string_view name) const {
+  auto it = objects_.find(name);
+  if (it == objects_.end()) return std::nullopt;
+  const auto [address, size] = it->second;
+  for (const auto& s : code_) {
+    if (s.executable || address < s.address || address - s.address >= s.bytes.size()) continue;
+    if (size > s.bytes.size() - (address - s.address)) break;
+    const auto first = s.bytes.begin() + static_cast<std::ptrdiff_t>(address - s.address);
+    return std::vector<std::uint8_t>(first, first + static_cast<std::ptrdiff_t>(size));
+  }
+  fail(label_, "data symbol '" + std::string(name) + "' (" + std::to_string(size) + " bytes at " + hex(address) +
+                   ") is not inside one loaded data section; expected it in .rodata");
+}
+
 CodeObject CodeObject::load(std::span<const std::byte> bytes, std::string label) {
   CodeObject co;
   co.label_ = std::move(label);
@@ -287,6 +301,7 @@ CodeObject CodeObject::load(std::span<const std::byte> bytes, std::string label)
         continue;
       }
       symbols.emplace(name->str(), *addr);
+      if (sym.getELFType() == llvm::ELF::STT_OBJECT) co.objects_.emplace(name->str(), ObjectSymbol{*addr, sym.getSize()});
     }
   };
   add_symbols(elf->symbols());

@@ -8,6 +8,8 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <map>
+#include <optional>
 #include <span>
 #include <string>
 #include <string_view>
@@ -137,12 +139,20 @@ class CodeObject {
   // Every allocated section (code and data), as loaded at its virtual address.
   const std::vector<CodeSection>& sections() const { return code_; }
   std::uint32_t e_flags() const { return e_flags_; }
+  // The bytes of the data object `name` (an ELF symbol of type OBJECT, st_size bytes at its
+  // address in an allocated non-executable section), or nullopt if the code object defines no
+  // such symbol. Throws std::runtime_error (one line) if the symbol lies outside its section.
+  std::optional<std::vector<std::uint8_t>> object_bytes(std::string_view name) const;
 
  private:
   std::string label_;
   std::uint32_t e_flags_ = 0;
   std::vector<KernelInfo> kernels_;
   std::vector<CodeSection> code_;
+  struct ObjectSymbol {
+    std::uint64_t address = 0, size = 0;
+  };
+  std::map<std::string, ObjectSymbol, std::less<>> objects_;  // OBJECT symbols by name
 };
 
 }  // namespace cdna::simulator

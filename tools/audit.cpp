@@ -12,7 +12,7 @@
 #include <sstream>
 
 #include "device/attention_launcher.hpp"
-#include "simulator/code_object.hpp"
+#include "tools/code_object_mode.hpp"
 #include "tools/plots.hpp"
 #include "tools/report_html.hpp"
 #include "tools/rounding_audit.hpp"
@@ -63,10 +63,57 @@ std::string_view to_string(Verdict v) {
   return "?";
 }
 
+std::string_view to_string(AuditOutcome o) {
+  switch (o) {
+    case AuditOutcome::Pass: return "pass";
+    case AuditOutcome::Fail: return "fail";
+    case AuditOutcome::NothingJudged: return "nothing_judged";
+  }
+  return "?";
+}
+
 int AuditResult::count(Verdict v) const {
   int n = 0;
   for (const auto& r : rows) n += r.verdict == v;
   return n;
+}
+
+AuditCounts AuditResult::counts() const {
+  AuditCounts c;
+  for (const auto& r : rows) {
+    c.cases_passed += r.verdict == Verdict::Pass;
+    c.cases_failed += r.verdict == Verdict::Fail;
+    c.cases_rejected += r.verdict == Verdict::Rejected;
+    if (!r.compared) continue;
+    c.cases_judged += r.comparison.judged();
+    c.o_judged += r.comparison.o_judged;
+    c.lse_judged += r.comparison.lse_judged;
+  }
+  return c;
+}
+
+AuditOutcome AuditResult::outcome() const {
+  const AuditCounts c = counts();
+  if (c.cases_failed > 0) return AuditOutcome::Fail;
+  return c.cases_judged > 0 ? AuditOutcome::Pass : AuditOutcome::NothingJudged;
+}
+
+std::string AuditResult::nothing_judged_reason() const {
+  if (outcome() != AuditOutcome::NothingJudged) return "";
+  if (rows.empty()) return "nothing judged: no case matched";
+  const AuditCounts c = counts();
+  return "nothing judged: no kernel output was judged; of " + std::to_string(rows.size()) + " matched case(s), " +
+         std::to_string(c.cases_rejected) + " rejected (outside the kernel's features) and " +
+         std::to_string(c.cases_passed) + " only checked that the kernel refuses them";
+}
+
+std::string outcome_line(const AuditResult& result) {
+  const AuditCounts c = result.counts();
+  const AuditOutcome o = result.outcome();
+  std::string line = o == AuditOutcome::Pass ? "PASS" : o == AuditOutcome::Fail ? "FAIL" : "NOTHING JUDGED";
+  return line + ": " + std::to_string(c.cases_judged) + " case(s) judged (" + std::to_string(c.o_judged) +
+         " O elements, " + std::to_string(c.lse_judged) + " LSE values), " + std::to_string(c.cases_failed) +
+         " failed, " + std::to_string(c.cases_rejected) + " rejected";
 }
 
 AuditResult run_audit(const AuditOptions& options, device::Executor& executor,
@@ -90,10 +137,11 @@ AuditResult run_audit(const AuditOptions& options, device::Executor& executor,
   for (numerics::Rounding mode : options.modes) {
     auto it = options.code_objects.find(mode);
     const auto path = it != options.code_objects.end() ? it->second : device::attention_code_object(mode);
-    code[mode] = device::read_file(path, "code object");
-    // A bad code object is bad input, not a failing case: stop here with its one-line error.
-    const auto loaded = simulator::CodeObject::load(code[mode], path.string());
-    for (const char* kernel : device::kAttentionKernels) loaded.kernel(kernel);
+    // A bad code object, or one built for another mode, is bad input, not a failing case: stop
+    // here with its one-line error.
+    AttentionCodeObject loaded = load_attention_code_object(path, mode, device::kAttentionKernels);
+    result.code_objects.push_back({std::string(numerics::to_string(mode)), path.string(), loaded.mode_recorded});
+    code[mode] = std::move(loaded.bytes);
   }
 
   const std::size_t total = cases.size() * options.modes.size();
@@ -203,7 +251,8 @@ std::string summary_table(const AuditResult& result) {
   }
   o << result.count(Verdict::Pass) << " passed, " << result.count(Verdict::Fail) << " failed, "
     << result.count(Verdict::Rejected) << " rejected (not run: outside the kernel's features) in "
-    << fmt(result.seconds, 3) << " s on " << result.executor << settings_text(result) << "\n";
+    << fmt(result.seconds, 3) << " s on " << result.executor << settings_text(result) << "\n"
+    << outcome_line(result) << "\n";
   return o.str();
 }
 
@@ -224,6 +273,21 @@ void write_reports(const AuditResult& result, const std::filesystem::path& dir) 
   j["passed"] = result.count(Verdict::Pass);
   j["failed"] = result.count(Verdict::Fail);
   j["rejected"] = result.count(Verdict::Rejected);
+  // The audit's outcome and what it rests on (docs/pass-rule.md, "Outcome").
+  const AuditCounts counts = result.counts();
+  j["outcome"] = to_string(result.outcome());
+  j["counts"] = {{"cases_judged", counts.cases_judged},     {"cases_passed", counts.cases_passed},
+                 {"cases_failed", counts.cases_failed},     {"cases_rejected", counts.cases_rejected},
+                 {"o_elements_judged", counts.o_judged}, {"lse_values_judged", counts.lse_judged}};
+  if (result.outcome() == AuditOutcome::NothingJudged) j["nothing_judged_reason"] = result.nothing_judged_reason();
+  auto& code_objects = j["code_objects"] = nlohmann::json::array();
+  for (const auto& c : result.code_objects) {
+    code_objects.push_back({{"rounding", c.mode},
+                            {"path", c.path},
+                            {"mode_recorded", c.mode_recorded},
+                            {"mode_source", c.mode_recorded ? "recorded in the code object (cdna_bf16_rounding)"
+                                                            : "the user's declaration, not checked"}});
+  }
   auto& rows = j["cases"] = nlohmann::json::array();
   for (const auto& r : result.rows) {
     nlohmann::json row = {{"id", r.id},
@@ -238,7 +302,12 @@ void write_reports(const AuditResult& result, const std::filesystem::path& dir) 
                           {"note", r.note},
                           {"kernel_seconds", r.kernel_seconds},
                           {"oracle_seconds", r.oracle_seconds},
-                          {"wave_instructions", r.wave_instructions}};
+                          {"wave_instructions", r.wave_instructions},
+                          // What was judged (0 for a case not run): O elements, of them by an
+                          // exact fact, and LSE values.
+                          {"o_judged", r.comparison.o_judged},
+                          {"o_exact_facts", r.comparison.o_exact_facts},
+                          {"lse_judged", r.comparison.lse_judged}};
     if (r.compared) {
       const auto& c = r.comparison;
       // JSON has no inf: an unbounded ratio (bound = inf) is 0 here since err/inf = 0.
@@ -273,13 +342,20 @@ void write_reports(const AuditResult& result, const std::filesystem::path& dir) 
   if (result.mutation) {
     j["mutation_testing"] = mutants_json(*result.mutation);
   } else {
-    j["mutation_testing"] = nullptr;  // skipped (--no-mutants)
+    j["mutation_testing"] = nullptr;  // skipped: mutation_not_run says why
+    j["mutation_not_run"] = result.mutation_not_run;
   }
   write_atomically(dir / "report.json", j.dump(2) + "\n");
 
   std::ostringstream md;
-  md << "# cdna-verify audit\n\n"
-     << "Executor: `" << result.executor << "`" << settings_text(result)
+  md << "# cdna-verify audit\n\n**" << outcome_line(result) << "**";
+  if (result.outcome() == AuditOutcome::NothingJudged) md << " (" << result.nothing_judged_reason() << ")";
+  md << "\n\n";
+  for (const auto& c : result.code_objects) {
+    if (!c.mode_recorded)
+      md << unchecked_mode_notice(c.path, c.mode) << ".\n\n";
+  }
+  md << "Executor: `" << result.executor << "`" << settings_text(result)
      << ". Pass rule: docs/pass-rule.md (certified bound of docs/error-analysis.md, rel-RMS ≤ 2 × floor). "
      << result.count(Verdict::Pass) << " passed, " << result.count(Verdict::Fail) << " failed, "
      << result.count(Verdict::Rejected) << " rejected, " << fmt(result.seconds, 3) << " s.\n\n"
@@ -306,7 +382,7 @@ void write_reports(const AuditResult& result, const std::filesystem::path& dir) 
        << m.mutants() << " killed by our verdict. ";
     md << kill_matrix_markdown(m);
   } else {
-    md << "Not run (--no-mutants).\n";
+    md << "Not run (" << result.mutation_not_run << ").\n";
   }
   write_atomically(dir / "report.md", md.str());
   write_atomically(dir / "report.html", report_html(result, Gnuplot(), &std::cerr));

@@ -23,6 +23,12 @@ namespace cdna::tools {
 enum class Verdict { Pass, Fail, Rejected };
 std::string_view to_string(Verdict v);
 
+// The outcome of a whole audit (docs/pass-rule.md, "Outcome"): Fail if any case failed; else
+// NothingJudged if no kernel output was judged (no case matched, or every matched case was
+// rejected or only checked for refusal, C13); else Pass.
+enum class AuditOutcome { Pass, Fail, NothingJudged };
+std::string_view to_string(AuditOutcome o);  // "pass", "fail", "nothing_judged"
+
 struct AuditOptions {
   std::vector<numerics::Rounding> modes{std::begin(numerics::kAllRoundings), std::end(numerics::kAllRoundings)};
   std::string case_filter;  // ECMAScript regex searched in case ids; empty: every case
@@ -48,8 +54,24 @@ struct CaseResult {
   std::uint64_t wave_instructions = 0;  // simulator only; 0 on hardware
 };
 
+// The code object audited for one mode, and whether it records that mode itself
+// (tools/code_object_mode.hpp); if not, the mode is the user's unchecked declaration.
+struct AuditedCodeObject {
+  std::string mode;  // "RTNE", "RTNA", "RTZ"
+  std::string path;
+  bool mode_recorded = false;
+};
+
+// What an audit judged, summed over its rows.
+struct AuditCounts {
+  int cases_judged = 0;  // rows whose kernel output was judged (at least one O element or LSE value)
+  int cases_passed = 0, cases_failed = 0, cases_rejected = 0;
+  std::int64_t o_judged = 0, lse_judged = 0;  // O elements and LSE values judged in all
+};
+
 struct AuditResult {
   std::string executor;
+  std::vector<AuditedCodeObject> code_objects;  // one per audited mode
   // Executor settings that may change results, e.g. {"schedule", "random"}, {"schedule_seed",
   // "7"}, {"transcendental_envelope_seed", "1"} for the simulator; written to the reports.
   std::vector<std::pair<std::string, std::string>> executor_settings;
@@ -57,13 +79,24 @@ struct AuditResult {
   double seconds = 0;
   // Mutation testing of the verifier run with the audit (tools/mutants.hpp); empty if skipped.
   std::optional<MutantsResult> mutation;
+  std::string mutation_not_run = "--no-mutants";  // why `mutation` is empty
   int count(Verdict v) const;
-  bool ok() const { return count(Verdict::Fail) == 0; }
+  bool ok() const { return count(Verdict::Fail) == 0; }  // no case failed (judged or not)
+  AuditCounts counts() const;
+  AuditOutcome outcome() const;
+  // One line on why nothing was judged ("no case matched", ...); empty unless NothingJudged.
+  std::string nothing_judged_reason() const;
 };
 
-// `stats` (optional) returns the wave-instructions of the executor's last run.
+// `stats` (optional) returns the wave-instructions of the executor's last run. Throws
+// std::runtime_error (one line) before running any case if a code object cannot be read or
+// parsed, lacks a kernel, or records a mode other than the one it is audited for
+// (tools/code_object_mode.hpp); and std::regex_error for a bad case_filter.
 AuditResult run_audit(const AuditOptions& options, device::Executor& executor,
                       const std::function<std::uint64_t()>& wave_instructions = {});
+
+// "PASS", "FAIL", "NOTHING JUDGED" followed by the counts, one line (tables and reports).
+std::string outcome_line(const AuditResult& result);
 
 // The end-of-run table: case, mode, executor, max |err|, max err in bf16 ULPs, LSE err, verdict.
 std::string summary_table(const AuditResult& result);

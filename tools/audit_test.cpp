@@ -78,6 +78,40 @@ TEST(Audit, UnsupportedCasesAreRejectedNotPassed) {
   EXPECT_EQ(*verdict_of(r, "C13-d111"), Verdict::Pass);
   EXPECT_TRUE(r.ok());
   EXPECT_EQ(r.count(Verdict::Rejected), 3);
+  // No kernel output was judged: not a pass (docs/pass-rule.md, "Outcome").
+  EXPECT_EQ(r.outcome(), AuditOutcome::NothingJudged);
+  EXPECT_NE(r.nothing_judged_reason().find("3 rejected"), std::string::npos) << r.nothing_judged_reason();
+}
+
+// The outcome rule: PASS needs at least one judged kernel output and no failure.
+TEST(AuditOutcome, NoCaseMatchedIsNothingJudged) {
+  AuditOptions options;
+  options.case_filter = "ZZZ";
+  simulator::SimulatorExecutor sim;
+  const AuditResult r = run_audit(options, sim);
+  EXPECT_TRUE(r.rows.empty());
+  EXPECT_EQ(r.outcome(), AuditOutcome::NothingJudged);
+  EXPECT_EQ(r.nothing_judged_reason(), "nothing judged: no case matched");
+}
+
+TEST(AuditOutcome, JudgedCaseCountsItsElements) {
+  // C03: B 1, Sq 5, Hq 4, D 64 -> 1280 O elements and 20 LSE values; rows 0-2 have no visible
+  // key (Sq 5, Sk 2, causal bottom-right), so 3 rows x 4 heads x 64 are judged as exact facts.
+  const AuditResult r = audit_rtne("^C0[35]$", kCodeObjects / "attention_fwd_rtne.hsaco");
+  ASSERT_EQ(r.rows.size(), 2u);
+  EXPECT_EQ(r.outcome(), AuditOutcome::Pass);
+  const AuditCounts c = r.counts();
+  EXPECT_EQ(c.cases_judged, 1);
+  EXPECT_EQ(c.cases_rejected, 1);
+  EXPECT_EQ(c.o_judged, 1280);
+  EXPECT_EQ(c.lse_judged, 20);
+  EXPECT_EQ(r.rows[0].comparison.o_exact_facts, 3 * 4 * 64);
+  EXPECT_EQ(outcome_line(r), "PASS: 1 case(s) judged (1280 O elements, 20 LSE values), 0 failed, 1 rejected");
+}
+
+TEST(AuditOutcome, AFailureIsFailEvenBesideNothingElse) {
+  const AuditResult r = audit_rtne("^C03$", kCodeObjects / "attention_fwd_mutant_topleft.hsaco");
+  EXPECT_EQ(r.outcome(), AuditOutcome::Fail);
 }
 
 }  // namespace

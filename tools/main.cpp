@@ -8,10 +8,11 @@
 #include <regex>
 
 #include "device/hip_executor.hpp"
-#include "simulator/code_object.hpp"
 #include "simulator/simulator_executor.hpp"
 #include "reference/inputs.hpp"
+#include "tools/cli_checks.hpp"
 #include "tools/cli_modes.hpp"
+#include "tools/code_object_mode.hpp"
 #include "tools/audit.hpp"
 #include "tools/golden_command.hpp"
 #include "tools/mutants.hpp"
@@ -61,11 +62,13 @@ void add_sim_options(CLI::App* cmd, SimSettings& s) {
                   "Simulator wave schedule: round-robin, or random (seeded interleaving; simulator/README.md)")
       ->check(CLI::IsMember({"round-robin", "random"}))
       ->capture_default_str();
-  cmd->add_option("--schedule-seed", s.schedule_seed, "Seed of --schedule random (default 0)");
+  cmd->add_option("--schedule-seed", s.schedule_seed, "Seed of --schedule random (default 0)")
+      ->check(tools::unsigned_integer());
   cmd->add_option("--envelope-seed", s.envelope_seed,
                   "Simulator transcendental envelope mode: each v_exp/log/rcp/rsq/sqrt/sin/cos_f32 result is the "
                   "round-down or round-up of the exact value (within the documented 1 ULP), chosen by this seed "
-                  "(default: correctly rounded)");
+                  "(default: correctly rounded)")
+      ->check(tools::unsigned_integer());
 }
 
 // Applies `s` to the chosen executor; returns the settings for the report. Throws when they are
@@ -114,8 +117,14 @@ int run_audit_command(const std::string& out_dir, const std::vector<std::string>
 
   tools::AuditResult result = tools::run_audit(options, *chosen.executor, wave_instructions);
   result.executor_settings = std::move(settings);
+  for (const auto& c : result.code_objects)
+    if (!c.mode_recorded) std::cerr << "cdna-verify: note: " << tools::unchecked_mode_notice(c.path, c.mode) << "\n";
   std::cout << tools::summary_table(result);
-  if (mutants) {
+  const tools::AuditOutcome outcome = result.outcome();
+  // Mutation testing judges our verifier, not the audited kernel; an audit that judged nothing
+  // is an input error, so it ends without that extra work.
+  if (outcome == tools::AuditOutcome::NothingJudged) result.mutation_not_run = "the audit judged nothing";
+  if (mutants && outcome != tools::AuditOutcome::NothingJudged) {
     // Mutation testing of the verifier itself (docs/mutation-testing.md): its kill matrix goes
     // into the reports. It judges our verdict, not the audited kernel, so it does not change the
     // exit code; a surviving mutant or a false positive is reported on stderr.
@@ -132,11 +141,13 @@ int run_audit_command(const std::string& out_dir, const std::vector<std::string>
   std::cout << "reports: " << (std::filesystem::path(out_dir) / "report.json").string() << ", "
             << (std::filesystem::path(out_dir) / "report.md").string() << ", "
             << (std::filesystem::path(out_dir) / "report.html").string() << "\n";
-  if (result.rows.empty()) {
-    std::cerr << "cdna-verify: error: no case matched\n";
-    return 1;
+  if (outcome == tools::AuditOutcome::NothingJudged) {
+    std::cerr << "cdna-verify: error: " << result.nothing_judged_reason()
+              << (result.rows.empty() ? " --cases '" + cases + "' (with --set " + set + ")" : "")
+              << "; the outcome is NOTHING JUDGED, not a pass\n";
+    return 2;
   }
-  return result.ok() ? 0 : 1;
+  return outcome == tools::AuditOutcome::Pass ? 0 : 1;
 }
 
 struct RunArgs {
@@ -150,22 +161,33 @@ struct RunArgs {
   SimSettings sim;
 };
 
-// `cdna-verify run`: one problem with seeded randn inputs, kernel vs exact oracle.
+// `cdna-verify run`: one problem with seeded randn inputs, kernel vs exact oracle. Every input
+// error, a shape whose output is empty included, throws before anything runs.
 int run_one_command(const RunArgs& a) {
   if (a.shape.size() != 6) {
     throw CLI::ValidationError("--shape", "expected 6 comma-separated integers B,Sq,Sk,Hq,Hkv,D");
   }
   const auto mode = numerics::parse_rounding(a.mode);
   if (!mode) throw CLI::ValidationError("--mode", "unknown rounding mode '" + a.mode + "'; expected rtne, rtna or rtz");
+  for (std::int64_t x : a.shape)
+    if (x < 0) throw CLI::ValidationError("--shape", "extents must be >= 0");
+  // O is [B, Sq, Hq, D] and LSE [B, Hq, Sq]: with B, Sq or Hq = 0 there is nothing to judge.
+  // Sk = 0 is judged: every row has no visible key and must be O = +0.0, LSE = -inf.
+  const std::pair<const char*, std::int64_t> extents[] = {{"B", a.shape[0]}, {"Sq", a.shape[1]}, {"Hq", a.shape[3]}};
+  for (const auto& [name, extent] : extents) {
+    if (extent == 0) {
+      throw std::invalid_argument(std::string("nothing judged: ") + name +
+                                  " = 0 gives an empty output (no O element, no LSE value); B, Sq and Hq must be "
+                                  ">= 1 (Sk = 0 is judged: rows without keys)");
+    }
+  }
   reference::AttentionProblem p;
   p.shape = {a.shape[0], a.shape[1], a.shape[2], a.shape[3], a.shape[4], a.shape[5]};
   p.mask = a.mask == "none"     ? reference::Mask::None
            : a.mask == "causal" ? reference::Mask::CausalBottomRight
                                 : reference::Mask::CausalTopLeft;
-  for (std::int64_t x : a.shape)
-    if (x < 0) throw CLI::ValidationError("--shape", "extents must be >= 0");
-  if (p.shape.head_dim < 1 || p.shape.heads_kv < 1 || p.shape.heads_q < 1) {
-    throw CLI::ValidationError("--shape", "Hq, Hkv and D must be >= 1");
+  if (p.shape.head_dim < 1 || p.shape.heads_kv < 1) {
+    throw CLI::ValidationError("--shape", "Hkv and D must be >= 1");
   }
   p.scale = a.scale.value_or(static_cast<float>(1.0 / std::sqrt(static_cast<double>(p.shape.head_dim))));
   reference::fill_randn(p, a.seed);
@@ -174,13 +196,14 @@ int run_one_command(const RunArgs& a) {
 
   const std::filesystem::path path = a.code_object.empty() ? device::attention_code_object(*mode)
                                                                   : std::filesystem::path(a.code_object);
-  const std::vector<std::byte> code = device::read_file(path, "code object");
-  simulator::CodeObject::load(code, path.string()).kernel(p.shape.head_dim == 64 ? device::kAttentionKernels[0]
-                                                                                : device::kAttentionKernels[1]);
+  const char* kernel[] = {p.shape.head_dim == 64 ? device::kAttentionKernels[0] : device::kAttentionKernels[1]};
+  const tools::AttentionCodeObject code = tools::load_attention_code_object(path, *mode, kernel);
+  if (!code.mode_recorded)
+    std::cerr << "cdna-verify: note: " << tools::unchecked_mode_notice(path.string(), numerics::to_string(*mode)) << "\n";
   ChosenExecutor chosen = choose_executor(a.executor);
   std::string settings_text;
   for (const auto& [k, v] : apply_sim_settings(chosen, a.sim)) settings_text += " " + k + "=" + v;
-  const device::AttentionOutput out = device::run_attention(*chosen.executor, code, p);
+  const device::AttentionOutput out = device::run_attention(*chosen.executor, code.bytes, p);
   const reference::AttentionResult exact = reference::attention_forward_exact(p);
   const reference::AttentionComparison c = reference::compare_attention(p, exact, out.o, out.lse, *mode);
   std::cout << "executor " << chosen.executor->name() << settings_text << ", code object " << path.string() << ", "
@@ -188,7 +211,8 @@ int run_one_command(const RunArgs& a) {
             << "max |err| O " << c.max_abs_err_o << " (" << c.max_ulp_err_o << " bf16 ULP, "
             << c.max_err_to_bound_o << " of bound), max |err| LSE " << c.max_abs_err_lse << " ("
             << c.max_err_to_bound_lse << " of bound)\n"
-            << (c.pass() ? "pass" : "FAIL: " + c.first_failure) << "\n";
+            << (c.pass() ? "pass: " : "FAIL: " + c.first_failure + "; ") << c.o_judged << " O elements and "
+            << c.lse_judged << " LSE values judged (" << c.o_exact_facts << " as exact facts)\n";
   return c.pass() ? 0 : 1;
 }
 
@@ -207,8 +231,9 @@ int main(int argc, char** argv) {
       "audit",
       "Run the default matrix and the handed cases C01-C14 on the available executor (a gfx942 device "
       "through the HIP runtime, else the CDNA3 simulator), compare O and LSE with the exact MPFR oracle "
-      "(docs/pass-rule.md), print a table and the kill matrix of the mutation testing (docs/mutation-testing.md), write report.json, report.md and report.html. Exit 0 if every case that "
-      "ran passed, 1 if any failed, 2 on bad input.");
+      "(docs/pass-rule.md), print a table and the kill matrix of the mutation testing (docs/mutation-testing.md), write report.json, report.md and report.html. Exit 0 "
+      "(outcome PASS) if at least one kernel output was judged and no case failed, 1 (FAIL) if a case failed, 2 on "
+      "bad input or when nothing was judged (NOTHING JUDGED: no case matched, or every matched case was rejected).");
   std::string out_dir = "report";
   std::vector<std::string> modes{"rtne", "rtna", "rtz"};
   std::string cases, set = "all", executor = "auto";
@@ -227,7 +252,9 @@ int main(int argc, char** argv) {
       ->check(CLI::IsMember({"auto", "simulator", "hip"}))
       ->capture_default_str();
   audit->add_option("--code-object", code_objects,
-                    "MODE=PATH: audit this code object for MODE instead of the built one (repeatable)");
+                    "MODE=PATH: audit this code object for MODE instead of the built one (repeatable). A code object "
+                    "that records another mode (symbol cdna_bf16_rounding) is refused; one that records none is audited "
+                    "as MODE, and the report says MODE was not checked");
   audit->add_flag("--quiet", quiet, "No progress lines");
   audit->add_flag("--no-mutants", no_mutants,
                   "Skip the mutation testing of the verifier (kill matrix in the reports; about 10 s on the simulator)");
@@ -238,16 +265,22 @@ int main(int argc, char** argv) {
   auto* run = app.add_subcommand(
       "run",
       "Run one attention problem with seeded randn inputs on the available executor and compare it with "
-      "the exact oracle. Exit 0 on pass, 1 on fail, 2 on bad input (e.g. a shape the kernel does not support).");
+      "the exact oracle; prints how many O elements and LSE values were judged. Exit 0 on pass, 1 on fail, 2 on "
+      "bad input (e.g. a shape the kernel does not support, a non-finite scale, a code object built for another "
+      "--mode) or when nothing would be judged (B, Sq or Hq = 0).");
   run->add_option("--shape", run_args.shape, "B,Sq,Sk,Hq,Hkv,D")->delimiter(',')->required();
   run->add_option("--mask", run_args.mask, "none, causal (bottom-right), causal-top-left")
       ->check(CLI::IsMember({"none", "causal", "causal-top-left"}))
       ->capture_default_str();
   run->add_option("--mode", run_args.mode, "bf16 rounding mode of the kernel: rtne, rtna, rtz")->capture_default_str();
-  run->add_option("--scale", run_args.scale, "Score scale (default 1/sqrt(D))");
+  run->add_option("--scale", run_args.scale, "Score scale, a finite fp32 value (default 1/sqrt(D))")
+      ->check(tools::finite_fp32());
   run->add_option("--seed", run_args.seed, "Seed of the randn inputs (Q: seed, K: seed+1, V: seed+2)")
+      ->check(tools::unsigned_integer())
       ->capture_default_str();
-  run->add_option("--code-object", run_args.code_object, "Code object to run (default: the built one for --mode)");
+  run->add_option("--code-object", run_args.code_object,
+                  "Code object to run (default: the built one for --mode); refused if it records a mode other than "
+                  "--mode, run as --mode with a note if it records none");
   run->add_option("--executor", run_args.executor, "auto, simulator, hip")
       ->check(CLI::IsMember({"auto", "simulator", "hip"}))
       ->capture_default_str();

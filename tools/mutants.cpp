@@ -26,7 +26,7 @@
 #include "reference/compare.hpp"
 #include "reference/flush_cases.hpp"
 #include "reference/inputs.hpp"
-#include "simulator/code_object.hpp"
+#include "tools/code_object_mode.hpp"
 #include "simulator/simulator_executor.hpp"
 #include "tools/rounding_cases.hpp"
 
@@ -309,30 +309,31 @@ MutantsResult run_mutants(const MutantsOptions& options, device::Executor& execu
     std::vector<std::byte> code;
   };
   std::vector<Kernel> kernels;
-  auto load = [&](std::string name, std::string mistake, bool control, numerics::Rounding declared,
-                  const std::filesystem::path& path) {
-    std::vector<std::byte> code = device::read_file(path, "code object");
-    const auto loaded = simulator::CodeObject::load(code, path.string());
-    for (const char* kernel : device::kAttentionKernels) loaded.kernel(kernel);
-    kernels.push_back({std::move(name), std::move(mistake), control, declared, std::move(code)});
+  // `built`: the mode the code object must record (device/CMakeLists.txt: the mutants are built
+  // RTNE); `declared`: the mode the verdict assumes, another one for a mode swap on purpose.
+  auto load = [&](std::string name, std::string mistake, bool control, numerics::Rounding built,
+                  numerics::Rounding declared, const std::filesystem::path& path) {
+    AttentionCodeObject code = load_attention_code_object(path, built, device::kAttentionKernels);
+    kernels.push_back({std::move(name), std::move(mistake), control, declared, std::move(code.bytes)});
   };
   if (options.control) {
     for (numerics::Rounding mode : numerics::kAllRoundings) {
       std::string lower(numerics::to_string(mode));
       for (char& ch : lower) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
       load(mode == kMode ? "control" : "control_" + lower,
-           "none: the correct kernel (" + std::string(numerics::to_string(mode)) + ")", true, mode,
+           "none: the correct kernel (" + std::string(numerics::to_string(mode)) + ")", true, mode, mode,
            device::attention_code_object(mode, options.code_object_dir));
     }
   }
   const std::regex re(options.filter.empty() ? std::string(".*") : options.filter);
   for (const MutantInfo& m : attention_mutants()) {
     if (!std::regex_search(m.name, re)) continue;
-    load(m.name, m.mistake, false, kMode, mutant_code_object(m.name, options.code_object_dir));
+    load(m.name, m.mistake, false, kMode, kMode, mutant_code_object(m.name, options.code_object_dir));
   }
   for (const ModeSwap& m : mode_swaps()) {
     if (!std::regex_search(m.name, re)) continue;
-    load(m.name, m.mistake, false, m.declared, device::attention_code_object(m.built, options.code_object_dir));
+    load(m.name, m.mistake, false, m.built, m.declared,
+         device::attention_code_object(m.built, options.code_object_dir));
   }
 
   // Per case: the exact oracle once, and the peer suites' references once per declared mode.

@@ -8,6 +8,7 @@
 #include <sstream>
 #include <vector>
 
+#include "tools/code_object_mode.hpp"
 #include "tools/rounding_audit.hpp"
 
 namespace cdna::tools {
@@ -176,11 +177,21 @@ tr:nth-child(even) td{background:#fafafa}
 .pass{color:#1b7a34;font-weight:bold}.fail{color:#b00020;font-weight:bold}.rejected{color:#8a6d00}
 .summary span{display:inline-block;margin-right:1.4em}
 .badge{display:inline-block;padding:2px 10px;border-radius:10px;color:#fff;font-weight:bold}
-.badge.ok{background:#1b7a34}.badge.bad{background:#b00020}
+.badge.ok{background:#1b7a34}.badge.bad{background:#b00020}.badge.none{background:#6b6b6b}
 figure{margin:1em 0 2em 0}figcaption{font-size:13px;color:#555;max-width:900px}
 svg{max-width:100%;height:auto}
 .notice{background:#fff4d6;border:1px solid #e0c060;padding:6px 10px;display:inline-block}
 )";
+
+// Green PASS only for an audit that judged something and saw no failure (docs/pass-rule.md).
+std::string outcome_badge(AuditOutcome o) {
+  switch (o) {
+    case AuditOutcome::Pass: return "<span class=\"badge ok\">PASS</span>";
+    case AuditOutcome::Fail: return "<span class=\"badge bad\">FAIL</span>";
+    case AuditOutcome::NothingJudged: break;
+  }
+  return "<span class=\"badge none\">NOTHING JUDGED</span>";
+}
 
 std::string verdict_class(Verdict v) {
   return v == Verdict::Pass ? "pass" : v == Verdict::Fail ? "fail" : "rejected";
@@ -217,14 +228,21 @@ std::string report_html(const AuditResult& result, const Gnuplot& gnuplot, std::
   h << "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
     << "<title>cdna-verify audit: " << e(result.executor) << "</title>\n<style>" << kStyle << "</style>\n</head>\n<body>\n"
     << "<h1>cdna-verify audit</h1>\n<p class=\"summary\">"
-    << "<span class=\"badge " << (result.ok() ? "ok\">PASS" : "bad\">FAIL") << "</span> "
+    << outcome_badge(result.outcome()) << " "
     << "<span>Executor: <b>" << e(result.executor) << "</b></span>"
     << "<span class=\"pass\">" << result.count(Verdict::Pass) << " passed</span>"
     << "<span class=\"fail\">" << result.count(Verdict::Fail) << " failed</span>"
     << "<span class=\"rejected\">" << result.count(Verdict::Rejected)
     << " rejected</span><span>" << num(result.seconds, 3) << " s</span></p>\n"
     << "<p>Pass rule: docs/pass-rule.md (certified per-element bound of docs/error-analysis.md, and rel-RMS error "
-       "at most 2&times; the floor model's). Version " << e(CDNA_VERSION) << ".</p>\n";
+       "at most 2&times; the floor model's). Version " << e(CDNA_VERSION) << ".</p>\n"
+    << "<p id=\"outcome\">" << e(outcome_line(result));
+  if (result.outcome() == AuditOutcome::NothingJudged) h << " (" << e(result.nothing_judged_reason()) << ")";
+  h << "</p>\n";
+  for (const auto& c : result.code_objects) {
+    if (!c.mode_recorded)
+      h << "<p class=\"notice\">" << e(unchecked_mode_notice(c.path, c.mode)) << ".</p>\n";
+  }
 
   // Plots.
   std::vector<Plot> plots;
@@ -327,7 +345,7 @@ std::string mutation_section(const AuditResult& result) {
   std::ostringstream h;
   h << "<h2>Mutation testing: the kill matrix</h2>\n";
   if (!result.mutation) {
-    h << "<p>Not run (--no-mutants).</p>\n";
+    h << "<p>Not run (" << html_escape(result.mutation_not_run) << ").</p>\n";
     return h.str();
   }
   const MutantsResult& m = *result.mutation;

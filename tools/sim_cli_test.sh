@@ -65,6 +65,8 @@ expect unknown_key "unknown key" -- "$co" vector_add --args key.json "${run_args
 printf '[{"buffer": "a.bin"}, {"buffer": "b.bin"}, {"output": "c.bin", "bytes": 40}, {"i32": 1000}]' >small.json
 expect output_too_small "outside" -- "$co" vector_add --args small.json "${run_args[@]}"
 expect bad_grid "grid" -- "$co" vector_add --args good.json --grid 0 --block 256
+expect negative_grid "--grid: '-1' is not an unsigned integer" -- "$co" vector_add --args good.json --grid -1 --block 256
+expect negative_lds "--lds: '-5' is not an unsigned integer" -- "$co" vector_add --args good.json "${run_args[@]}" --lds -5
 expect no_kernel "needs CODE_OBJECT and KERNEL" -- "$co"
 
 # The good run.

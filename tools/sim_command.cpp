@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "simulator/inst_class.hpp"
+#include "tools/cli_checks.hpp"
 #include "simulator/isa.hpp"
 #include "simulator/simulator_executor.hpp"
 #include "simulator/wave.hpp"
@@ -206,9 +207,9 @@ SimCommand::SimCommand(CLI::App& app) {
   sim_->add_option("--args", args_,
                    "JSON array of the explicit arguments: {\"buffer\": F}, {\"output\": F, \"bytes\": N}, "
                    "{\"inout\": F}, {\"i32\"|\"u32\"|\"i64\"|\"u64\"|\"f32\"|\"f64\": X}, {\"bytes_hex\": \"..\"}");
-  sim_->add_option("--grid", grid_, "Workgroups X[,Y,Z]")->delimiter(',');
-  sim_->add_option("--block", block_, "Work-items per workgroup X[,Y,Z]")->delimiter(',');
-  sim_->add_option("--lds", lds_, "Dynamic LDS bytes")->capture_default_str();
+  sim_->add_option("--grid", grid_, "Workgroups X[,Y,Z]")->delimiter(',')->check(unsigned_integer());
+  sim_->add_option("--block", block_, "Work-items per workgroup X[,Y,Z]")->delimiter(',')->check(unsigned_integer());
+  sim_->add_option("--lds", lds_, "Dynamic LDS bytes")->check(unsigned_integer())->capture_default_str();
   sim_->add_flag("--list-instructions", list_, "Print the instruction mnemonics the simulator implements");
 }
 

@@ -58,6 +58,11 @@
 #error "CDNA_BF16_ROUNDING must be 0 (RTNE), 1 (RTNA) or 2 (RTZ)"
 #endif
 
+// The rounding mode this code object was built for, kept in its ELF (.rodata, a global symbol)
+// so that a host can read it without running the kernel and refuse a code object declared for
+// another mode (device/attention_launcher.hpp, code_object_rounding).
+extern "C" __device__ __attribute__((used)) const unsigned int cdna_bf16_rounding = CDNA_BF16_ROUNDING;
+
 namespace {
 
 using cdna::device::AttentionParams;
