@@ -50,6 +50,17 @@
 // B-operand layout that Oᵀ = Vᵀ·Pᵀ needs, and Oᵀ's result layout keeps row i in lane l % 16:
 // the softmax statistics of row i never leave the four lanes {i, i+16, i+32, i+48}.
 // KV is processed in blocks of 16 keys: D/16 MFMAs for Sᵀ and D/16 for Oᵀ per block.
+//
+// Non-finite inputs (docs/semantics.md §5), with the arithmetic of finite inputs unchanged:
+// - +inf scores: once the running max is +inf a +inf score gets weight 2^0 = 1 and every other
+//   score weight 0, so l counts the +inf keys: one gives O = V of that key and LSE = +inf, two
+//   or more O = NaN (§5.6). A NaN score makes p̃, l and the accumulator NaN: the row is NaN.
+// - NaN/inf in V: the P·V MFMA serves all 16 rows of a tile, and a row that gives the key weight
+//   0 (masked for it, a -inf score, a finite score beside +inf) would compute 0 · NaN = NaN. Such
+//   entries enter the MFMA as 0; when a block holds one (wave-wide test, rare path) each row
+//   adds the entries of the keys it weighs into its own `nonfin` sum, which O adds at the end
+//   (a weighed key's weight is positive, so its NaN/±inf decides the column: §5.7).
+// Keys past Sk, rows past Sq and the padding of strided layouts are never read.
 
 #include "device/asm/wrappers.hpp"
 #include "device/attention_params.h"
