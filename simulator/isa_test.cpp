@@ -555,7 +555,7 @@ TEST(SimIsa, UnsignedShortLoadsAndCompares) {
 TEST(SimIsa, CompareAndBranchForms) {
   Inputs in = float_inputs(16);
   in.a = int_inputs(17).a;
-  auto o = run("compares_and_branches", in, 256);
+  auto o = run("compares_and_branches", in, 384);
   std::uint64_t eq = 0, lg = 0, neq = 0;
   for (std::size_t l = 0; l < 64; ++l) {
     const u32 y = (in.c[l] & 3u) ? in.b[l] : ((in.a[l] & 0xffffu) | (~in.a[l] & 0xffff0000u));
@@ -567,6 +567,10 @@ TEST(SimIsa, CompareAndBranchForms) {
     neq |= std::uint64_t{!(b == c)} << l;
     EXPECT_EQ(o[4 * l], e ? 3u : 0u) << l;
     EXPECT_EQ(o[4 * l + 1], u32{ordered && b != c} | (u32{!(b == c)} << 1)) << l;
+    const u32 a16 = in.a[l] & 0xffffu, b16 = in.b[l] & 0xffffu, c16 = in.c[l] & 0xffffu;
+    const float z = F((in.c[l] & 4u) ? in.c[l] : in.b[l]);
+    EXPECT_EQ(o[256 + 2 * l], std::max(a16, b16)) << l;
+    EXPECT_EQ(o[256 + 2 * l + 1], std::max({a16, b16, c16}) | (u32{b == z} << 16)) << l;
   }
   // Both directions of each branch occur only if these hold for the inputs.
   ASSERT_NE(eq, 0u);

@@ -128,6 +128,13 @@ __device__ __forceinline__ float row_sum(float x) {
   return x + __shfl_xor(x, 32);
 }
 
+// The exponent of 2^(s - m) for a base-2 score s under the running max m (m_ref: -inf replaced
+// by 0). Once m = +inf, a +inf score gets 0 (weight 1, so l counts the +inf keys) and every
+// finite score -inf (weight 0): docs/semantics.md §5.6. For finite m the select is a no-op.
+__device__ __forceinline__ float exp2_arg(float s, float m_ref) {
+  return s == __builtin_inff() ? 0.0f : s - m_ref;
+}
+
 // True if bf16 bits `x` are NaN or ±inf (exponent all ones).
 __device__ __forceinline__ bool bf16_nonfinite(unsigned short x) { return (x & 0x7F80u) == 0x7F80u; }
 
@@ -247,9 +254,8 @@ __device__ void attention_fwd(const unsigned short* __restrict__ q, const unsign
 #else
     const float m_ref = m_new == -__builtin_inff() ? 0.0f : m_new;
 #endif
-    // +inf scores (docs/semantics.md §5.6): once m = +inf, a +inf score gets the argument 0
-    // (weight 1, so l counts the +inf keys) and every finite score -inf (weight 0); alpha = 1
-    // while m stays +inf (2^(inf - inf) would be NaN). For finite m both selects are no-ops.
+    // +inf scores (docs/semantics.md §5.6, exp2_arg): alpha = 1 while m stays +inf
+    // (2^(inf - inf) would be NaN); for finite m the select is a no-op.
 #ifdef CDNA_MUTANT_NO_RESCALE
     const float alpha = 1.0f;
 #else
@@ -264,11 +270,8 @@ __device__ void attention_fwd(const unsigned short* __restrict__ q, const unsign
     }
     float psum = 0.0f;
     shortx4 pb;
-    int weighed = 0;  // bit r: key kv0 + 4g + r has positive weight in this row (§5.7)
     for (int r = 0; r < 4; ++r) {
-      const float x = s2[r] == __builtin_inff() ? 0.0f : s2[r] - m_ref;
-      weighed |= (x > -__builtin_inff()) << r;
-      const float pr = softmax_exp2(x);
+      const float pr = softmax_exp2(exp2_arg(s2[r], m_ref));
       psum += pr;
 #ifdef CDNA_MUTANT_P_TRUNC
       pb[r] = static_cast<short>(high_half(pr));
@@ -291,15 +294,25 @@ __device__ void attention_fwd(const unsigned short* __restrict__ q, const unsign
     // say the key has no effect. NaN/inf entries therefore enter the MFMA as 0 (finite inputs
     // keep their arithmetic, docs/error-analysis.md §1), and each row adds them itself below
     // for the keys it weighs. Keys past Sk are zero, not read.
-    bool v_nonfinite = false;
+    shortx4 vf[kSteps];
+    unsigned v_exp = 0;  // the largest exponent field: 0x7F80 iff some entry is NaN/inf
     for (int c = 0; c < kSteps; ++c) {
-      shortx4 vf;
       for (int r = 0; r < 4; ++r) {
         const int j = kv0 + 4 * g + r;
         const unsigned short x = j < p.seqlen_k ? vb[j * p.v_stride_s + 16 * c + row] : 0;
-        v_nonfinite |= bf16_nonfinite(x);
-        vf[r] = static_cast<short>(bf16_nonfinite(x) ? 0 : x);
+        v_exp = max(v_exp, x & 0x7F80u);
+        vf[c][r] = static_cast<short>(x);
       }
+    }
+    const bool v_nonfinite = __builtin_amdgcn_ballot_w64(v_exp == 0x7F80u) != 0;  // wave-uniform
+    if (v_nonfinite) {
+      for (int c = 0; c < kSteps; ++c) {
+        for (int r = 0; r < 4; ++r) {
+          if (bf16_nonfinite(static_cast<unsigned short>(vf[c][r]))) vf[c][r] = 0;
+        }
+      }
+    }
+    for (int c = 0; c < kSteps; ++c) {
 #ifndef CDNA_MUTANT_ACC_NOT_RESCALED
       acc[c] *= alpha;
 #endif
@@ -307,13 +320,14 @@ __device__ void attention_fwd(const unsigned short* __restrict__ q, const unsign
       wait_valu_to_mfma(acc[c]);
       wait_valu_to_mfma(pb);
 #endif
-      mfma_f32_16x16x16_bf16_then_wait(acc[c], vf, pb);
+      mfma_f32_16x16x16_bf16_then_wait(acc[c], vf[c], pb);
     }
     // A weighed key's NaN/inf entry makes its O column NaN or ±inf whatever its weight (§5.7:
     // the exact weight is positive even where p̃ underflows to 0), so the entry itself is added,
     // not p̃ · V. Rare: a wave-uniform branch.
-    if (__builtin_amdgcn_ballot_w64(v_nonfinite) != 0) {
-      int row_weighs = weighed << (4 * g);  // bit j: key kv0 + j, gathered over the row's lanes
+    if (v_nonfinite) {
+      int row_weighs = 0;  // bit j: key kv0 + j has positive weight in this row (§5.7)
+      for (int r = 0; r < 4; ++r) row_weighs |= (exp2_arg(s2[r], m_ref) > -__builtin_inff()) << (4 * g + r);
       row_weighs |= __shfl_xor(row_weighs, 16);
       row_weighs |= __shfl_xor(row_weighs, 32);
 #pragma clang loop unroll(disable)  // rare path: keep it short (and the SGPRs few)

@@ -410,7 +410,7 @@ extern "C" __global__ void loads_and_compares(ARGS) {
 }
 
 // ---- forms of the attention kernel's non-finite paths (simulator/kernels_test.cpp): 16-bit
-// and f32 compares into VCC, s_cmp_lg_u32 with s_cbranch_scc0, s_cbranch_vccz. o[4t..4t+3]
+// and f32 compares, s_cmp_lg_u32 with s_cbranch_scc0, s_cbranch_vccz, u16 maxima. o[4t..4t+3]
 extern "C" __global__ void compares_and_branches(ARGS) {
   int t = threadIdx.x;
   // Low halves equal in about 1/4 of the lanes; the high halves differ (a u16 compare ignores them).
@@ -439,6 +439,15 @@ extern "C" __global__ void compares_and_branches(ARGS) {
   o[4 * t + 1] = (uint32_t)(((m3 >> t) & 1) | (((m4 >> t) & 1) << 1));
   o[4 * t + 2] = r1 | r1b << 8;
   o[4 * t + 3] = r2 | r3 << 8;
+  // The V exponent scan's u16 maxima and the +inf tests' VOP3 f32 compare: o[256 + 2t..].
+  const uint32_t z = (c[t] & 4u) ? c[t] : b[t];  // equal to b in about half of the lanes
+  uint32_t mx, mx3;
+  uint64_t m5;
+  asm volatile("v_max_u16_e32 %0, %1, %2" : "=v"(mx) : "v"(a[t]), "v"(b[t]));
+  asm volatile("v_max3_u16 %0, %1, %2, %3" : "=v"(mx3) : "v"(a[t]), "v"(b[t]), "v"(c[t]));
+  asm volatile("v_cmp_eq_f32_e64 %0, %1, %2" : "=s"(m5) : "v"(b[t]), "v"(z));
+  o[256 + 2 * t] = mx & 0xffffu;
+  o[256 + 2 * t + 1] = (mx3 & 0xffffu) | (uint32_t)((m5 >> t) & 1) << 16;
 }
 
 // ---- 16-bit: f16 and i16/u16 arithmetic, packed, compares, conversions
