@@ -27,10 +27,10 @@ add_custom_command(
 add_custom_target(cdna_device_libs DEPENDS ${CDNA_DEVICE_LIB_DIR}/oclc_isa_version_942.bc)
 
 # cdna_add_code_object(<target> SOURCE <file.hip> OUTPUT <file.hsaco>
-#                      [DEFINES A=1 ...] [OPT -O3] [DEPENDS headers...])
+#                      [DEFINES A=1 ...] [OPT -O3 [more clang flags]] [DEPENDS headers...])
 # Compiles one HIP source for gfx942 into one code object; <target> builds it.
 function(cdna_add_code_object target)
-  cmake_parse_arguments(K "" "SOURCE;OUTPUT;OPT" "DEFINES;DEPENDS" ${ARGN})
+  cmake_parse_arguments(K "" "SOURCE;OUTPUT" "OPT;DEFINES;DEPENDS" ${ARGN})
   if(NOT K_OPT)
     set(K_OPT -O3)
   endif()

@@ -81,7 +81,8 @@ AttentionBounds attention_bounds(const AttentionProblem& problem, const Attentio
   m.gamma3 = gamma(3, kU32);
   m.trunc_pv = kTrunc * (1 + m.g_pv) * (1 + m.u_b);
   const double exp_growth = m.exps * std::log1p(kUlp);  // ln (1 + ε_e)^T
-  const double g_down = -(m.exps * std::log1p(-kUlp) + std::log1p(-m.g_l)) / kLn2;  // §6, log2 units
+  const double exp_shrink = m.exps * std::log1p(-kUlp);  // ln (1 − ε_e)^T
+  const double g_down = -(exp_shrink + std::log1p(-m.g_l)) / kLn2;  // §8, log2 units
   const double g_dot = gamma(static_cast<double>(D), 0x1p-53);  // this file's double dot products
 
   AttentionBounds bounds;
@@ -89,9 +90,11 @@ AttentionBounds attention_bounds(const AttentionProblem& problem, const Attentio
   bounds.o_oracle.assign(exact.o.size(), kNaN);
   bounds.lse.assign(exact.lse.size(), kNaN);
   bounds.lse_oracle.assign(exact.lse.size(), kNaN);
+  bounds.o_flush.assign(exact.o.size(), 0);
 
   const std::size_t nk = static_cast<std::size_t>(Sk);
-  std::vector<double> t(nk), xs(nk), delta1(nk), prob(nk), w_rel(nk), w_trunc(nk);
+  std::vector<double> t(nk), xs(nk), delta1(nk), prob(nk), w_rel(nk), w_trunc(nk), p_flush(nk);
+  std::vector<char> zero_weight(nk);
   for (std::int64_t b = 0; b < s.batch; ++b) {
     for (std::int64_t h = 0; h < s.heads_q; ++h) {
       const std::int64_t hk = h / group;
@@ -106,9 +109,16 @@ AttentionBounds attention_bounds(const AttentionProblem& problem, const Attentio
           bounds.lse[lse_idx] = bounds.lse_oracle[lse_idx] = 0;
           continue;
         }
-        if (!std::isfinite(lse_exact)) {  // NaN or +inf scores: outside the finite analysis
-          for (std::int64_t d = 0; d < D; ++d)
-            if (!std::isnan(exact.o[o_at(d)])) bounds.o[o_at(d)] = bounds.o_oracle[o_at(d)] = kInf;
+        if (!std::isfinite(lse_exact)) {
+          // NaN or +inf scores (docs/semantics.md §5.4, §5.6): no rounding is involved. A NaN LSE
+          // row is NaN throughout (entries stay NaN: the result must be NaN). LSE = +inf with one
+          // +inf score: O = V of that key exactly and LSE = +inf exactly (bound 0; the O entries
+          // are NaN where that row is NaN: two or more +inf scores).
+          if (lse_exact == kInf) {
+            bounds.lse[lse_idx] = bounds.lse_oracle[lse_idx] = 0;
+            for (std::int64_t d = 0; d < D; ++d)
+              if (!std::isnan(exact.o[o_at(d)])) bounds.o[o_at(d)] = bounds.o_oracle[o_at(d)] = 0;
+          }
           continue;
         }
         const std::int64_t n = visible_keys(problem.mask, i, Sq, Sk);  // keys 0 .. n-1
@@ -128,6 +138,14 @@ AttentionBounds attention_bounds(const AttentionProblem& problem, const Attentio
             amag += magnitude(qv) * magnitude(kv) + kMin;
           }
           const std::size_t js = static_cast<std::size_t>(j);
+          // A −inf score weighs 0 exactly, like a masked key (docs/semantics.md §5.5): the MFMA
+          // gives −inf (an infinite product, cdna3-facts.md §4) and v_exp_f32(−inf) = +0.
+          zero_weight[js] = scale * dot == -kInf;
+          if (zero_weight[js]) {
+            t[js] = xs[js] = -kInf;
+            prob[js] = delta1[js] = 0;
+            continue;
+          }
           const double dot_abs = std::abs(dot) + g_dot * adot;  // ≥ |q·k| exactly
           // A product ≥ 2^128 or a partial sum near fp32's limit: no finite fp32 analysis.
           overflow = overflow || !(amag * 1.01 < 0x1p127) || !(c2 * amag * 1.01 < 0x1p127);
@@ -149,6 +167,10 @@ AttentionBounds attention_bounds(const AttentionProblem& problem, const Attentio
         double lambda = 0, delta_max = 0;
         for (std::int64_t j = 0; j < n; ++j) {
           const std::size_t js = static_cast<std::size_t>(j);
+          if (zero_weight[js]) {
+            w_rel[js] = w_trunc[js] = p_flush[js] = 0;
+            continue;
+          }
           const double delta = delta1[js] + 3 * kU32 * (t_max - t[js] + 2 * d1_max) + (m.exps + 4) * 0x1p-125;
           delta_max = std::max(delta_max, delta);
           // P_j·(1 + φ_j) = P_j·2^Δ_j·(1 + ε_e)^T, formed in one exp so that a key of negligible
@@ -157,8 +179,27 @@ AttentionBounds attention_bounds(const AttentionProblem& problem, const Attentio
           w_rel[js] = p_up * (1 + m.u_b) * (1 + m.g_pv) - prob[js];
           w_trunc[js] = p_up * m.trunc_pv;
           lambda += p_up * (1 + m.g_l) - prob[js];
+          // §4 flushes: a key can lose its weight to a flushed v_exp_f32 result (its own p̂ or an
+          // α on its path) only if its computed weight relative to the maximum can fall below
+          // 2^-126. That weight is ≥ 2^(t_j − t*)·2^(−Δ_j − Δ1)·(1 − ε_e)^T ≥ P_j·2^(−Δ_j − Δ1)·(1 − ε_e)^T
+          // (P_j ≤ 2^(t_j − t*)); keys above it with margin (2^-125) are never flushed.
+          p_flush[js] = xs[js] - (delta + d1_max) * kLn2 + exp_shrink < -125 * kLn2 ? p_up : 0;
         }
+        double flushable = 0;
+        for (std::int64_t j = 0; j < n; ++j) flushable += p_flush[static_cast<std::size_t>(j)];
+        lambda += flushable;  // a flushed key is missing from l̂ too
         lambda *= infl * kSelf;
+        // Per flushable key, the most it can contribute to acc/l̂: its weight P_j(1 + φ_j)/(1 − λ),
+        // and never more than 2^-122 (it is below 2^-126 of the maximum's weight, ≥ (1 − ε_e)^T,
+        // times (1 + ε_e)^T, over l̂ ≥ ½; docs/error-analysis.md §4).
+        for (std::int64_t j = 0; j < n; ++j) {
+          const std::size_t js = static_cast<std::size_t>(j);
+          if (p_flush[js] > 0) p_flush[js] = std::min(lambda < 1 ? p_flush[js] * infl / (1 - lambda) : kInf, 0x1p-122);
+        }
+        // Flushes of acc itself (fp32 denormals flushed in or out by a VALU rescale, VALU block
+        // addition or the final multiply, MODE.FP_DENORM = 0; the bf16 MFMA keeps them): each
+        // loses < 2^-126 of acc, < 2^-125 of acc/l̂ (l̂ ≥ ½), on at most h_pv + T + 1 operations.
+        const double flush_acc = (depth.pv + m.exps + 1) * 0x1p-125;
         const double nd = static_cast<double>(n);
         const double o_factor = exact_o_error_factor(n, 128);
         const double kappa_hull = (1 + m.u_b) * (1 + m.g_pv) / (1 - m.g_l) - 1;
@@ -168,12 +209,14 @@ AttentionBounds attention_bounds(const AttentionProblem& problem, const Attentio
         for (std::int64_t d = 0; d < D; ++d) {
           const double o_exact = exact.o[o_at(d)];
           if (std::isnan(o_exact)) continue;  // no bound: the definition gives NaN
-          double e_abs = 0, nu = 0, vmax = -kInf, vmin = kInf, vabs = 0, vmag = 0;
+          double e_abs = 0, nu = 0, vmax = -kInf, vmin = kInf, vabs = 0, vmag = 0, flush_keys = 0;
           for (std::int64_t j = 0; j < n; ++j) {
             const std::size_t js = static_cast<std::size_t>(j);
+            if (zero_weight[js]) continue;  // its V has no effect, NaN or inf included
             const double vv = bf16_value(problem.v[static_cast<std::size_t>(((b * Sk + j) * s.heads_kv + hk) * D + d)]);
             const double av = std::abs(vv);
             e_abs += prob[js] * av;
+            if (p_flush[js] > 0) flush_keys += p_flush[js] * av;
             nu += w_rel[js] * av + w_trunc[js] * magnitude(vv);
             vmax = std::max(vmax, vv);
             vmin = std::min(vmin, vv);
@@ -182,17 +225,21 @@ AttentionBounds attention_bounds(const AttentionProblem& problem, const Attentio
           }
           const double oracle = o_factor * e_abs * infl + 0x1p-53 * std::abs(o_exact);
           const double o_abs = std::abs(o_exact) + oracle;
+          // Flushed keys (composed form; the hull holds for any non-negative weights, flushed
+          // ones included) and flushes of acc (both forms), §6.
+          flush_keys *= (1 + m.eps_n) * kSelf;
           double err = kInf;
-          if (!overflow && lambda < 1) {  // composed bound (§7.1)
-            err = (1 + m.eps_n) * (nu * infl + lambda * o_abs) / (1 - lambda) + m.eps_n * o_abs;
+          if (!overflow && lambda < 1) {  // composed bound (§5)
+            err = (1 + m.eps_n) * (nu * infl + lambda * o_abs) / (1 - lambda) + m.eps_n * o_abs + flush_keys;
           }
-          if (!overflow && std::isfinite(vmax - vmin)) {  // convex-hull bound (§7.2)
+          if (!overflow && std::isfinite(vmax - vmin)) {  // convex-hull bound (§6)
             const double hull = (vmax - vmin) + kappa_hull * vabs + trunc_hull * vmag;
             err = std::min(err, (1 + m.eps_n) * hull + m.eps_n * o_abs);
           }
-          err += nd * 0x1p-122 * vabs + 0x1p-125;  // flushed weights and a flushed fp32 O (§7.3)
+          err += flush_acc;
           bounds.o[o_at(d)] = ((1 + m.u_b) * err + m.u_b * o_abs + 0x1p-133) * kSelf + oracle;
           bounds.o_oracle[o_at(d)] = oracle;
+          bounds.o_flush[o_at(d)] = (1 + m.u_b) * (flush_keys + flush_acc) * kSelf;
         }
 
         // §9: LSE = ln 2 · (m̂ + log2 l̂) in fp32.
@@ -200,7 +247,7 @@ AttentionBounds attention_bounds(const AttentionProblem& problem, const Attentio
         const double y2_abs = std::abs(y2) + lse_err * kLog2e;
         const double log2_l = std::max(0.0, y2 - t_max) + 0x1p-40 * (std::abs(y2) + std::abs(t_max)) + lse_err * kLog2e;
         double zeta_l = std::min(lambda < 1 ? -std::log2(1 - lambda) : kInf, delta_max + g_down);
-        zeta_l += nd * 0x1p-123;
+        zeta_l += nd * 0x1p-123;  // flushed keys in l̂ (each < 2^-126·(1 + ε_e)^T of l̂ ≥ ½)
         const double lam_log = log2_l + d1_max + zeta_l;  // ≥ |log2 l̂|
         const double e_log = kUlp * lam_log + kMin;
         const double e_y = zeta_l + e_log + kU32 * (y2_abs + zeta_l + e_log) + kMin;

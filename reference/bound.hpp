@@ -22,9 +22,14 @@ namespace cdna::reference {
 // -inf exactly); where the exact value is NaN the entries are NaN (no bound: the result must
 // be NaN); +inf where no finite bound holds (scores that may overflow fp32).
 // Throws std::invalid_argument if `exact` does not match the shape.
+// o_flush [B, Sq, Hq, D] is the part of o due to flushes the declared arithmetic allows
+// (v_exp_f32 results below 2^-126, and fp32 denormals under MODE.FP_DENORM = 0;
+// docs/error-analysis.md §4, §6): the pass rule's floor comparison discounts it
+// (docs/pass-rule.md, rule 4), so that a kernel that flushes exactly as declared never fails it.
 struct AttentionBounds {
   std::vector<double> o, lse;
   std::vector<double> o_oracle, lse_oracle;
+  std::vector<double> o_flush;
 };
 AttentionBounds attention_bounds(const AttentionProblem& problem, const AttentionResult& exact,
                                  numerics::Rounding mode);

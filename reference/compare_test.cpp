@@ -8,6 +8,9 @@
 
 #include "numerics/bf16.hpp"
 #include "reference/compare.hpp"
+#include "reference/floor.hpp"
+#include "reference/flush_cases.hpp"
+#include "reference/inputs.hpp"
 
 namespace cdna::reference {
 namespace {
@@ -51,6 +54,157 @@ TEST(CompareFacts, InfiniteVMustGiveThatInfinity) {
   const auto c = compare_attention(p, exact, wrong, lse, Rounding::RTNE);
   EXPECT_GT(c.semantic_violations, 0);
   EXPECT_NE(c.first_failure.find("definition gives inf"), std::string::npos) << c.first_failure;
+}
+
+}  // namespace
+}  // namespace cdna::reference
+
+// ---- flushes (docs/pass-rule.md rule 4, docs/error-analysis.md §4, §6) ----
+
+namespace cdna::reference {
+namespace {
+
+std::vector<std::uint16_t> as_bf16_bits(const std::vector<double>& x) {
+  std::vector<std::uint16_t> out(x.size());
+  for (std::size_t n = 0; n < x.size(); ++n)
+    out[n] = numerics::bf16_from_f32(static_cast<float>(x[n]), numerics::Rounding::RTZ);  // exact: bf16 values
+  return out;
+}
+
+// Instance A with V zeroed at the keys whose weight v_exp_f32 flushes.
+AttentionProblem without_flushed_keys(AttentionProblem p) {
+  for (std::int64_t j = kFlushFirstKey; j < 64; ++j)
+    for (std::int64_t d = 0; d < 64; ++d) p.v[static_cast<std::size_t>(j * 64 + d)] = 0;
+  return p;
+}
+
+// Instance A: the output of a kernel that rounds like the floor and drops every key whose weight
+// v_exp_f32 flushes (the keys ≥ kFlushFirstKey, V ≈ ±2^126) — the floor of the problem with those
+// V rows zeroed — passes; so does the floor itself. Before the flush allowance, rule 4 failed the
+// flushing kernel (its relative RMS error is far above 2× floor: checked, so the case is the one
+// the allowance is for), and the per-element bound already held.
+TEST(CompareFlush, FlushedWeightsPassEveryRule) {
+  const AttentionProblem p = flushed_weights_instance();
+  const AttentionResult exact = attention_forward_exact(p);
+  const AttentionProblem dropped = without_flushed_keys(p);
+  for (numerics::Rounding mode : numerics::kAllRoundings) {
+    SCOPED_TRACE(numerics::to_string(mode));
+    const auto flushed = as_bf16_bits(attention_floor_output(dropped, mode));
+    const auto floor = as_bf16_bits(attention_floor_output(p, mode));
+    std::vector<double> flushed_values(flushed.size());
+    for (std::size_t n = 0; n < flushed.size(); ++n) flushed_values[n] = numerics::f32_from_bf16(flushed[n]);
+    const double plain = relative_rms_error(flushed_values, exact.o);
+    const double floor_err = relative_rms_error(attention_floor_output(p, mode), exact.o);
+    EXPECT_GT(plain, 10 * floor_err) << "the instance no longer shows the flush";
+    std::vector<float> lse(exact.lse.begin(), exact.lse.end());
+    const auto c = compare_attention(p, exact, flushed, lse, mode);
+    EXPECT_TRUE(c.pass()) << c.first_failure;
+    EXPECT_LE(c.rel_rms_err_o, 2 * c.floor_rel_rms_o);
+    EXPECT_TRUE(compare_attention(p, exact, floor, lse, mode).pass());
+  }
+}
+
+// The allowance is no blanket: with the same inputs, an output that drops the flushed keys *and*
+// truncates O where RTNE is declared still fails rule 4 (the RTZ floor's error is about twice the
+// RTNE floor's on the unflushed columns).
+TEST(CompareFlush, AllowanceDoesNotHideOtherErrors) {
+  const AttentionProblem p = flushed_weights_instance();
+  const AttentionResult exact = attention_forward_exact(p);
+  const AttentionProblem dropped = without_flushed_keys(p);
+  const auto wrong = as_bf16_bits(attention_floor_output(dropped, numerics::Rounding::RTZ));
+  std::vector<float> lse(exact.lse.begin(), exact.lse.end());
+  // Half the columns hold no flushed contribution worth an ULP: there truncation must still show.
+  std::vector<std::uint16_t> mixed = as_bf16_bits(attention_floor_output(dropped, numerics::Rounding::RTNE));
+  for (std::size_t n = 0; n < mixed.size(); ++n) mixed[n] = wrong[n];
+  const auto c = compare_attention(p, exact, mixed, lse, numerics::Rounding::RTNE);
+  EXPECT_FALSE(c.pass());
+}
+
+// Instance B: V of bf16 subnormals; a kernel running with fp32 denormals flushed writes +0.0
+// everywhere. Every rule holds (each |O| is below the bound's flush allowance), and the kernel that
+// keeps denormals (the floor) passes as well.
+TEST(CompareFlush, SubnormalOutputsFlushedToZeroPass) {
+  const AttentionProblem p = subnormal_v_instance();
+  const AttentionResult exact = attention_forward_exact(p);
+  std::vector<float> lse(exact.lse.begin(), exact.lse.end());
+  const std::vector<std::uint16_t> zeros(exact.o.size(), 0);
+  for (numerics::Rounding mode : numerics::kAllRoundings) {
+    SCOPED_TRACE(numerics::to_string(mode));
+    const auto c = compare_attention(p, exact, zeros, lse, mode);
+    EXPECT_TRUE(c.pass()) << c.first_failure;
+    EXPECT_GT(c.o_judged, 0);
+    EXPECT_TRUE(compare_attention(p, exact, as_bf16_bits(attention_floor_output(p, mode)), lse, mode).pass());
+  }
+  // The allowance is the flushes' size, no more: below it (|O| < 2^-126) the declared arithmetic
+  // cannot tell values apart, but an output of 2^-120 is wrong everywhere.
+  const std::vector<std::uint16_t> big(exact.o.size(), numerics::bf16_from_f32(0x1p-120f, numerics::Rounding::RTNE));
+  const auto c = compare_attention(p, exact, big, lse, numerics::Rounding::RTNE);
+  EXPECT_FALSE(c.pass());
+  EXPECT_EQ(c.o_violations, c.o_judged);
+}
+
+// ---- +inf scores (docs/semantics.md §5.6; issue 9 §2) ----
+
+// B1 Sq1 Sk2 H1/1 D64, scale 2^-3, Q = (1, 0, …), K0 = (+inf, 0, …), K1 = (1, 0, …): O = V0 exactly,
+// LSE = +inf. The floor is V0 (not NaN), the bound is 0 (finite), and the exact answer passes.
+TEST(CompareInf, OnePlusInfKeyGivesVOfThatKey) {
+  AttentionProblem p;
+  p.shape = {1, 1, 2, 1, 1, 64};
+  p.scale = 0x1p-3f;
+  p.q.assign(64, 0);
+  p.k.assign(128, 0);
+  p.q[0] = 0x3f80;           // 1
+  p.k[0] = 0x7f80;           // +inf
+  p.k[64] = 0x3f80;          // 1
+  p.v = randn_bf16(128, 5);
+  const AttentionResult exact = attention_forward_exact(p);
+  ASSERT_EQ(exact.lse[0], std::numeric_limits<double>::infinity());
+  std::vector<std::uint16_t> v0(p.v.begin(), p.v.begin() + 64);
+  const std::vector<float> lse{std::numeric_limits<float>::infinity()};
+  for (numerics::Rounding mode : numerics::kAllRoundings) {
+    const auto floor = attention_floor_output(p, mode);
+    const auto bounds = attention_bounds(p, exact, mode);
+    for (std::int64_t d = 0; d < 64; ++d) {
+      EXPECT_EQ(floor[static_cast<std::size_t>(d)], numerics::f32_from_bf16(v0[static_cast<std::size_t>(d)]));
+      EXPECT_EQ(bounds.o[static_cast<std::size_t>(d)], 0.0);
+    }
+    EXPECT_EQ(bounds.lse[0], 0.0);
+    const auto c = compare_attention(p, exact, v0, lse, mode);
+    EXPECT_TRUE(c.pass()) << c.first_failure;
+    std::vector<std::uint16_t> off = v0;
+    off[3] ^= 1;  // one ULP away: the definition's O is V0 exactly
+    EXPECT_FALSE(compare_attention(p, exact, off, lse, mode).pass());
+    std::vector<std::uint16_t> nan(64, 0x7fc0);
+    EXPECT_FALSE(compare_attention(p, exact, nan, lse, mode).pass());
+  }
+}
+
+// Two +inf keys: O is NaN (the limit does not exist), LSE +inf; the floor agrees (NaN), the LSE
+// bound is 0, and an answer of the mean of the two V rows fails.
+TEST(CompareInf, TwoPlusInfKeysGiveNan) {
+  AttentionProblem p;
+  p.shape = {1, 1, 3, 1, 1, 64};
+  p.scale = 0x1p-3f;
+  p.q.assign(64, 0);
+  p.k.assign(192, 0);
+  p.q[0] = 0x3f80;
+  p.k[0] = 0x7f80;
+  p.k[64] = 0x3f80;
+  p.k[128] = 0x7f80;
+  p.v = randn_bf16(192, 6);
+  const AttentionResult exact = attention_forward_exact(p);
+  ASSERT_EQ(exact.lse[0], std::numeric_limits<double>::infinity());
+  ASSERT_TRUE(std::isnan(exact.o[0]));
+  const std::vector<float> lse{std::numeric_limits<float>::infinity()};
+  const auto floor = attention_floor_output(p, numerics::Rounding::RTNE);
+  EXPECT_TRUE(std::isnan(floor[0]));
+  EXPECT_EQ(attention_bounds(p, exact, numerics::Rounding::RTNE).lse[0], 0.0);
+  EXPECT_TRUE(compare_attention(p, exact, std::vector<std::uint16_t>(64, 0x7fc0), lse, numerics::Rounding::RTNE).pass());
+  std::vector<std::uint16_t> mean(64);
+  for (std::size_t d = 0; d < 64; ++d)
+    mean[d] = numerics::bf16_from_f32((numerics::f32_from_bf16(p.v[d]) + numerics::f32_from_bf16(p.v[128 + d])) / 2,
+                                      numerics::Rounding::RTNE);
+  EXPECT_FALSE(compare_attention(p, exact, mean, lse, numerics::Rounding::RTNE).pass());
 }
 
 }  // namespace

@@ -33,18 +33,36 @@ std::vector<double> attention_floor_output(const AttentionProblem& problem, nume
         const std::int64_t n = visible_keys(problem.mask, i, Sq, Sk);
         if (n == 0) continue;  // +0.0
         const std::uint16_t* q = &problem.q[static_cast<std::size_t>(((b * Sq + i) * s.heads_q + h) * D)];
+        // Scores in double: bf16 products are exact, and the classification of docs/semantics.md
+        // §5 (NaN, ±inf) follows IEEE exactly as the definition's does (no double overflow:
+        // |q·k| < 2^256 per product, D < 2^31 terms).
         double max_s = -std::numeric_limits<double>::infinity();
+        std::int64_t n_nan = 0, n_pos_inf = 0, inf_key = -1;
         for (std::int64_t j = 0; j < n; ++j) {
           const std::uint16_t* k = &problem.k[static_cast<std::size_t>(((b * Sk + j) * s.heads_kv + hk) * D)];
           double dot = 0;
           for (std::int64_t d = 0; d < D; ++d) dot += bf16_value(q[d]) * bf16_value(k[d]);
-          score[static_cast<std::size_t>(j)] = scale * dot;
-          max_s = std::max(max_s, scale * dot);
+          const double sj = scale * dot;
+          score[static_cast<std::size_t>(j)] = sj;
+          if (std::isnan(sj)) ++n_nan;
+          if (sj == std::numeric_limits<double>::infinity()) {
+            ++n_pos_inf;
+            inf_key = j;
+          }
+          if (!std::isnan(sj)) max_s = std::max(max_s, sj);
         }
-        if (!std::isfinite(max_s)) {
+        // The non-finite classes of §5, where the definition's value involves no rounding of P
+        // or O: the ideal kernel gives the definition's value itself.
+        if (n_nan > 0 || n_pos_inf > 1) {  // §5.4, §5.6 (two or more +inf scores)
           for (std::int64_t d = 0; d < D; ++d) o_row[d] = std::numeric_limits<double>::quiet_NaN();
           continue;
         }
+        if (n_pos_inf == 1) {  // §5.6: one +inf score, O = V of that key (bf16, so exact)
+          const std::uint16_t* v = &problem.v[static_cast<std::size_t>(((b * Sk + inf_key) * s.heads_kv + hk) * D)];
+          for (std::int64_t d = 0; d < D; ++d) o_row[d] = bf16_value(v[d]);
+          continue;
+        }
+        if (max_s == -std::numeric_limits<double>::infinity()) continue;  // §5.5: all -inf, O = +0.0
         double l = 0;
         for (std::int64_t j = 0; j < n; ++j) {
           const double p = static_cast<double>(static_cast<float>(std::exp(score[static_cast<std::size_t>(j)] - max_s)));
@@ -53,6 +71,8 @@ std::vector<double> attention_floor_output(const AttentionProblem& problem, nume
         }
         std::fill(acc.begin(), acc.end(), 0.0);
         for (std::int64_t j = 0; j < n; ++j) {
+          // A −inf score weighs 0 exactly (§5.5): its V has no effect, even NaN or inf.
+          if (score[static_cast<std::size_t>(j)] == -std::numeric_limits<double>::infinity()) continue;
           const std::uint16_t* v = &problem.v[static_cast<std::size_t>(((b * Sk + j) * s.heads_kv + hk) * D)];
           for (std::int64_t d = 0; d < D; ++d) acc[static_cast<std::size_t>(d)] += p_tilde[static_cast<std::size_t>(j)] * bf16_value(v[d]);
         }

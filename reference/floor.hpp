@@ -17,7 +17,9 @@ namespace cdna::reference {
 //   p_j = fl32(exp(S_j − max_visible S)),  p̃_j = bf16(p_j, mode),
 //   O = bf16(fl32(Σ_j p̃_j V_j / Σ_j p_j), mode),
 // with the sums and the exponential in double (their error, ≤ 2^-50 relative, is far below the
-// bf16 roundings modelled). Rows with no visible key are +0.0; non-finite exact rows are NaN.
+// bf16 roundings modelled). Rows with no visible key, or only −inf scores, are +0.0; a row with
+// one +inf score is V of that key (docs/semantics.md §5.6: no rounding is involved); a row with a
+// NaN score or two or more +inf scores is NaN, as the definition's.
 std::vector<double> attention_floor_output(const AttentionProblem& problem, numerics::Rounding mode);
 
 // Relative RMS error ‖got − exact‖₂ / ‖exact‖₂ over the elements whose exact value is finite;
