@@ -1,5 +1,6 @@
 #include "reference/compare.hpp"
 
+#include "reference/exact_rows.hpp"
 #include "reference/floor.hpp"
 
 #include <algorithm>
@@ -57,6 +58,7 @@ AttentionComparison compare_attention(const AttentionProblem& problem, const Att
   }
   const std::int64_t D = s.head_dim, Sq = s.seqlen_q;
   const AttentionBounds bounds = attention_bounds(problem, exact, mode);
+  const std::vector<double> exact_pre = exactly_computed_o(problem);  // NaN: not decided
 
   AttentionComparison c;
   auto fail = [&](const std::string& what) {
@@ -108,6 +110,12 @@ AttentionComparison compare_attention(const AttentionProblem& problem, const Att
             ++c.semantic_violations;
             fail("O " + where(rc, d) + " is " + std::to_string(o_got) + " where the exact value is finite");
             continue;
+          }
+          // Exact fact: rows every correct kernel computes exactly before rounding (exact_rows.hpp).
+          const double pre = exact_pre[static_cast<std::size_t>(o_row + d)];
+          if (!std::isnan(pre) && !exact_o_holds(pre, o[static_cast<std::size_t>(o_row + d)], mode)) {
+            ++c.semantic_violations;
+            fail("O " + where(rc, d) + " " + exact_o_violation(pre, o[static_cast<std::size_t>(o_row + d)], mode));
           }
           const double bound = bounds.o[static_cast<std::size_t>(o_row + d)];
           const double err = std::abs(o_got - o_exact);

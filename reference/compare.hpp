@@ -28,7 +28,8 @@ struct AttentionComparison {
   std::int64_t o_violations = 0;   // elements of O outside their bound
   std::int64_t lse_violations = 0;
   // masked row not (+0.0, -inf); NaN/inf where exact is finite; not the NaN or infinity the
-  // definition gives (exact O or LSE NaN or infinite)
+  // definition gives (exact O or LSE NaN or infinite); an exactly computed O element
+  // (reference/exact_rows.hpp) not rounded as the declared mode rounds it
   std::int64_t semantic_violations = 0;
   bool floor_violation = false;    // rel_rms_err_o > 2 × floor_rel_rms_o (oracles.md, "Verdict")
   // What was judged: O elements (against their bound or an exact fact of the definition) and

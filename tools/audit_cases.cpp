@@ -5,6 +5,7 @@
 
 #include "numerics/bf16.hpp"
 #include "reference/inputs.hpp"
+#include "tools/rounding_cases.hpp"
 
 namespace cdna::tools {
 namespace {
@@ -171,6 +172,16 @@ std::vector<AuditCase> handed_cases() {
   }
   cases.push_back(make_case("C14", "Sq 4, Sk 33000: finite and within bound past 32768 keys",
                             {1, 4, 33000, 1, 1, 128}, Mask::None, 114));
+  // Crafted: exact pre-rounding O on bf16 ties (tools/rounding_cases.hpp); the rounding-mode
+  // fact itself is part of compare_attention (reference/exact_rows.hpp).
+  for (const RoundingCase& r : rounding_cases()) {
+    AuditCase c;
+    c.id = r.id;
+    c.description = r.description;
+    c.seed = 8100;
+    c.problem = r.problem;
+    cases.push_back(std::move(c));
+  }
   return cases;
 }
 

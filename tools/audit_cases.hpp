@@ -1,5 +1,6 @@
 // The cases `cdna-verify audit` runs: a default matrix over real models' head layouts, and the
-// handed edge cases C01–C14 of ../shared/cases/README.md translated into problems.
+// handed edge cases C01–C14 of ../shared/cases/README.md translated into problems, and the
+// crafted rounding-mode cases.
 #pragma once
 
 #include <cstdint>
@@ -31,7 +32,8 @@ struct AuditCase {
 // sized for the simulator, no mask and causal bottom-right.
 std::vector<AuditCase> default_matrix();
 
-// C01–C14 (C02 and C13 as two problems each).
+// C01–C14 (C02 and C13 as two problems each), then the crafted rounding cases R01, …
+// (tools/rounding_cases.hpp).
 std::vector<AuditCase> handed_cases();
 
 }  // namespace cdna::tools

@@ -16,6 +16,7 @@
 #include "device/hip_executor.hpp"
 #include "reference/inputs.hpp"
 #include "simulator/simulator_executor.hpp"
+#include "tools/rounding_cases.hpp"
 
 namespace cdna::tools {
 namespace {
@@ -215,6 +216,15 @@ std::vector<GoldenCaseSpec> golden_cases() {
     cases.push_back(randn_case("C13-d" + std::to_string(d),
                                "D = " + std::to_string(d) + ": defined, but a kernel built for D 64/128 must reject it",
                                {1, 16, 16, 1, 1, d}, Mask::None, 113));
+  }
+  for (const RoundingCase& r : rounding_cases()) {  // crafted: every mode gives other bits
+    GoldenCaseSpec c;
+    c.id = r.id;
+    c.description = r.description;
+    c.problem = r.problem;
+    c.seeds = r.seeds;
+    c.inputs = r.inputs;
+    cases.push_back(std::move(c));
   }
   // The grid: GQA 2/1, D 64, (Sq, Sk) short and long either way, every mask where it differs.
   const std::pair<std::int64_t, std::int64_t> lengths[] = {{1, 20}, {5, 5}, {5, 20}, {17, 5}};

@@ -28,7 +28,8 @@ struct GoldenCaseSpec {
 // compute without varlen inputs (C05 and C11 need varlen; C14's K and V alone are 17 MB),
 // reduced in shape where the full case would be large (each says how), and a small grid
 // (D 64, Hq/Hkv 2/1, (Sq, Sk) in (1, 20), (5, 5), (5, 20), (17, 5); masks none and causal
-// bottom-right, and causal top-left where it differs from both and from C02).
+// bottom-right, and causal top-left where it differs from both and from C02), and the crafted
+// rounding cases R01, … (tools/rounding_cases.hpp).
 std::vector<GoldenCaseSpec> golden_cases();
 
 // "C02-top-left" -> "C02-top-left.rtne.safetensors"; '/' in grid ids becomes '_'.

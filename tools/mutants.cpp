@@ -10,6 +10,7 @@
 #include <fstream>
 #include <iomanip>
 #include <iostream>
+#include <map>
 #include <memory>
 #include <nlohmann/json.hpp>
 #include <numbers>
@@ -26,6 +27,7 @@
 #include "reference/inputs.hpp"
 #include "simulator/code_object.hpp"
 #include "simulator/simulator_executor.hpp"
+#include "tools/rounding_cases.hpp"
 
 namespace cdna::tools {
 namespace {
@@ -35,7 +37,7 @@ using reference::AttentionShape;
 using reference::Mask;
 using Clock = std::chrono::steady_clock;
 
-constexpr numerics::Rounding kMode = numerics::Rounding::RTNE;  // every mutant is built RTNE
+constexpr numerics::Rounding kMode = numerics::Rounding::RTNE;  // every mistake mutant is built RTNE
 
 double seconds_since(Clock::time_point t0) { return std::chrono::duration<double>(Clock::now() - t0).count(); }
 
@@ -222,7 +224,24 @@ std::vector<MutantCase> mutant_cases() {
                               {1, 5, 2, 4, 4, 64}, Mask::CausalBottomRight, 7040));
   cases.push_back(uniform_below_grid_case());
   cases.push_back(near_tie_case());
+  for (const RoundingCase& r : rounding_cases()) cases.push_back({r.id, r.description, r.problem});
   return cases;
+}
+
+const std::vector<ModeSwap>& mode_swaps() {
+  static const std::vector<ModeSwap> swaps = [] {
+    std::vector<ModeSwap> v;
+    for (numerics::Rounding built : numerics::kAllRoundings)
+      for (numerics::Rounding declared : numerics::kAllRoundings) {
+        if (built == declared) continue;
+        const std::string b(numerics::to_string(built)), d(numerics::to_string(declared));
+        v.push_back({b + "_DECLARED_" + d,
+                     "the correct " + b + " kernel (P and O rounded " + b + ") where " + d + " is declared", built,
+                     declared});
+      }
+    return v;
+  }();
+  return swaps;
 }
 
 std::string column_name(int column) {
@@ -262,9 +281,9 @@ int MutantsResult::killed_by_ours() const {
 }
 
 bool MutantsResult::ok() const {
-  if (kernels.empty() || !kernels.front().control || kernels.front().killed_by_ours()) return false;
+  if (kernels.empty() || !kernels.front().control) return false;
   for (const auto& k : kernels)
-    if (!k.control && !k.killed_by_ours()) return false;
+    if (k.control == k.killed_by_ours()) return false;  // a control failing, or a mutant surviving
   return true;
 }
 
@@ -277,30 +296,44 @@ MutantsResult run_mutants(const MutantsOptions& options, device::Executor& execu
   struct Kernel {
     std::string name, mistake;
     bool control;
+    numerics::Rounding declared;
     std::vector<std::byte> code;
   };
   std::vector<Kernel> kernels;
-  auto load = [&](std::string name, std::string mistake, bool control, const std::filesystem::path& path) {
+  auto load = [&](std::string name, std::string mistake, bool control, numerics::Rounding declared,
+                  const std::filesystem::path& path) {
     std::vector<std::byte> code = device::read_file(path, "code object");
     const auto loaded = simulator::CodeObject::load(code, path.string());
     for (const char* kernel : device::kAttentionKernels) loaded.kernel(kernel);
-    kernels.push_back({std::move(name), std::move(mistake), control, std::move(code)});
+    kernels.push_back({std::move(name), std::move(mistake), control, declared, std::move(code)});
   };
   if (options.control) {
-    load("control", "none: the correct kernel (RTNE)", true, device::attention_code_object(kMode, options.code_object_dir));
+    for (numerics::Rounding mode : numerics::kAllRoundings) {
+      std::string lower(numerics::to_string(mode));
+      for (char& ch : lower) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
+      load(mode == kMode ? "control" : "control_" + lower,
+           "none: the correct kernel (" + std::string(numerics::to_string(mode)) + ")", true, mode,
+           device::attention_code_object(mode, options.code_object_dir));
+    }
   }
   const std::regex re(options.filter.empty() ? std::string(".*") : options.filter);
   for (const MutantInfo& m : attention_mutants()) {
     if (!std::regex_search(m.name, re)) continue;
-    load(m.name, m.mistake, false, mutant_code_object(m.name, options.code_object_dir));
+    load(m.name, m.mistake, false, kMode, mutant_code_object(m.name, options.code_object_dir));
+  }
+  for (const ModeSwap& m : mode_swaps()) {
+    if (!std::regex_search(m.name, re)) continue;
+    load(m.name, m.mistake, false, m.declared, device::attention_code_object(m.built, options.code_object_dir));
   }
 
-  // Per case: the exact oracle and the peer suites' references, once.
+  // Per case: the exact oracle once, and the peer suites' references once per declared mode.
   std::vector<reference::AttentionResult> exact;
-  std::vector<reference::PeerReferences> refs;
-  for (const MutantCase& c : result.cases) {
-    exact.push_back(reference::attention_forward_exact(c.problem));
-    refs.push_back(reference::peer_references(c.problem, kMode));
+  for (const MutantCase& c : result.cases) exact.push_back(reference::attention_forward_exact(c.problem));
+  std::map<numerics::Rounding, std::vector<reference::PeerReferences>> refs;
+  for (const Kernel& k : kernels) {
+    if (refs.count(k.declared)) continue;
+    auto& r = refs[k.declared];
+    for (const MutantCase& c : result.cases) r.push_back(reference::peer_references(c.problem, k.declared));
   }
 
   for (const Kernel& k : kernels) {
@@ -309,6 +342,7 @@ MutantsResult run_mutants(const MutantsOptions& options, device::Executor& execu
     kr.name = k.name;
     kr.mistake = k.mistake;
     kr.control = k.control;
+    kr.declared = k.declared;
     for (std::size_t ci = 0; ci < result.cases.size(); ++ci) {
       const MutantCase& c = result.cases[ci];
       std::array<Outcome, kColumns> row{};
@@ -327,7 +361,7 @@ MutantsResult run_mutants(const MutantsOptions& options, device::Executor& execu
         notes[static_cast<std::size_t>(Check::Simulator)] = e.what();
       }
       if (ran) {
-        const reference::AttentionComparison cmp = reference::compare_attention(c.problem, exact[ci], out.o, out.lse, kMode);
+        const reference::AttentionComparison cmp = reference::compare_attention(c.problem, exact[ci], out.o, out.lse, k.declared);
         fig.rel_rms_err_o = cmp.rel_rms_err_o;
         fig.floor_rel_rms_o = cmp.floor_rel_rms_o;
         fig.max_err_to_bound_o = cmp.max_err_to_bound_o;
@@ -350,7 +384,7 @@ MutantsResult run_mutants(const MutantsOptions& options, device::Executor& execu
                 fmt(cmp.max_err_to_bound_lse) + ")");
         set(Check::Simulator, false, "");
         for (std::size_t r = 0; r < std::size(reference::kAllPeerRules); ++r) {
-          const reference::PeerVerdict v = reference::judge(reference::kAllPeerRules[r], refs[ci], out.o, out.lse);
+          const reference::PeerVerdict v = reference::judge(reference::kAllPeerRules[r], refs[k.declared][ci], out.o, out.lse);
           row[kOurChecks + r] = v.pass ? Outcome::Pass : Outcome::Fail;
           notes[kOurChecks + r] = v.note;
           fig.peer_err[r] = v.err;
@@ -368,8 +402,9 @@ MutantsResult run_mutants(const MutantsOptions& options, device::Executor& execu
       kr.figures.push_back(fig);
     }
     kr.seconds = seconds_since(t_kernel);
-    const KernelResult* control = result.kernels.empty() || !result.kernels.front().control ? nullptr
-                                                                                            : &result.kernels.front();
+    const KernelResult* control = nullptr;  // the correct kernel judged in the same mode
+    for (const KernelResult& r : result.kernels)
+      if (r.control && r.declared == kr.declared) control = &r;
     for (std::size_t col = 0; col < static_cast<std::size_t>(kColumns); ++col) {
       for (std::size_t ci = 0; ci < kr.outcomes.size(); ++ci) {
         const bool counts = kr.control || !control || control->outcomes[ci][col] != Outcome::Fail;
@@ -415,9 +450,11 @@ std::string kill_matrix(const MutantsResult& result) {
   o << std::setw(6) << rate(result.killed_by_ours()) << " |";
   for (int c = kOurChecks; c < kColumns; ++c) o << std::setw(kCell) << rate(result.killed(c));
   o << "\n";
+  bool control_header = false;
   for (const auto& k : result.kernels)
     if (k.control) {
-      o << "control (X = false positive):\n";
+      if (!control_header) o << "controls (X = false positive):\n";
+      control_header = true;
       cells(k);
     }
   o << "X = fails on at least one of " << result.cases.size() << " cases on which the control passes that column; "
@@ -431,7 +468,7 @@ nlohmann::json mutants_json(const MutantsResult& result) {
   j["tool"] = "cdna-verify mutants";
   j["version"] = CDNA_VERSION;
   j["executor"] = result.executor;
-  j["rounding"] = "RTNE";
+  j["rounding"] = "mistakes built RTNE; each kernel's 'declared' is the mode it is judged in";
   j["seconds"] = result.seconds;
   j["ok"] = result.ok();
   auto& cases = j["cases"] = nlohmann::json::array();
@@ -450,7 +487,8 @@ nlohmann::json mutants_json(const MutantsResult& result) {
   auto& kernels = j["kernels"] = nlohmann::json::array();
   for (const auto& k : result.kernels) {
     nlohmann::json row = {{"name", k.name}, {"mistake", k.mistake}, {"control", k.control},
-                          {"seconds", k.seconds}, {"killed_by_ours", k.killed_by_ours()}};
+                          {"declared", numerics::to_string(k.declared)}, {"seconds", k.seconds},
+                          {"killed_by_ours", k.killed_by_ours()}};
     if (!k.first_verdict_failure.empty()) row["first_verdict_failure"] = k.first_verdict_failure;
     for (int c = 0; c < kColumns; ++c) {
       row["killed"][columns[static_cast<std::size_t>(c)]] = k.killed[static_cast<std::size_t>(c)];
@@ -483,8 +521,9 @@ nlohmann::json mutants_json(const MutantsResult& result) {
   summary["killed_by_ours"] = result.killed_by_ours();
   for (int c = 0; c < kColumns; ++c) {
     summary["killed"][columns[static_cast<std::size_t>(c)]] = result.killed(c);
-    for (const auto& k : result.kernels)
-      if (k.control) summary["false_positives"][columns[static_cast<std::size_t>(c)]] = k.killed[static_cast<std::size_t>(c)];
+    bool false_positive = false;  // on any control
+    for (const auto& k : result.kernels) false_positive = false_positive || (k.control && k.killed[static_cast<std::size_t>(c)]);
+    summary["false_positives"][columns[static_cast<std::size_t>(c)]] = false_positive;
   }
   return j;
 }
@@ -529,12 +568,15 @@ void write_mutant_reports(const MutantsResult& result, const std::filesystem::pa
 
   std::ostringstream md;
   md << "# cdna-verify mutants\n\n"
-     << "Executor: `" << result.executor << "`. " << result.mutants() << " mutants (RTNE), " << result.cases.size()
+     << "Executor: `" << result.executor << "`. " << result.mutants()
+     << " mutants (mistakes built RTNE, and correct kernels judged in another declared mode), " << result.cases.size()
      << " cases, " << fmt(result.seconds, 3) << " s. " << result.killed_by_ours() << " of " << result.mutants()
-     << " killed by our verdict; the control "
-     << (result.kernels.empty() || !result.kernels.front().control ? "was not run"
-         : result.kernels.front().killed_by_ours()                  ? "FAILS a check of ours"
-                                                                     : "passes every check of ours")
+     << " killed by our verdict; the controls "
+     << (result.kernels.empty() || !result.kernels.front().control ? "were not run"
+         : std::any_of(result.kernels.begin(), result.kernels.end(),
+                       [](const KernelResult& k) { return k.control && k.killed_by_ours(); })
+             ? "FAIL a check of ours"
+             : "pass every check of ours")
      << ".\n\n" << kill_matrix_markdown(result);
   md << "\n## Cases\n\n| case | shape | mask | scale | what it exposes |\n|---|---|---|---|---|\n";
   for (const auto& c : result.cases) {
@@ -560,18 +602,19 @@ void write_mutant_reports(const MutantsResult& result, const std::filesystem::pa
 MutantsCommand::MutantsCommand(CLI::App& app) {
   sub_ = app.add_subcommand(
       "mutants",
-      "Mutation testing of the verifier (docs/mutation-testing.md): run the correct kernel and every built "
-      "kernel mutant (one deliberate mistake each, RTNE) on a fixed set of inputs, judge each output by the "
-      "parts of our verdict and by the peer suites' pass rules, print the kill matrix, write mutants.json and "
-      "mutants.md. Exit 0 if every mutant is killed by our verdict and the correct kernel passes it, 1 "
-      "otherwise, 2 on bad input.");
+      "Mutation testing of the verifier (docs/mutation-testing.md): run the correct kernel (in each rounding "
+      "mode), every built kernel mutant (one deliberate mistake each, RTNE) and every mode swap (the correct "
+      "kernel of one mode judged as another, e.g. RTNA_DECLARED_RTNE) on a fixed set of inputs, judge each output "
+      "by the parts of our verdict and by the peer suites' pass rules, print the kill matrix, write mutants.json "
+      "and mutants.md. Exit 0 if every mutant is killed by our verdict and the correct kernel passes it in every "
+      "mode, 1 otherwise, 2 on bad input.");
   sub_->add_option("--out", out_dir_, "Directory for mutants.json and mutants.md")->capture_default_str();
   sub_->add_option("--mutants", filter_, "Only mutants whose name matches this regular expression (e.g. 'RESCALE')");
   sub_->add_option("--executor", executor_, "auto (HIP device if present, else simulator), simulator, hip")
       ->check(CLI::IsMember({"auto", "simulator", "hip"}))
       ->capture_default_str();
   sub_->add_option("--code-object-dir", code_object_dir_,
-                   "Directory of attention_fwd_rtne.hsaco and attention_fwd_mutant_*.hsaco")
+                   "Directory of attention_fwd_{rtne,rtna,rtz}.hsaco and attention_fwd_mutant_*.hsaco")
       ->capture_default_str();
   sub_->add_flag("--quiet", quiet_, "No progress lines");
 }

@@ -15,6 +15,7 @@
 #include <nlohmann/json_fwd.hpp>
 
 #include "device/executor.hpp"
+#include "numerics/bf16.hpp"
 #include "reference/attention.hpp"
 #include "reference/peer_rules.hpp"
 
@@ -33,6 +34,16 @@ struct MutantInfo {
 const std::vector<MutantInfo>& attention_mutants();
 // <dir>/attention_fwd_mutant_<name in lower case>.hsaco.
 std::filesystem::path mutant_code_object(std::string_view name, const std::filesystem::path& dir);
+
+// A correct kernel judged in a mode other than the one it was built for ("RTNA kernel
+// declared RTNE"): the code object attention_fwd_<built>.hsaco, the verdict in `declared`.
+// All six ordered pairs of RTNE, RTNA, RTZ.
+struct ModeSwap {
+  std::string name;     // "RTNA_DECLARED_RTNE"
+  std::string mistake;  // one line
+  numerics::Rounding built, declared;
+};
+const std::vector<ModeSwap>& mode_swaps();
 
 struct MutantCase {
   std::string id, description;
@@ -58,17 +69,19 @@ struct CaseFigures {
 };
 
 struct KernelResult {
-  std::string name;  // "control" or the mutant's name
+  std::string name;  // "control", "control_rtna", "control_rtz" or the mutant's name
   std::string mistake;
   bool control = false;
+  numerics::Rounding declared = numerics::Rounding::RTNE;  // the mode the verdict judges in
   std::vector<std::array<Outcome, kColumns>> outcomes;  // per case
   std::vector<CaseFigures> figures;                      // per case
   std::array<std::string, kColumns> first_failure;       // "<case>: <note>" of the first failing case
   std::string first_verdict_failure;  // "<case>: <first violation compare_attention saw>", if any
   double seconds = 0;
-  // A column kills a mutant if it fails on a case on which it passes the control (a rule that
-  // also fails the correct kernel there tells nothing about the mistake); without a control, if
-  // it fails on any case. For the control itself: fails on any case (a false positive).
+  // A column kills a mutant if it fails on a case on which it passes the control of the same
+  // declared mode (a rule that also fails the correct kernel there tells nothing about the
+  // mistake); without that control, if it fails on any case. For a control itself: fails on any
+  // case (a false positive).
   std::array<bool, kColumns> killed{};
 
   bool failed(int column) const;  // Fail on at least one case
@@ -78,19 +91,21 @@ struct KernelResult {
 struct MutantsOptions {
   std::filesystem::path code_object_dir = CDNA_CODE_OBJECT_DIR;
   std::string filter;  // ECMAScript regex searched in mutant names; empty: all
-  bool control = true;  // run the correct kernel first (MutantsResult::ok() needs it)
+  // Run the correct kernel first, in each mode (MutantsResult::ok() needs the RTNE one).
+  bool control = true;
   std::ostream* progress = nullptr;
 };
 
 struct MutantsResult {
   std::string executor;
   std::vector<MutantCase> cases;  // problems included, for the report
-  std::vector<KernelResult> kernels;  // the control (if run) first
+  std::vector<KernelResult> kernels;  // the controls (if run) first, RTNE, RTNA, RTZ
   double seconds = 0;
-  int mutants() const;
+  int mutants() const;  // kernels that are not controls: mistakes and mode swaps
   int killed(int column) const;  // mutants the column kills
   int killed_by_ours() const;    // mutants any of our checks kills
-  // Every mutant killed by our verdict and the control passes every one of our checks.
+  // Every mutant killed by our verdict and every control (the RTNE one first) passes every one
+  // of our checks.
   bool ok() const;
 };
 

@@ -10,9 +10,13 @@
 #include <set>
 
 #include "numerics/bf16.hpp"
+#include "reference/exact_rows.hpp"
 #include "simulator/simulator_executor.hpp"
 
 namespace cdna::tools {
+
+void PrintTo(const ModeSwap& m, std::ostream* os) { *os << m.name; }  // gtest: name the parameter
+
 namespace {
 
 const std::filesystem::path kCodeObjects = CDNA_CODE_OBJECT_DIR;
@@ -70,24 +74,78 @@ TEST(Mutants, CraftedCasesAreExact) {
       }
   }
   {
+    // R01: every row of 2^k keys, k >= 1, is decided and separates every pair of modes.
+    const auto& p = find("R01").problem;
+    const std::vector<double> pre = reference::exactly_computed_o(p);
+    const auto& s = p.shape;
+    for (std::int64_t n = 2; n <= s.seqlen_k; n *= 2) {
+      const std::int64_t i = n - 1;  // causal, Sq = Sk: row i sees i + 1 keys
+      int differ[3][3] = {};
+      for (std::int64_t d = 0; d < s.head_dim; ++d) {
+        const double x = pre[static_cast<std::size_t>(i * s.head_dim + d)];
+        ASSERT_FALSE(std::isnan(x)) << "row " << i << " d " << d;
+        for (int a = 0; a < 3; ++a)
+          for (int b = 0; b < 3; ++b)
+            differ[a][b] += reference::exact_o_bits(x, numerics::kAllRoundings[a]) !=
+                            reference::exact_o_bits(x, numerics::kAllRoundings[b]);
+      }
+      for (int a = 0; a < 3; ++a)
+        for (int b = 0; b < 3; ++b) {
+          if (a == b) continue;
+          EXPECT_GT(differ[a][b], 0) << "row with " << n << " keys, modes " << a << " " << b;
+        }
+    }
+  }
+  {
     const auto& p = find("near-tie-constant-v").problem;
     // scale·log2 e rounds to exactly 1 in fp32, as the launcher computes it.
     EXPECT_EQ(static_cast<float>(static_cast<double>(p.scale) * 1.4426950408889634), 1.0f);
   }
 }
 
-TEST(Mutants, ControlPassesOurVerdict) {
+TEST(Mutants, ControlPassesOurVerdictInEveryMode) {
   MutantsOptions options;
   options.filter = "^$";  // no mutant
   simulator::SimulatorExecutor sim;
   const MutantsResult r = run_mutants(options, sim);
-  ASSERT_EQ(r.kernels.size(), 1u);
-  const KernelResult& control = r.kernels.front();
-  ASSERT_TRUE(control.control);
-  EXPECT_FALSE(control.killed_by_ours()) << our_notes(control) << "\n  " << control.first_verdict_failure;
-  for (int c = 0; c < kOurChecks; ++c) EXPECT_FALSE(control.failed(c)) << column_name(c);
-  ASSERT_EQ(control.outcomes.size(), r.cases.size());
+  ASSERT_EQ(r.kernels.size(), 3u);
+  for (const KernelResult& control : r.kernels) {
+    ASSERT_TRUE(control.control);
+    EXPECT_FALSE(control.killed_by_ours()) << control.name << our_notes(control) << "\n  " << control.first_verdict_failure;
+    for (int c = 0; c < kOurChecks; ++c) EXPECT_FALSE(control.failed(c)) << control.name << " " << column_name(c);
+    ASSERT_EQ(control.outcomes.size(), r.cases.size());
+  }
+  EXPECT_EQ(r.kernels[0].name, "control");
+  EXPECT_EQ(r.kernels[0].declared, numerics::Rounding::RTNE);
 }
+
+// A correct kernel judged in another mode fails the exact fact of R01 (reference/exact_rows.hpp),
+// whatever the other columns do (that the control of every mode passes it there:
+// ControlPassesOurVerdictInEveryMode).
+class ModeSwapKilled : public testing::TestWithParam<ModeSwap> {};
+
+TEST_P(ModeSwapKilled, ByTheExactRowsFactOnR01) {
+  MutantsOptions options;
+  options.filter = "^" + GetParam().name + "$";
+  options.control = false;
+  simulator::SimulatorExecutor sim;
+  const MutantsResult r = run_mutants(options, sim);
+  ASSERT_EQ(r.kernels.size(), 1u);
+  const KernelResult& k = r.kernels.back();
+  ASSERT_EQ(k.name, GetParam().name);
+  EXPECT_EQ(k.declared, GetParam().declared);
+  std::size_t r01 = r.cases.size();
+  for (std::size_t ci = 0; ci < r.cases.size(); ++ci)
+    if (r.cases[ci].id == "R01") r01 = ci;
+  ASSERT_LT(r01, r.cases.size());
+  const auto facts = static_cast<std::size_t>(Check::Facts);
+  EXPECT_EQ(k.outcomes[r01][facts], Outcome::Fail) << k.first_failure[facts];
+  EXPECT_TRUE(k.killed[facts]);
+  EXPECT_NE(k.first_failure[facts].find("R01"), std::string::npos) << k.first_failure[facts];
+}
+
+INSTANTIATE_TEST_SUITE_P(All, ModeSwapKilled, testing::ValuesIn(mode_swaps()),
+                         [](const testing::TestParamInfo<ModeSwap>& param) { return param.param.name; });
 
 class MutantKilled : public testing::TestWithParam<std::string> {};
 

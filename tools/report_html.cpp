@@ -332,7 +332,7 @@ std::string mutation_section(const AuditResult& result) {
   }
   const MutantsResult& m = *result.mutation;
   const auto mark = [](bool killed) { return killed ? "<td class=\"fail\">X</td>" : "<td>.</td>"; };
-  h << "<p>" << m.mutants() << " kernel mutants (one deliberate mistake each, RTNE; docs/mutation-testing.md) on "
+  h << "<p>" << m.mutants() << " kernel mutants (one deliberate mistake each, built RTNE, and the correct kernel of one rounding mode judged as another; docs/mutation-testing.md) on "
     << m.cases.size() << " fixed cases, " << num(m.seconds) << " s on " << html_escape(m.executor) << ": "
     << m.killed_by_ours() << " of " << m.mutants()
     << " killed by our verdict. X = fails on at least one case on which the correct kernel (control) passes that "
