@@ -64,5 +64,27 @@ TEST(AttentionLauncher, MissingFileIsAOneLineError) {
   }
 }
 
+// No output row (Sq = 0 or B = 0): nothing is dispatched and the caller's buffers keep their
+// bits. (The property suite discards such cases: a verdict over nothing is not a pass.)
+TEST(AttentionLauncher, NoOutputRowDispatchesNothing) {
+  struct CountingExecutor : Executor {
+    int runs = 0;
+    std::string name() const override { return "counting"; }
+    void run(std::span<const std::byte>, const Dispatch&) override { ++runs; }
+  } ex;
+  for (const reference::AttentionShape s : {reference::AttentionShape{1, 0, 16, 1, 1, 64},
+                                            reference::AttentionShape{0, 16, 16, 1, 1, 64}}) {
+    std::vector<std::uint16_t> q(static_cast<std::size_t>(s.q_elements())), kv(static_cast<std::size_t>(s.kv_elements()));
+    std::vector<std::uint16_t> o = {0x7FA5};
+    std::vector<float> lse;
+    StridedAttention a;
+    a.shape = s, a.layout = contiguous_layout(s);
+    a.q = q, a.k = kv, a.v = kv, a.o = o, a.lse = lse;
+    launch_attention(ex, {}, a);
+    EXPECT_EQ(o[0], 0x7FA5);
+  }
+  EXPECT_EQ(ex.runs, 0);
+}
+
 }  // namespace
 }  // namespace cdna::device

@@ -44,6 +44,11 @@ RC_GTEST_PROP(AttentionProperty, PaddingContentIrrelevant, ()) {
   evaluate_property("padding_irrelevant", spec);
 }
 
+RC_GTEST_PROP(AttentionProperty, InvisibleKeysHaveNoEffect, ()) {
+  CaseSpec spec;
+  evaluate_property("invisible_keys", spec);
+}
+
 RC_GTEST_PROP(AttentionProperty, BitwiseDeterministic, ()) {
   CaseSpec spec;
   evaluate_property("determinism", spec);

@@ -118,6 +118,7 @@ std::string check_oracle_verdict(const CheckContext& ctx, const PropertyCase& c)
     return verdict(c.problem, reference::attention_forward_exact(c.problem), r.out, c.mode, "oracle verdict");
   }
   for (std::int64_t b = 0; b < c.problem.shape.batch; ++b) {
+    if (c.seqlens_q[n(b)] == 0) continue;  // no row to judge (its buffer rows: stray_write above)
     const auto alone = sequence_alone(c, b);
     const auto got = sequence_rows(r.out, c.problem.shape, b, alone.shape.seqlen_q);
     const std::string f = verdict(alone, reference::attention_forward_exact(alone), got, c.mode,
@@ -216,6 +217,49 @@ std::string check_padding_irrelevant(const CheckContext& ctx, const PropertyCase
   return "";
 }
 
+std::string check_invisible_keys(const CheckContext& ctx, const PropertyCase& c) {
+  if (c.varlen()) return "invisible_keys needs no varlen";
+  constexpr std::uint16_t kKeyPoisons[] = {0x7FC0 /* NaN */, 0xFFFF /* NaN */, 0x7F80 /* +inf */,
+                                           0xFF80 /* -inf */, 0x7F00 /* 2^127 */, 0xFF00 /* -2^127 */};
+  const auto& s = c.problem.shape;
+  const bool causal = c.problem.mask == reference::Mask::CausalBottomRight;
+  const std::int64_t cut = causal ? static_cast<std::int64_t>((c.aux_seed >> 3) % n(s.seqlen_k + 1)) : s.seqlen_k;
+  const std::uint16_t poison = kKeyPoisons[c.aux_seed % std::size(kKeyPoisons)];
+  PropertyCase poisoned = c, clean = c;
+  clean.layout.pad_bits = 0;
+  const std::int64_t row = s.heads_kv * s.head_dim;
+  for (std::int64_t b = 0; b < s.batch; ++b) {
+    for (std::int64_t j = cut; j < s.seqlen_k; ++j) {
+      const std::int64_t first = (b * s.seqlen_k + j) * row;
+      for (auto* x : {&poisoned.problem.k, &poisoned.problem.v}) std::fill_n(x->begin() + first, row, poison);
+      for (auto* x : {&clean.problem.k, &clean.problem.v}) std::fill_n(x->begin() + first, row, 0);
+    }
+  }
+  const LayoutRun a = run(ctx, poisoned), z = run(ctx, clean);
+  if (!a.stray_write.empty()) return a.stray_write;
+  char what[96];
+  std::snprintf(what, sizeof what, "keys >= %lld and padding 0x%04x vs zero:", static_cast<long long>(cut), poison);
+  for (std::int64_t i = 0; i < s.seqlen_q; ++i) {
+    // Row i sees keys j <= i + Sk - Sq (causal) or all (none): does it see one >= cut?
+    const std::int64_t last_seen = causal ? std::min(s.seqlen_k - 1, i + s.seqlen_k - s.seqlen_q) : s.seqlen_k - 1;
+    if (last_seen >= cut) continue;
+    for (std::int64_t b = 0; b < s.batch; ++b) {
+      for (std::int64_t h = 0; h < s.heads_q; ++h) {
+        const std::size_t o = n(((b * s.seqlen_q + i) * s.heads_q + h) * s.head_dim);
+        const std::size_t l = n((b * s.heads_q + h) * s.seqlen_q + i);
+        const std::string at = std::string(what) + " row b=" + std::to_string(b) + " h=" + std::to_string(h) +
+                               " i=" + std::to_string(i);
+        std::string f = first_bit_difference(at + " O", std::span(a.out.o).subspan(o, n(s.head_dim)),
+                                             std::span(z.out.o).subspan(o, n(s.head_dim)));
+        if (f.empty()) f = first_bit_difference(at + " LSE", std::span(a.out.lse).subspan(l, 1),
+                                                std::span(z.out.lse).subspan(l, 1));
+        if (!f.empty()) return f;
+      }
+    }
+  }
+  return "";
+}
+
 std::string check_determinism(const CheckContext& ctx, const PropertyCase& c) {
   const LayoutRun first = run(ctx, c);
   std::string f = same_output("repeated RoundRobin run:", first.out, run(ctx, c).out);
@@ -247,7 +291,12 @@ std::string check_nonfinite_inputs(const CheckContext& ctx, const PropertyCase& 
         const std::size_t l = n((b * s.heads_q + h) * s.seqlen_q + i);
         const std::string row = "row b=" + std::to_string(b) + " h=" + std::to_string(h) + " i=" + std::to_string(i);
         const float lse = poisoned.out.lse[l];
-        if (std::isnan(exact.lse[l]) ? !std::isnan(lse) : bits(lse) != bits(ref.out.lse[l])) {
+        // A row of infinite LSE (+inf: an +inf score; -inf: no weighed key) has its O and LSE
+        // from the definition alone: the clean case says nothing about it.
+        const bool inf_row = std::isinf(exact.lse[l]);
+        if (std::isnan(exact.lse[l])  ? !std::isnan(lse)
+            : inf_row                 ? static_cast<double>(lse) != exact.lse[l]
+                                      : bits(lse) != bits(ref.out.lse[l])) {
           return row + ": LSE " + std::to_string(lse) + ", the definition gives " + std::to_string(exact.lse[l]) +
                  " (the clean case's kernel LSE: " + std::to_string(ref.out.lse[l]) + ")";
         }
@@ -256,8 +305,11 @@ std::string check_nonfinite_inputs(const CheckContext& ctx, const PropertyCase& 
           const double want = exact.o[o];
           const std::uint16_t got = poisoned.out.o[o];
           const double got_value = numerics::f32_from_bf16(got);
+          // With LSE = ±inf a finite exact O is a bf16 value (V of the one +inf key, or 0):
+          // exactly those bits, +0.0 for a zero (§5.8).
           const bool ok = std::isnan(want)   ? std::isnan(got_value)
                           : std::isinf(want) ? got_value == want
+                          : inf_row          ? got == (want == 0 ? 0 : numerics::bf16_from_f32(static_cast<float>(want), c.mode))
                                              : got == ref.out.o[o];
           if (!ok) {
             char buf[160];
@@ -278,7 +330,7 @@ const std::map<std::string, Check>& all_checks() {
       {"oracle_verdict", check_oracle_verdict},     {"key_permutation", check_key_permutation},
       {"gqa_replication", check_gqa_replication},   {"batch_independence", check_batch_independence},
       {"padding_irrelevant", check_padding_irrelevant}, {"determinism", check_determinism},
-      {"nonfinite_inputs", check_nonfinite_inputs}};
+      {"nonfinite_inputs", check_nonfinite_inputs}, {"invisible_keys", check_invisible_keys}};
   return checks;
 }
 

@@ -42,12 +42,21 @@ std::string check_batch_independence(const CheckContext& ctx, const PropertyCase
 // The case's layout with its poison vs the same layout with zero padding vs contiguous BSHD
 // (varlen: vs each sequence run alone): O and LSE bitwise equal, nothing written outside O.
 std::string check_padding_irrelevant(const CheckContext& ctx, const PropertyCase& c);
+// Content of keys a row cannot see has no effect on that row (docs/semantics.md §5.2): the
+// case's padding poison (the unused KV slots past Sk fill the last partial 16-key tile), and K
+// and V of every key j >= a cut (aux_seed) set to a poison (aux_seed: NaN, ±inf or ±2^127), vs
+// zero padding and those keys zeroed. Under the causal mask the cut leaves some rows of a tile
+// seeing the poisoned keys and others not (Sq < Sk and Sq > Sk alike); with mask none the cut is
+// Sk. The rows that see no poisoned key: O and LSE bitwise equal; nothing written outside O.
+std::string check_invisible_keys(const CheckContext& ctx, const PropertyCase& c);
 // Two RoundRobin runs and two Random-schedule runs (seeds aux_seed, aux_seed + 1): bitwise equal.
 std::string check_determinism(const CheckContext& ctx, const PropertyCase& c);
 
 // NaN/inf inputs (no varlen), judged by the exact facts of docs/semantics.md §5: where the
 // exact LSE is NaN the kernel's LSE and whole O row are NaN; where an exact O element is NaN or
-// ±inf the kernel's is NaN or the same infinity; every other LSE and O element is bitwise the
+// ±inf the kernel's is NaN or the same infinity; where the exact LSE is ±inf (an +inf score, or
+// no key with weight) the kernel's LSE is that infinity and every other O element the exact
+// bf16 value (V of the one +inf key, or +0.0); every other LSE and O element is bitwise the
 // one of the same case with its NaN/inf inputs replaced by 0 (the clean case); and the clean
 // case passes the oracle verdict. (reference::compare_attention cannot judge a NaN LSE or an
 // infinite O: README.md.)

@@ -11,7 +11,7 @@ namespace {
 using reference::Mask;
 
 constexpr std::uint16_t kPoisons[] = {0x0000, 0x7FC0 /* NaN */, 0x7F80 /* +inf */, 0xFF80 /* -inf */,
-                                      0xFFFF /* NaN, sign set */};
+                                      0xFFFF /* NaN, sign set */, 0x7F00 /* 2^127 */, 0xFF00 /* -2^127 */};
 
 CaseLayout draw_layout() {
   CaseLayout l;
@@ -56,7 +56,7 @@ rc::Gen<PropertyCase> gen_case(const CaseSpec& spec) {
       }
     }
     const ValueKind kind =
-        spec.nonfinite ? *rc::gen::element(ValueKind::NonFinite, ValueKind::NanScore)
+        spec.nonfinite ? *rc::gen::element(ValueKind::NonFinite, ValueKind::NanScore, ValueKind::InfScore)
                        : *rc::gen::elementOf(std::vector<ValueKind>(std::begin(kFiniteValueKinds),
                                                                     std::end(kFiniteValueKinds)));
     const int variant = *rc::gen::inRange(0, 9);

@@ -20,7 +20,7 @@ struct CaseSpec {
   bool masks = true;           // draw none / causal bottom-right / causal top-left (rejected by the kernel)
   bool layouts = true;         // draw BSHD/BHSD, row padding, unused slots and the poison
   bool varlen = false;         // draw per-sequence lengths (half of the cases)
-  bool nonfinite = false;      // draw NonFinite or NanScore values only (else the finite kinds)
+  bool nonfinite = false;      // draw NonFinite, NanScore or InfScore values only (else the finite kinds)
   std::optional<numerics::Rounding> mode;  // fixed mode (e.g. an RTNE mutant); else all three
 };
 

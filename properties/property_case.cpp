@@ -1,5 +1,6 @@
 #include "properties/property_case.hpp"
 
+#include <algorithm>
 #include <charconv>
 #include <sstream>
 #include <stdexcept>
@@ -39,6 +40,11 @@ const std::string& at(const std::map<std::string, std::string>& m, const std::st
 }
 
 }  // namespace
+
+bool PropertyCase::has_output_row() const {
+  if (problem.shape.o_elements() == 0) return false;
+  return !varlen() || std::any_of(seqlens_q.begin(), seqlens_q.end(), [](std::int64_t n) { return n > 0; });
+}
 
 std::map<std::string, std::string> case_metadata(const PropertyCase& c) {
   char bits[8];

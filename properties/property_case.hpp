@@ -37,6 +37,9 @@ struct PropertyCase {
   std::string values;  // how the values were made, one line
   std::string seeds;   // their seeds
   bool varlen() const { return !seqlens_q.empty(); }
+  // Whether the case has an O row to judge: B, Hq, D ≥ 1 and Sq ≥ 1 (varlen: some Sq_b ≥ 1).
+  // A verdict over nothing is not a pass (docs/pass-rule.md): properties discard such cases.
+  bool has_output_row() const;
 };
 
 // The case as "case_*" metadata strings (shape, mask, scale and inputs travel in the golden

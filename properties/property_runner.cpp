@@ -18,6 +18,7 @@ namespace {
 struct Tally {
   std::int64_t judged = 0;  // evaluations the check ran on (shrinking steps included)
   std::map<std::string, std::int64_t> rejected;  // reason -> count
+  std::int64_t empty = 0;  // discarded: no output row (nothing to judge)
   std::map<std::string, std::int64_t> values;    // value kind -> judged evaluations
   std::int64_t varlen = 0, strided = 0;          // judged evaluations with per-sequence lengths / a non-contiguous layout
   std::int64_t max_sq = 0, max_sk = 0, max_heads_q = 0, sum_sq_sk = 0;  // shapes judged
@@ -55,6 +56,8 @@ class PropertyListener : public ::testing::EmptyTestEventListener {
       std::cout << "[ property ] " << test << ": " << t->second.judged << " cases judged, " << rejected
                 << " rejected by the kernel (discarded, not counted as passes)\n";
       for (const auto& [why, count] : t->second.rejected) std::cout << "[ property ]   " << count << " x " << why << "\n";
+      std::cout << "[ property ]   " << t->second.empty
+                << " discarded with no output row (B, Sq or Hq 0, or every varlen Sq_b 0): nothing to judge\n";
       const Tally& y = t->second;
       std::cout << "[ property ]   judged shapes: max Sq " << y.max_sq << ", max Sk " << y.max_sk << ", max Hq "
                 << y.max_heads_q << ", mean Sq*Sk " << (y.judged ? y.sum_sq_sk / y.judged : 0) << "\n";
@@ -97,6 +100,12 @@ void evaluate_property(const std::string& property, const CaseSpec& spec) {
     RC_DISCARD("rejected by the kernel: " + *why);
   }
   Tally& tally = tallies()[test];
+  // A verdict over nothing is not a pass (docs/pass-rule.md): a case without an output row is
+  // discarded and counted (that the launcher dispatches nothing then: device/attention_launcher_test.cpp).
+  if (!c.has_output_row()) {
+    ++tally.empty;
+    RC_DISCARD("no output row: nothing to judge");
+  }
   ++tally.judged;
   ++tally.values[c.values.substr(0, c.values.find(':'))];
   tally.varlen += c.varlen() ? 1 : 0;

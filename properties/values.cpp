@@ -28,11 +28,19 @@ void scale_channels(std::vector<std::uint16_t>& x, std::int64_t d, std::mt19937_
   }
 }
 
-// A random element of key 0 of a random batch entry and KV head, in a K/V vector of shape s.
-std::size_t key0_element(const reference::AttentionShape& s, std::mt19937_64& rng) {
+// Element `d` of key `j` of a random batch entry and KV head, in a K/V vector of shape s.
+std::size_t key_element(const reference::AttentionShape& s, std::mt19937_64& rng, std::int64_t j, std::int64_t d) {
   const auto b = static_cast<std::int64_t>(rng() % n(s.batch));
   const auto h = static_cast<std::int64_t>(rng() % n(s.heads_kv));
-  return n(((b * s.seqlen_k) * s.heads_kv + h) * s.head_dim) + rng() % n(s.head_dim);
+  return n(((b * s.seqlen_k + j) * s.heads_kv + h) * s.head_dim + d);
+}
+// A random element of key 0 / of a random key.
+std::size_t key0_element(const reference::AttentionShape& s, std::mt19937_64& rng) {
+  return key_element(s, rng, 0, static_cast<std::int64_t>(rng() % n(s.head_dim)));
+}
+std::size_t any_key_element(const reference::AttentionShape& s, std::mt19937_64& rng) {
+  const auto j = static_cast<std::int64_t>(rng() % n(s.seqlen_k));
+  return key_element(s, rng, j, static_cast<std::int64_t>(rng() % n(s.head_dim)));
 }
 
 }  // namespace
@@ -46,6 +54,7 @@ std::string_view to_string(ValueKind kind) {
     case ValueKind::HugeEqual: return "huge_equal";
     case ValueKind::NonFinite: return "nonfinite_v";
     case ValueKind::NanScore: return "nan_score";
+    case ValueKind::InfScore: return "inf_score";
   }
   return "?";
 }
@@ -99,10 +108,10 @@ std::string fill_values(reference::AttentionProblem& p, ValueKind kind, std::uin
     case ValueKind::NonFinite: {
       reference::fill_randn(p, seed);
       if (s.seqlen_k == 0 || s.batch == 0) return tag + ": randn (no key to poison)";
-      const std::size_t e = key0_element(s, rng);
+      const std::size_t e = any_key_element(s, rng);
       const std::uint16_t bad = std::array{kNaN, kPosInf, kNegInf}[n(variant % 3)];
       p.v[e] = bad;
-      return tag + ": randn, V element " + std::to_string(e) + " (key 0) = " +
+      return tag + ": randn, V element " + std::to_string(e) + " = " +
              (bad == kNaN ? "NaN" : bad == kPosInf ? "+inf" : "-inf");
     }
     case ValueKind::NanScore: {
@@ -116,6 +125,30 @@ std::string fill_values(reference::AttentionProblem& p, ValueKind kind, std::uin
       const std::size_t e = rng() % nq;
       p.q[e] = kNaN;
       return tag + ": randn, Q element " + std::to_string(e) + " = NaN";
+    }
+    case ValueKind::InfScore: {
+      reference::fill_randn(p, seed);
+      // The sign that makes the score +inf (-inf times a negative scale); scale 0 gives NaN.
+      const bool negative = std::signbit(p.scale);
+      const std::uint16_t inf = negative ? kNegInf : kPosInf;
+      const std::string name = negative ? "-inf" : "+inf";
+      if (variant % 3 == 2 || s.seqlen_k == 0 || s.batch == 0) {
+        if (nq == 0) return tag + ": randn (no query to poison)";
+        const std::size_t e = rng() % nq;
+        p.q[e] = inf;  // that query's scores: +inf where K > 0, -inf where K < 0
+        return tag + ": randn, Q element " + std::to_string(e) + " = " + name;
+      }
+      // One key, or two keys, in channel ch where every query is made >= 0: every row that
+      // sees such a key scores it +inf (one or two +inf scores per row).
+      const auto ch = static_cast<std::int64_t>(rng() % n(d));
+      for (std::size_t e = n(ch); e < nq; e += n(d)) p.q[e] &= 0x7FFF;
+      std::string what;
+      for (int k = 0; k < 1 + variant % 3; ++k) {
+        const std::size_t e = key_element(s, rng, static_cast<std::int64_t>(rng() % n(s.seqlen_k)), ch);
+        p.k[e] = inf;
+        what += (what.empty() ? "" : ", ") + std::to_string(e);
+      }
+      return tag + ": randn, Q channel " + std::to_string(ch) + " = |randn|, K element(s) " + what + " = " + name;
     }
   }
   return tag;

@@ -18,6 +18,8 @@ enum class ValueKind : std::uint8_t {
   HugeEqual,      // every score equal and huge (Q = K = 64: s ≈ 4096·D·scale); V one constant
   NonFinite,      // N(0, 1) with one NaN, +inf or -inf in V at key 0
   NanScore,       // N(0, 1) with one NaN in Q, or in K at key 0 (mask none): NaN scores
+  InfScore,       // N(0, 1) with an infinite Q element or K elements of one or two keys: +inf
+                  // scores (one or several per row), or all of a row's scores ±inf
 };
 // The finite kinds, which reference::compare_attention can judge.
 inline constexpr ValueKind kFiniteValueKinds[] = {ValueKind::Randn, ValueKind::ScaledLogits, ValueKind::Outliers,
@@ -29,12 +31,16 @@ std::string_view to_string(ValueKind kind);
 // saying what was made.
 // - TiesAtMax needs scale > 0 and sets scale = fl32(1/√D): Q ≥ 0 (|randn|), tied keys K = 2 in
 //   every channel, other keys clamped to [-2, 2], so no other score exceeds the tied ones.
-// - NonFinite poisons V at key 0 only: key 0 is visible to every query that sees any key, so
-//   the definition propagates the value to every such row (docs/semantics.md §5.7) and rows
-//   that see no key stay +0.0. V of keys masked for some rows only is not poisoned: README.md.
+// - NonFinite poisons one V element of a random key: the rows that see the key get the value in
+//   that column (docs/semantics.md §5.7), the rows that cannot see it are unaffected (§5.2).
+// - InfScore (§5.5, §5.6): an infinite K element, in a channel where every query is >= 0, with
+//   the sign of the scale: the key's score is +inf for every row that sees it (NaN for scale 0);
+//   or an infinite Q element: that query's scores are +inf or -inf by the sign of K in that
+//   channel (all -inf is a row without weight: O = +0.0, LSE = -inf). Rows mixing -inf with
+//   finite scores are not made (their check would need the bound: README.md).
 // - NanScore poisons one Q element (its query's scores are NaN), or under Mask::None one K
 //   element of key 0 (every score of that KV head is NaN).
-// Only the nonfinite_inputs property draws the last two (reference::compare_attention cannot
+// Only the nonfinite_inputs property draws the last three (reference::compare_attention cannot
 // judge a NaN LSE or an infinite O: README.md).
 std::string fill_values(reference::AttentionProblem& p, ValueKind kind, std::uint64_t seed, int variant);
 

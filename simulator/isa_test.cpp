@@ -550,6 +550,37 @@ TEST(SimIsa, UnsignedShortLoadsAndCompares) {
   }
 }
 
+// The forms of the attention kernel's non-finite paths: u16 and f32 compares into VCC, scalar
+// branches on SCC and VCC.
+TEST(SimIsa, CompareAndBranchForms) {
+  Inputs in = float_inputs(16);
+  in.a = int_inputs(17).a;
+  auto o = run("compares_and_branches", in, 384);
+  std::uint64_t eq = 0, lg = 0, neq = 0;
+  for (std::size_t l = 0; l < 64; ++l) {
+    const u32 y = (in.c[l] & 3u) ? in.b[l] : ((in.a[l] & 0xffffu) | (~in.a[l] & 0xffff0000u));
+    const bool e = (in.a[l] & 0xffffu) == (y & 0xffffu);
+    const float b = F(in.b[l]), c = F(in.c[l]);
+    const bool ordered = !std::isnan(b) && !std::isnan(c);
+    eq |= std::uint64_t{e} << l;
+    lg |= std::uint64_t{ordered && b != c} << l;
+    neq |= std::uint64_t{!(b == c)} << l;
+    EXPECT_EQ(o[4 * l], e ? 3u : 0u) << l;
+    EXPECT_EQ(o[4 * l + 1], u32{ordered && b != c} | (u32{!(b == c)} << 1)) << l;
+    const u32 a16 = in.a[l] & 0xffffu, b16 = in.b[l] & 0xffffu, c16 = in.c[l] & 0xffffu;
+    const float z = F((in.c[l] & 4u) ? in.c[l] : in.b[l]);
+    EXPECT_EQ(o[256 + 2 * l], std::max(a16, b16)) << l;
+    EXPECT_EQ(o[256 + 2 * l + 1], std::max({a16, b16, c16}) | (u32{b == z} << 16)) << l;
+  }
+  // Both directions of each branch occur only if these hold for the inputs.
+  ASSERT_NE(eq, 0u);
+  ASSERT_NE(static_cast<u32>(lg), static_cast<u32>(neq));
+  for (std::size_t l = 0; l < 64; ++l) {
+    EXPECT_EQ(o[4 * l + 2], 11u | (22u << 8)) << l;  // lo(lg) != lo(neq), lo(lg) == lo(lg)
+    EXPECT_EQ(o[4 * l + 3], (eq == 0 ? 33u : 44u) | (55u << 8)) << l;
+  }
+}
+
 // ---- v_dot2_f32_f16 / v_dot2c_f32_f16: reference = the exact a0*b0 + a1*b1 + c (binary128,
 // exact for these inputs' exponent spread, and any residual is far below the f32 rounding
 // point) rounded once to f32; the Sequential parameter is checked against two f32 roundings.

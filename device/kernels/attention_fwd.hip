@@ -50,6 +50,17 @@
 // B-operand layout that Oᵀ = Vᵀ·Pᵀ needs, and Oᵀ's result layout keeps row i in lane l % 16:
 // the softmax statistics of row i never leave the four lanes {i, i+16, i+32, i+48}.
 // KV is processed in blocks of 16 keys: D/16 MFMAs for Sᵀ and D/16 for Oᵀ per block.
+//
+// Non-finite inputs (docs/semantics.md §5), with the arithmetic of finite inputs unchanged:
+// - +inf scores: once the running max is +inf a +inf score gets weight 2^0 = 1 and every other
+//   score weight 0, so l counts the +inf keys: one gives O = V of that key and LSE = +inf, two
+//   or more O = NaN (§5.6). A NaN score makes p̃, l and the accumulator NaN: the row is NaN.
+// - NaN/inf in V: the P·V MFMA serves all 16 rows of a tile, and a row that gives the key weight
+//   0 (masked for it, a -inf score, a finite score beside +inf) would compute 0 · NaN = NaN. Such
+//   entries enter the MFMA as 0; when a block holds one (wave-wide test, rare path) each row
+//   adds the entries of the keys it weighs into its own `nonfin` sum, which O adds at the end
+//   (a weighed key's weight is positive, so its NaN/±inf decides the column: §5.7).
+// Keys past Sk, rows past Sq and the padding of strided layouts are never read.
 
 #include "device/asm/wrappers.hpp"
 #include "device/attention_params.h"
@@ -122,6 +133,16 @@ __device__ __forceinline__ float row_sum(float x) {
   return x + __shfl_xor(x, 32);
 }
 
+// The exponent of 2^(s - m) for a base-2 score s under the running max m (m_ref: -inf replaced
+// by 0). Once m = +inf, a +inf score gets 0 (weight 1, so l counts the +inf keys) and every
+// finite score -inf (weight 0): docs/semantics.md §5.6. For finite m the select is a no-op.
+__device__ __forceinline__ float exp2_arg(float s, float m_ref) {
+  return s == __builtin_inff() ? 0.0f : s - m_ref;
+}
+
+// True if bf16 bits `x` are NaN or ±inf (exponent all ones).
+__device__ __forceinline__ bool bf16_nonfinite(unsigned short x) { return (x & 0x7F80u) == 0x7F80u; }
+
 __device__ __forceinline__ bool key_visible(const AttentionParams& p, int i, int j) {
 #ifndef CDNA_MUTANT_KV_TAIL_UNMASKED
   if (j >= p.seqlen_k) return false;
@@ -183,7 +204,8 @@ __device__ void attention_fwd(const unsigned short* __restrict__ q, const unsign
   float m = -__builtin_inff();  // running max of the base-2 scores of this row
   float l = 0.0f;                // running sum of 2^(score - m)
   floatx4 acc[kSteps];           // Oᵀ: acc[c][r] = O[qi][16c + 4g + r], unnormalised
-  for (int c = 0; c < kSteps; ++c) acc[c] = floatx4{0.0f, 0.0f, 0.0f, 0.0f};
+  floatx4 nonfin[kSteps];        // the NaN/inf V entries of the keys this row weighs, summed
+  for (int c = 0; c < kSteps; ++c) acc[c] = nonfin[c] = floatx4{0.0f, 0.0f, 0.0f, 0.0f};
 
 #ifdef CDNA_MUTANT_DROP_LAST_KV_TILE
   for (int kv0 = 0; kv0 + 16 <= kv_end; kv0 += 16) {
@@ -237,15 +259,24 @@ __device__ void attention_fwd(const unsigned short* __restrict__ q, const unsign
 #else
     const float m_ref = m_new == -__builtin_inff() ? 0.0f : m_new;
 #endif
+    // +inf scores (docs/semantics.md §5.6, exp2_arg): alpha = 1 while m stays +inf
+    // (2^(inf - inf) would be NaN); for finite m the select is a no-op.
 #ifdef CDNA_MUTANT_NO_RESCALE
     const float alpha = 1.0f;
 #else
-    const float alpha = softmax_exp2(m - m_ref);
+    const float alpha = m == __builtin_inff() ? 1.0f : softmax_exp2(m - m_ref);
 #endif
+    // The keys that end up with weight 0 when m becomes +inf include those already summed:
+    // their NaN/inf V entries are dropped with them (acc and l drop theirs through alpha = 0).
+    if (__builtin_amdgcn_ballot_w64(m_new == __builtin_inff() && m != m_new) != 0) {
+      for (int c = 0; c < kSteps; ++c) {
+        if (m != m_new && m_new == __builtin_inff()) nonfin[c] = floatx4{0.0f, 0.0f, 0.0f, 0.0f};
+      }
+    }
     float psum = 0.0f;
     shortx4 pb;
     for (int r = 0; r < 4; ++r) {
-      const float pr = softmax_exp2(s2[r] - m_ref);
+      const float pr = softmax_exp2(exp2_arg(s2[r], m_ref));
       psum += pr;
 #ifdef CDNA_MUTANT_P_TRUNC
       pb[r] = static_cast<short>(high_half(pr));
@@ -263,13 +294,30 @@ __device__ void attention_fwd(const unsigned short* __restrict__ q, const unsign
     m = m_new;
 
     // Oᵀ += Vᵀ·Pᵀ: A operand lane holds V[kv0 + 4g + 0..3][16c + row]; B is this lane's P.
+    // The MFMA serves all 16 rows, so a V entry of a key that one row weighs 0 (masked, or a
+    // -inf score) is multiplied by that row's P = 0: 0 · NaN = 0 · inf = NaN, where §5.2/§5.7
+    // say the key has no effect. NaN/inf entries therefore enter the MFMA as 0 (finite inputs
+    // keep their arithmetic, docs/error-analysis.md §1), and each row adds them itself below
+    // for the keys it weighs. Keys past Sk are zero, not read.
+    shortx4 vf[kSteps];
+    unsigned v_exp = 0;  // the largest exponent field: 0x7F80 iff some entry is NaN/inf
     for (int c = 0; c < kSteps; ++c) {
-      shortx4 vf;
       for (int r = 0; r < 4; ++r) {
         const int j = kv0 + 4 * g + r;
-        // Keys past Sk are zero, not read: 0 * NaN padding would poison the row.
-        vf[r] = j < p.seqlen_k ? static_cast<short>(vb[j * p.v_stride_s + 16 * c + row]) : short{0};
+        const unsigned short x = j < p.seqlen_k ? vb[j * p.v_stride_s + 16 * c + row] : 0;
+        v_exp = max(v_exp, x & 0x7F80u);
+        vf[c][r] = static_cast<short>(x);
       }
+    }
+    const bool v_nonfinite = __builtin_amdgcn_ballot_w64(v_exp == 0x7F80u) != 0;  // wave-uniform
+    if (v_nonfinite) {
+      for (int c = 0; c < kSteps; ++c) {
+        for (int r = 0; r < 4; ++r) {
+          if (bf16_nonfinite(static_cast<unsigned short>(vf[c][r]))) vf[c][r] = 0;
+        }
+      }
+    }
+    for (int c = 0; c < kSteps; ++c) {
 #ifndef CDNA_MUTANT_ACC_NOT_RESCALED
       acc[c] *= alpha;
 #endif
@@ -277,40 +325,57 @@ __device__ void attention_fwd(const unsigned short* __restrict__ q, const unsign
       wait_valu_to_mfma(acc[c]);
       wait_valu_to_mfma(pb);
 #endif
-      mfma_f32_16x16x16_bf16_then_wait(acc[c], vf, pb);
+      mfma_f32_16x16x16_bf16_then_wait(acc[c], vf[c], pb);
+    }
+    // A weighed key's NaN/inf entry makes its O column NaN or ±inf whatever its weight (§5.7:
+    // the exact weight is positive even where p̃ underflows to 0), so the entry itself is added,
+    // not p̃ · V. Rare: a wave-uniform branch.
+    if (v_nonfinite) {
+      int row_weighs = 0;  // bit j: key kv0 + j has positive weight in this row (§5.7)
+      for (int r = 0; r < 4; ++r) row_weighs |= (exp2_arg(s2[r], m_ref) > -__builtin_inff()) << (4 * g + r);
+      row_weighs |= __shfl_xor(row_weighs, 16);
+      row_weighs |= __shfl_xor(row_weighs, 32);
+#pragma clang loop unroll(disable)  // rare path: keep it short (and the SGPRs few)
+      for (int j = 0; j < 16; ++j) {
+        if (!((row_weighs >> j) & 1) || kv0 + j >= p.seqlen_k) continue;
+        const unsigned short* vr = vb + (kv0 + j) * p.v_stride_s + 4 * g;
+        for (int c = 0; c < kSteps; ++c) {
+          const shortx4 v4 = *reinterpret_cast<const shortx4*>(vr + 16 * c);
+          for (int r = 0; r < 4; ++r) {
+            const unsigned short x = static_cast<unsigned short>(v4[r]);
+            if (bf16_nonfinite(x)) nonfin[c][r] += __builtin_bit_cast(float, static_cast<unsigned>(x) << 16);
+          }
+        }
+      }
     }
   }
 
   if (!q_valid) return;
-  // A row with no visible key (Sk = 0, or i < Sq - Sk under the causal mask) must give O = +0.0
-  // and LSE = -inf (docs/semantics.md §5.1). Its accumulator is not necessarily 0: 0 · V of a key
-  // it cannot see is NaN when that V holds NaN or inf (the P·V MFMA serves all 16 rows of the
-  // tile), so its O bits are replaced by 0, the row found by integer arithmetic on the mask. A NaN
-  // score makes l NaN and the row must stay NaN (§5.4), so LSE = (m + log2 l)·ln 2 has no
-  // select on l: m = -inf and log2(+0) = -inf give -inf, log2(NaN) gives NaN. Both found by the
-  // property suite (properties/README.md). (Tests on l's value or bits compile to compare forms
-  // that no simulator test kernel covers yet: simulator/kernels_test.cpp.)
+  // O = acc / l + the NaN/inf V entries of the weighed keys (zero for finite inputs, where adding
+  // +0 changes no bits but a -0.0, which §5.8 wants as +0.0 anyway). l = 0 means no key has
+  // weight (no visible key, or only -inf scores): O = +0.0, LSE = -inf (§5.1, §5.5); acc is
+  // exactly 0 there since no NaN/inf V entry enters the MFMA. A NaN score makes p̃, acc and l NaN
+  // and the whole row stays NaN (§5.4): LSE = (m + log2 l)·ln 2 has no select on l (m = -inf and
+  // log2(+0) = -inf give -inf, log2(NaN) gives NaN), and acc · 0 is NaN. With m = +inf, l counts
+  // the +inf keys: one gives O = V of that key (p̃ = 1) and LSE = +inf, two or more O = NaN (§5.6).
+  // (The NaN-score and no-visible-key rows were found by the property suite: properties/README.md.)
 #ifdef CDNA_MUTANT_MASKED_ROW_RCP0
   const float inv_l = v_rcp_f32(l);
 #else
-  const int visible_keys = p.causal ? max(0, min(p.seqlen_k, qi + p.seqlen_k - p.seqlen_q + 1)) : p.seqlen_k;
-  const float inv_l = l > 0.0f ? v_rcp_f32(l) : 0.0f;
+  const float inv_l = l > 0.0f ? (m == __builtin_inff() && l > 1.0f ? __builtin_nanf("") : v_rcp_f32(l)) : 0.0f;
 #endif
   unsigned short* ob = o + b * p.o_stride_b + h * p.o_stride_h + qi * p.o_stride_s;
   for (int c = 0; c < kSteps; ++c) {
     shortx4 out;
-#if defined(CDNA_MUTANT_O_RTZ)
-    for (int r = 0; r < 4; ++r) out[r] = static_cast<short>(high_half(acc[c][r] * inv_l));
-#elif defined(CDNA_MUTANT_O_ROUNDED_TWICE)
     for (int r = 0; r < 4; ++r) {
-      out[r] = static_cast<short>(to_bf16(round_to_bf16(acc[c][r]) * inv_l));
-    }
+#if defined(CDNA_MUTANT_O_RTZ)
+      out[r] = static_cast<short>(high_half(acc[c][r] * inv_l + nonfin[c][r]));
+#elif defined(CDNA_MUTANT_O_ROUNDED_TWICE)
+      out[r] = static_cast<short>(to_bf16(round_to_bf16(acc[c][r]) * inv_l + nonfin[c][r]));
 #else
-    for (int r = 0; r < 4; ++r) out[r] = static_cast<short>(to_bf16(acc[c][r] * inv_l));
+      out[r] = static_cast<short>(to_bf16(acc[c][r] * inv_l + nonfin[c][r]));
 #endif
-#ifndef CDNA_MUTANT_MASKED_ROW_RCP0
-    if (visible_keys == 0) out = shortx4{0, 0, 0, 0};
-#endif
+    }
     *reinterpret_cast<shortx4*>(ob + 16 * c + 4 * g) = out;
   }
   if (g == 0) {

@@ -412,6 +412,47 @@ extern "C" __global__ void loads_and_compares(ARGS) {
   o[4 * t + 3] = (uint32_t)(((m4 >> t) & 1) | (((m5 >> t) & 1) << 1) | (((m6 >> t) & 1) << 2));
 }
 
+// ---- forms of the attention kernel's non-finite paths (simulator/kernels_test.cpp): 16-bit
+// and f32 compares, s_cmp_lg_u32 with s_cbranch_scc0, s_cbranch_vccz, u16 maxima. o[4t..4t+3]
+extern "C" __global__ void compares_and_branches(ARGS) {
+  int t = threadIdx.x;
+  // Low halves equal in about 1/4 of the lanes; the high halves differ (a u16 compare ignores them).
+  const uint32_t y = (c[t] & 3u) ? b[t] : ((a[t] & 0xffffu) | (~a[t] & 0xffff0000u));
+  uint64_t m1, m2, m3, m4;
+  uint32_t r1, r1b, r2, r3;
+  asm volatile("v_cmp_eq_u16_e32 vcc, %1, %2\n\ts_mov_b64 %0, vcc" : "=s"(m1) : "v"(a[t]), "v"(y) : "vcc");
+  asm volatile("v_cmp_eq_u16_e64 %0, %1, %2" : "=s"(m2) : "v"(a[t]), "v"(y));
+  asm volatile("v_cmp_lg_f32_e32 vcc, %1, %2\n\ts_mov_b64 %0, vcc" : "=s"(m3) : "v"(b[t]), "v"(c[t]) : "vcc");
+  asm volatile("v_cmp_neq_f32_e32 vcc, %1, %2\n\ts_mov_b64 %0, vcc" : "=s"(m4) : "v"(b[t]), "v"(c[t]) : "vcc");
+  // r1 = lo(m3) != lo(m4) ? 11 : 22, r1b the same of (lo(m3), lo(m3)); r2 = m1 == 0 ? 33 : 44;
+  // r3 = m1 ^ m2 == 0 ? 55 : 66 (each branch is taken in one and not taken in another).
+  asm volatile("s_cmp_lg_u32 %1, %2\n\ts_cbranch_scc0 1f\n\ts_mov_b32 %0, 11\n\ts_branch 2f\n"
+               "1:\n\ts_mov_b32 %0, 22\n2:"
+               : "=s"(r1) : "s"((uint32_t)m3), "s"((uint32_t)m4));
+  asm volatile("s_cmp_lg_u32 %1, %2\n\ts_cbranch_scc0 1f\n\ts_mov_b32 %0, 11\n\ts_branch 2f\n"
+               "1:\n\ts_mov_b32 %0, 22\n2:"
+               : "=s"(r1b) : "s"((uint32_t)m3), "s"((uint32_t)m3));
+  asm volatile("s_mov_b64 vcc, %1\n\ts_cbranch_vccz 1f\n\ts_mov_b32 %0, 44\n\ts_branch 2f\n"
+               "1:\n\ts_mov_b32 %0, 33\n2:"
+               : "=s"(r2) : "s"(m1) : "vcc");
+  asm volatile("s_xor_b64 vcc, %1, %2\n\ts_cbranch_vccz 1f\n\ts_mov_b32 %0, 66\n\ts_branch 2f\n"
+               "1:\n\ts_mov_b32 %0, 55\n2:"
+               : "=s"(r3) : "s"(m1), "s"(m2) : "vcc", "scc");
+  o[4 * t] = (uint32_t)(((m1 >> t) & 1) | (((m2 >> t) & 1) << 1));
+  o[4 * t + 1] = (uint32_t)(((m3 >> t) & 1) | (((m4 >> t) & 1) << 1));
+  o[4 * t + 2] = r1 | r1b << 8;
+  o[4 * t + 3] = r2 | r3 << 8;
+  // The V exponent scan's u16 maxima and the +inf tests' VOP3 f32 compare: o[256 + 2t..].
+  const uint32_t z = (c[t] & 4u) ? c[t] : b[t];  // equal to b in about half of the lanes
+  uint32_t mx, mx3;
+  uint64_t m5;
+  asm volatile("v_max_u16_e32 %0, %1, %2" : "=v"(mx) : "v"(a[t]), "v"(b[t]));
+  asm volatile("v_max3_u16 %0, %1, %2, %3" : "=v"(mx3) : "v"(a[t]), "v"(b[t]), "v"(c[t]));
+  asm volatile("v_cmp_eq_f32_e64 %0, %1, %2" : "=s"(m5) : "v"(b[t]), "v"(z));
+  o[256 + 2 * t] = mx & 0xffffu;
+  o[256 + 2 * t + 1] = (mx3 & 0xffffu) | (uint32_t)((m5 >> t) & 1) << 16;
+}
+
 // ---- 16-bit: f16 and i16/u16 arithmetic, packed, compares, conversions
 K2(add_f16, "v_add_f16_e32 %0, %1, %2")
 K2(sub_f16, "v_sub_f16_e32 %0, %1, %2")
