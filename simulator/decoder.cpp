@@ -729,8 +729,36 @@ Disassembler::~Disassembler() {
   if (ctx_) LLVMDisasmDispose(static_cast<LLVMDisasmContextRef>(ctx_));
 }
 
+namespace {
+
+// LLVM 19's AMDGPU instruction printer crashes (a read out of bounds, SIGSEGV) on an SDWA form of
+// VOP1, VOP2 or VOPC whose dst_sel, src0_sel or src1_sel field holds 7, which names no operand
+// select (SdwaSel is BYTE_0..WORD_1, DWORD = 0..6; SIInstrInfo.td / SIDefines.h): found by the
+// decoder fuzzer, reproduced with llvm-mc-19 --disassemble on f9 54 28 27 00 07 06 06. Such a word
+// is no instruction, so it is refused before LLVM sees it. Fields (CDNA3 ISA guide, SDWA): dword 1
+// bits 10:8 dst_sel (not in VOPC, where 14:8 is SDST), 18:16 src0_sel, 26:24 src1_sel.
+bool sdwa_with_invalid_select(const std::uint8_t* bytes, std::size_t available) {
+  if (available < 8) return false;
+  auto dword = [&](std::size_t at) {
+    return static_cast<std::uint32_t>(bytes[at]) | static_cast<std::uint32_t>(bytes[at + 1]) << 8 |
+           static_cast<std::uint32_t>(bytes[at + 2]) << 16 | static_cast<std::uint32_t>(bytes[at + 3]) << 24;
+  };
+  const std::uint32_t w = dword(0), sdwa = dword(4);
+  constexpr std::uint32_t kSdwaSrc0 = 0xf9;
+  if ((w & 0x1ff) != kSdwaSrc0) return false;
+  const bool vopc = (w >> 25) == 0x3e, vop1 = (w >> 25) == 0x3f, vop2 = (w >> 31) == 0;
+  if (!vopc && !vop1 && !vop2) return false;
+  const bool dst_bad = !vopc && ((sdwa >> 8) & 7) == 7;
+  const bool src0_bad = ((sdwa >> 16) & 7) == 7;
+  const bool src1_bad = !vop1 && ((sdwa >> 24) & 7) == 7;
+  return dst_bad || src0_bad || src1_bad;
+}
+
+}  // namespace
+
 Disassembled Disassembler::at(const std::uint8_t* bytes, std::size_t available,
                               std::uint64_t address) {
+  if (sdwa_with_invalid_select(bytes, available)) return Disassembled{};  // size 0: undecodable
   char buf[512];
   buf[0] = 0;
   std::size_t n = LLVMDisasmInstruction(static_cast<LLVMDisasmContextRef>(ctx_),

@@ -421,7 +421,7 @@ extern "C" __global__ void compares_and_branches(ARGS) {
   uint64_t m1, m2, m3, m4;
   uint32_t r1, r1b, r2, r3;
   asm volatile("v_cmp_eq_u16_e32 vcc, %1, %2\n\ts_mov_b64 %0, vcc" : "=s"(m1) : "v"(a[t]), "v"(y) : "vcc");
-  asm volatile("v_cmp_eq_u16_e64 %0, %1, %2" : "=s"(m2) : "v"(a[t]), "v"(y));
+  asm volatile("v_cmp_eq_u16_e64 %0, %1, %2\n\ts_nop 1" : "=s"(m2) : "v"(a[t]), "v"(y));
   asm volatile("v_cmp_lg_f32_e32 vcc, %1, %2\n\ts_mov_b64 %0, vcc" : "=s"(m3) : "v"(b[t]), "v"(c[t]) : "vcc");
   asm volatile("v_cmp_neq_f32_e32 vcc, %1, %2\n\ts_mov_b64 %0, vcc" : "=s"(m4) : "v"(b[t]), "v"(c[t]) : "vcc");
   // r1 = lo(m3) != lo(m4) ? 11 : 22, r1b the same of (lo(m3), lo(m3)); r2 = m1 == 0 ? 33 : 44;
@@ -448,7 +448,9 @@ extern "C" __global__ void compares_and_branches(ARGS) {
   uint64_t m5;
   asm volatile("v_max_u16_e32 %0, %1, %2" : "=v"(mx) : "v"(a[t]), "v"(b[t]));
   asm volatile("v_max3_u16 %0, %1, %2, %3" : "=v"(mx3) : "v"(a[t]), "v"(b[t]), "v"(c[t]));
-  asm volatile("v_cmp_eq_f32_e64 %0, %1, %2" : "=s"(m5) : "v"(b[t]), "v"(z));
+  // s_nop 1: a VALU reading the mask SGPRs needs 2 wait states (rule valu-sgpr-valu), and clang
+  // does not see inside this asm statement.
+  asm volatile("v_cmp_eq_f32_e64 %0, %1, %2\n\ts_nop 1" : "=s"(m5) : "v"(b[t]), "v"(z));
   o[256 + 2 * t] = mx & 0xffffu;
   o[256 + 2 * t + 1] = (mx3 & 0xffffu) | (uint32_t)((m5 >> t) & 1) << 16;
 }
