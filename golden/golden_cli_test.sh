@@ -217,10 +217,11 @@ ed --write "$tmp/f32.safetensors" q F32 1,7,4,64 @"$tmp/q32.bin" k BF16 1,13,2,6
 run make-f32 0 'f32\.safetensors' -- golden make --from "$tmp/f32.safetensors" --modes rtna --executor none --out "$tmp/f32.safetensors.out/f32.safetensors"
 "$py" "$src/show.py" "$tmp/f32.safetensors.out/f32.safetensors" | grep -q "^source_q: .*tensor 'q' F32 \[1,7,4,64\] rounded to bf16 RTNE (1792 of 1792 values changed)" &&
   echo "ok   make-f32-recorded" || { echo "FAIL make-f32-recorded"; failures=$((failures + 1)); }
-# The issue's instance 2 (+inf key): the file holds the definition's answer, which passes.
-run make-instance2 0 'i2\.rtne\.safetensors' -- golden make --q "$tmp/i2q.bin" --k "$tmp/i2k.bin" --v "$tmp/i2v.bin" \
-  --shape 1,1,2,1,1,64 --scale 0x1p-3 --case-id i2 --executor none --out "$tmp/i2"
-run instance2-verify 0 '^3 of 3 golden files verified' -- golden verify "$tmp/i2" --executor none
+# The issue's instance 2 (+inf key): the file holds the definition's answer, which passes, and
+# our kernel (fixed in issue 9 §2) now computes it: its o_kernel passes and verify re-runs it.
+run make-instance2 0 'i2\.rtz\.safetensors  [0-9]+ bytes  \(o_kernel passes\)$' -- golden make --q "$tmp/i2q.bin" \
+  --k "$tmp/i2k.bin" --v "$tmp/i2v.bin" --shape 1,1,2,1,1,64 --scale 0x1p-3 --case-id i2 --out "$tmp/i2"
+run instance2-verify 0 '^3 of 3 golden files verified \(3 kernel re-runs\)$' -- golden verify "$tmp/i2"
 run instance2-definition-passes 0 '^pass$' -- golden check "$tmp/i2/i2.rtne.safetensors" --candidate "$tmp/i2_o.bin" \
   --candidate-format raw-bf16 --candidate-lse "$tmp/i2_lse.bin"
 run instance2-wrong-o-fails 1 '^FAIL' -- golden check "$tmp/i2/i2.rtne.safetensors" --candidate "$tmp/i2q.bin" \
