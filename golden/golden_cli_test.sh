@@ -251,6 +251,11 @@ bad make-byte-count "k\\.bin: 3328 bytes, but K \[1,13,1,64\] of --shape needs 8
 bad make-hq-hkv "Hq = 3 is not a multiple of Hkv = 2" -- golden make --q "$tmp/i2q.bin" --k "$tmp/q.bin" --v "$tmp/q.bin" \
   --shape 1,1,7,3,2,64 --out "$tmp/never"
 bad make-scale-nan "--scale = 'nan' is not a finite fp32 value" -- golden make --from "$tmp/in.safetensors" --scale nan --out "$tmp/never"
+ed --write "$tmp/softcap.safetensors" q BF16 1,7,4,64 @"$tmp/q.bin" k BF16 1,13,2,64 @"$tmp/k.bin" \
+  v BF16 1,13,2,64 @"$tmp/v.bin" --meta softcap 30 --meta format pt
+bad make-unknown-input-key "softcap\.safetensors: metadata key 'softcap' is not something golden make reads" -- \
+  golden make --from "$tmp/softcap.safetensors" --out "$tmp/never"
+bad make-scale-underflow "--scale = '1e-50' underflows to 0 in fp32" -- golden make --from "$tmp/in.safetensors" --scale 1e-50 --out "$tmp/never"
 bad make-scale-inf "--scale = '1e39' is not a finite fp32 value" -- golden make --from "$tmp/in.safetensors" --scale 1e39 --out "$tmp/never"
 bad make-scale-conflict "--scale 0.25 contradicts .*in\\.safetensors's metadata 'scale' = '0.125'" -- \
   golden make --from "$tmp/in.safetensors" --scale 0.25 --out "$tmp/never"

@@ -470,21 +470,13 @@ CandidateVerdict judge_candidate(const GoldenFile& g, std::span<const std::uint1
                                 std::to_string(s.o_elements()));
   }
   CandidateVerdict v;
-  std::vector<float> stand_in;
-  std::span<const float> lse_used;
-  if (lse) {
-    if (std::ssize(*lse) != s.lse_elements()) {
-      throw std::invalid_argument("candidate LSE has " + std::to_string(lse->size()) +
-                                  " elements, the golden file's shape needs " + std::to_string(s.lse_elements()));
-    }
-    lse_used = *lse;
-    v.lse_given = true;
-  } else {
-    stand_in.resize(g.exact.lse.size());
-    for (std::size_t i = 0; i < stand_in.size(); ++i) stand_in[i] = static_cast<float>(g.exact.lse[i]);
-    lse_used = stand_in;
+  if (lse && std::ssize(*lse) != s.lse_elements()) {
+    throw std::invalid_argument("candidate LSE has " + std::to_string(lse->size()) +
+                                " elements, the golden file's shape needs " + std::to_string(s.lse_elements()));
   }
-  v.comparison = reference::compare_attention(g.problem, g.exact, o, lse_used, g.mode);
+  v.lse_given = lse.has_value();
+  v.comparison = reference::compare_attention(g.problem, g.exact, o, lse.value_or(std::span<const float>{}), g.mode,
+                                              v.lse_given);
   if (g.fact_o_equals_v) v.fact_failure = check_rows_equal_v(g.problem, o, *g.fact_o_equals_v);
   return v;
 }

@@ -120,8 +120,7 @@ std::string verify_reference_values(const GoldenFile& g, unsigned threads = 0);
 
 // The verdict of a candidate output (any implementation) under the pass rule:
 // reference::compare_attention against g's exact values in g's rounding mode, plus the case's
-// fact_o_equals_v. Without a candidate LSE the exact LSE rounded to fp32 stands in (lse_given is
-// false and the LSE is not judged).
+// fact_o_equals_v. Without a candidate LSE (lse_given false) no LSE is judged or counted.
 struct CandidateVerdict {
   reference::AttentionComparison comparison;
   std::string fact_failure;  // "" if the fact holds or there is none

@@ -48,10 +48,12 @@ struct AttentionComparison {
 };
 
 // Compares kernel outputs (O bf16 bits [B, Sq, Hq, D], LSE fp32 [B, Hq, Sq]) of `problem`
-// computed by a kernel that rounds P and O in `mode`, against `exact`. Throws
-// std::invalid_argument if a size does not match the shape.
+// computed by a kernel that rounds P and O in `mode`, against `exact`. With lse_given = false
+// the kernel gave no LSE: `lse` is ignored (it may be empty), no LSE is judged or counted, and a
+// row without visible keys is judged on O = +0.0 alone. An exact LSE beyond fp32's range is met
+// by the fp32 nearest to it, ±inf. Throws std::invalid_argument if a size does not match the shape.
 AttentionComparison compare_attention(const AttentionProblem& problem, const AttentionResult& exact,
                                       std::span<const std::uint16_t> o, std::span<const float> lse,
-                                      numerics::Rounding mode);
+                                      numerics::Rounding mode, bool lse_given = true);
 
 }  // namespace cdna::reference

@@ -241,3 +241,50 @@ TEST(CompareInf, TwoPlusInfKeysGiveNan) {
 
 }  // namespace
 }  // namespace cdna::reference
+
+// ---- what the LSE judgement rests on (found in the issue-9 trial) ----
+
+namespace cdna::reference {
+namespace {
+
+// Scores near 2^203 (Q = K = 2^100 in one dimension): the exact LSE is finite but beyond fp32's
+// range, so the fp32 nearest to it, +inf, is the right fp32 answer; -inf or a finite value is not.
+// Without a kernel LSE nothing about LSE is judged or counted.
+TEST(CompareLse, BeyondFp32RangeIsInfinityAndNotGivenIsNotJudged) {
+  AttentionProblem p;
+  p.shape = {1, 1, 2, 1, 1, 4};
+  p.scale = 1.0f;
+  const auto b = [](double x) { return numerics::bf16_from_f32(static_cast<float>(x), Rounding::RTNE); };
+  p.q = {b(0x1p100), 0, 0, 0};
+  p.k = {b(0x1p100), 0, 0, 0, b(1), 0, 0, 0};
+  p.v = {b(1), b(2), b(3), b(4), b(5), b(6), b(7), b(8)};
+  const AttentionResult exact = attention_forward_exact(p);
+  ASSERT_TRUE(std::isfinite(exact.lse[0]));
+  ASSERT_GT(exact.lse[0], 1e60);
+  const std::vector<std::uint16_t> o{b(1), b(2), b(3), b(4)};  // P = 1 on key 0: O = V0
+  const float inf = std::numeric_limits<float>::infinity();
+  const auto right = compare_attention(p, exact, o, std::vector<float>{inf}, Rounding::RTNE);
+  EXPECT_EQ(right.semantic_violations, 0) << right.first_failure;
+  EXPECT_EQ(right.lse_judged, 1);
+  EXPECT_GT(compare_attention(p, exact, o, std::vector<float>{-inf}, Rounding::RTNE).semantic_violations, 0);
+  EXPECT_GT(compare_attention(p, exact, o, std::vector<float>{3e38f}, Rounding::RTNE).lse_violations +
+                compare_attention(p, exact, o, std::vector<float>{3e38f}, Rounding::RTNE).semantic_violations,
+            0);
+  const auto none = compare_attention(p, exact, o, {}, Rounding::RTNE, false);
+  EXPECT_EQ(none.lse_judged, 0);
+  EXPECT_EQ(none.semantic_violations, 0) << none.first_failure;
+  // A row without visible keys is judged on O alone when no LSE is given.
+  AttentionProblem masked = p;
+  masked.shape = {1, 1, 0, 1, 1, 4};
+  masked.k.clear();
+  masked.v.clear();
+  const AttentionResult e0 = attention_forward_exact(masked);
+  const std::vector<std::uint16_t> zeros(4, 0), nonzero{b(1), 0, 0, 0};
+  const auto z = compare_attention(masked, e0, zeros, {}, Rounding::RTNE, false);
+  EXPECT_TRUE(z.pass()) << z.first_failure;
+  EXPECT_EQ(z.lse_judged, 0);
+  EXPECT_FALSE(compare_attention(masked, e0, nonzero, {}, Rounding::RTNE, false).pass());
+}
+
+}  // namespace
+}  // namespace cdna::reference

@@ -6,6 +6,7 @@
 
 #include <CLI/CLI.hpp>
 
+#include <cerrno>
 #include <cmath>
 #include <cstdlib>
 #include <string>
@@ -23,7 +24,17 @@ inline CLI::Validator unsigned_integer() {
       "UINT");
 }
 
-// A number whose fp32 value is finite (not NaN, not inf, not so large it overflows fp32).
+// Whether `text`, a number whose fp32 value is x, names a nonzero value that rounds to 0 in fp32
+// (below about 7e-46): such a scale would silently become 0, another problem (uniform weights).
+inline bool fp32_underflows_to_zero(const std::string& text, float x) {
+  if (x != 0) return false;
+  errno = 0;
+  const double d = std::strtod(text.c_str(), nullptr);
+  return d != 0 || errno == ERANGE;
+}
+
+// A number whose fp32 value is finite (not NaN, not inf, not so large it overflows fp32) and
+// not a nonzero value that underflows to 0.
 inline CLI::Validator finite_fp32() {
   return CLI::Validator(
       [](std::string& text) -> std::string {
@@ -32,6 +43,8 @@ inline CLI::Validator finite_fp32() {
         if (text.empty() || *end != '\0') return "'" + text + "' is not a number; expected a finite fp32 value";
         if (!std::isfinite(x))  // strtof overflows to inf
           return "'" + text + "' is not a finite fp32 value; expected a finite number of magnitude below 3.4e38";
+        if (fp32_underflows_to_zero(text, x))
+          return "'" + text + "' underflows to 0 in fp32; expected 0 itself or a magnitude of at least 1.4e-45";
         return "";
       },
       "FLOAT");

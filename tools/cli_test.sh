@@ -44,6 +44,9 @@ expect x86-elf 2 "x86\\.elf" -- "${audit[@]}" --code-object rtne="$tmp/x86.elf"
 expect kernel-not-found 2 "kernel 'attn_fwd_d64' not found" -- "${audit[@]}" --code-object rtne="$other"
 expect bad-mode 2 "rounding mode 'rtx'" -- audit --executor simulator --modes rtx --out "$tmp/report"
 expect bad-override 2 "MODE=PATH" -- audit --executor simulator --code-object foo --out "$tmp/report"
+# A code object for a mode --modes does not audit would be silently replaced by nothing.
+expect override-mode-not-audited 2 "names mode RTZ, which --modes does not audit" -- \
+  audit --executor simulator --modes rtne --code-object rtz="$good" --out "$tmp/report"
 expect bad-regex 2 "regular expression" -- audit --executor simulator --cases '(' --out "$tmp/report"
 expect seed-without-random 2 "needs --schedule random" -- "${audit[@]}" --schedule-seed 3
 expect bad-schedule 2 "--schedule" -- "${audit[@]}" --schedule fifo
@@ -64,6 +67,7 @@ expect run-zero-batch 2 "nothing judged: B = 0 gives an empty output" -- run --e
 expect run-zero-sq 2 "nothing judged: Sq = 0 gives an empty output" -- run --executor simulator --shape 1,0,1,1,1,64
 expect run-zero-hq 2 "nothing judged: Hq = 0 gives an empty output" -- run --executor simulator --shape 1,4,4,0,1,64
 expect run-scale-nan 2 "--scale: 'nan' is not a finite fp32 value" -- "${run[@]}" --scale nan
+expect run-scale-underflow 2 "--scale: '1e-50' underflows to 0 in fp32" -- "${run[@]}" --scale 1e-50
 expect run-scale-inf 2 "--scale: '-inf' is not a finite fp32 value" -- "${run[@]}" --scale=-inf
 expect run-scale-fp32-overflow 2 "--scale: '1e39' is not a finite fp32 value" -- "${run[@]}" --scale 1e39
 expect run-seed-negative 2 "--seed: '-1' is not an unsigned integer" -- "${run[@]}" --seed -1

@@ -1,5 +1,7 @@
 #include "tools/golden_make.hpp"
+#include "tools/cli_checks.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdlib>
 #include <filesystem>
@@ -121,6 +123,9 @@ float parse_scale(const std::string& text, const std::string& where) {
     fail(where + " = '" + text + "' is not a finite fp32 value; the definition takes finite scales only "
          "(docs/semantics.md section 1)");
   }
+  if (fp32_underflows_to_zero(text, x)) {
+    fail(where + " = '" + text + "' underflows to 0 in fp32; give 0 itself or a magnitude of at least 1.4e-45");
+  }
   return x;
 }
 
@@ -190,6 +195,18 @@ Made read_inputs(const GoldenMakeOptions& o) {
     if (!o.shape.empty()) fail("--shape is for raw inputs; with --from the shape comes from the tensors");
     const std::vector<std::byte> bytes = device::read_file(o.from, "--from input");
     file = golden::parse_safetensors(bytes, o.from);
+    // A metadata key make does not know may name a feature the definition lacks (a soft cap, a
+    // window): dropping it silently would make a golden file of another problem. Known: the
+    // golden format's keys (a golden file is a valid input), its provenance keys, and 'format'
+    // (PyTorch's safetensors writer stores "format": "pt").
+    for (const auto& [key, value] : file->metadata) {
+      const auto& own = golden::metadata_keys();
+      if (key != "format" && std::find(own.begin(), own.end(), key) == own.end() && !golden::is_provenance_key(key)) {
+        fail(o.from + ": metadata key '" + key + "' is not something golden make reads (it reads 'mask' and 'scale'); "
+             "if it names a feature (e.g. a soft cap), the definition has none, so remove it, or keep it as "
+             "provenance under 'note." + key + "'");
+      }
+    }
     const std::string print = fingerprint(o.from, bytes);
     const char* names[] = {"q", "k", "v"};
     for (int t = 0; t < 3; ++t) in[t] = tensor_input(*file, o.from, names[t], print);
@@ -314,7 +331,9 @@ int run_golden_make(const GoldenMakeOptions& o) {
       // Our kernel's verdict on the user's problem: a failure is a finding about our kernel (and
       // `golden verify` of the file fails until it is fixed), not about the file.
       const auto v = golden::judge_candidate(g, g.kernel->o, std::span<const float>(g.kernel->lse));
-      kernel = v.pass() ? "  (o_kernel passes)" : "  (o_kernel FAILS the pass rule: " + v.first_failure() + ")";
+      kernel = v.pass()                    ? "  (o_kernel passes)"
+               : !v.comparison.judged() ? "  (o_kernel: nothing to judge, the output is empty)"
+                                        : "  (o_kernel FAILS the pass rule: " + v.first_failure() + ")";
     }
     std::cout << path.string() << "  " << fs::file_size(path, ec) << " bytes" << kernel << "\n";
   }

@@ -1,6 +1,7 @@
 // cdna-verify: the command-line program. Subcommands: audit, run.
 #include <CLI/CLI.hpp>
 
+#include <algorithm>
 #include <cmath>
 #include <iostream>
 #include <optional>
@@ -106,6 +107,11 @@ int run_audit_command(const std::string& out_dir, const std::vector<std::string>
     auto mode = eq == std::string::npos ? std::nullopt : numerics::parse_rounding(item.substr(0, eq));
     if (!mode) {
       throw CLI::ValidationError("--code-object", "'" + item + "' is not MODE=PATH with MODE rtne, rtna or rtz");
+    }
+    if (std::find(options.modes.begin(), options.modes.end(), *mode) == options.modes.end()) {
+      // Silently auditing the built code object instead would report a pass for a file never run.
+      throw CLI::ValidationError("--code-object", "'" + item + "' names mode " + std::string(numerics::to_string(*mode)) +
+                                                      ", which --modes does not audit; add it to --modes");
     }
     options.code_objects[*mode] = item.substr(eq + 1);
   }
