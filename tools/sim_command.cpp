@@ -186,6 +186,8 @@ int list_instructions() {
 }  // namespace
 
 std::vector<std::byte> read_whole_file(const fs::path& p, const std::string& what) {
+  std::error_code ec;
+  if (fs::is_directory(p, ec)) fail(what + " '" + p.string() + "' is a directory; expected a file");
   std::ifstream f(p, std::ios::binary);
   if (!f) fail(what + " '" + p.string() + "' cannot be read (missing or unreadable)");
   std::vector<char> c((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
