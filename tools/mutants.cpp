@@ -120,6 +120,25 @@ MutantCase near_tie_case() {
   return c;
 }
 
+// Issue 9 §2 and §3 in one problem: Sq = Sk = 16, D 64, causal; V holds NaN at key 3 (rows 0-2
+// cannot see it and must stay finite; rows 3-8 see it and are NaN in that column), and K row 9 is
+// +inf in dimension 0 with Q's dimension 0 positive, so rows 9-15 see one +inf score: O = V9,
+// LSE = +inf (docs/semantics.md §5.6; key 3's NaN weighs 0 there).
+MutantCase nonfinite_keys_case() {
+  MutantCase c = random_case("nonfinite-keys",
+                             "causal 16x16: NaN V at key 3 (invisible to rows 0-2), +inf score at key 9 (rows 9-15)",
+                             {1, 16, 16, 1, 1, 64}, Mask::CausalBottomRight, 7300);
+  AttentionProblem& p = c.problem;
+  const AttentionShape& s = p.shape;
+  for (std::int64_t i = 0; i < s.seqlen_q; ++i) {
+    std::uint16_t& q0 = p.q[static_cast<std::size_t>(i * s.head_dim)];
+    q0 = bf16(0.5 + std::abs(static_cast<double>(numerics::f32_from_bf16(q0))));
+  }
+  p.v[kv_index(s, 0, 3, 0, 5)] = 0x7fc0;   // NaN
+  p.k[kv_index(s, 0, 9, 0, 0)] = 0x7f80;   // +inf
+  return c;
+}
+
 // Rows with exactly one visible key must have O = V of that key bit for bit (P = 1 exactly;
 // docs/pass-rule.md §5 of the verdict). "" if so, else one line.
 std::string one_key_rows_fact(const AttentionProblem& p, std::span<const std::uint16_t> o) {
@@ -196,6 +215,9 @@ const std::vector<MutantInfo>& attention_mutants() {
       {"NO_VALU_WAIT", "wait states before the P·V MFMA left out (hazard)"},
       {"ROW_MAX_PARTIAL", "cross-lane row max over lanes l^16 only, not l^32"},
       {"MASK_ZERO", "masked scores set to 0 instead of -inf"},
+      {"INF_SCORE_NAIVE", "+inf scores not special-cased: 2^(inf - inf) = NaN where O = V of the +inf key"},
+      {"V_NONFINITE_IN_MFMA", "NaN/inf V entries go into the P.V MFMA: 0 * NaN leaks into rows that cannot see the key"},
+      {"NO_TRANS_WAIT", "v_exp_f32 wrapper without its s_nop 0 (trans-use hazard)"},
   };
   return mutants;
 }
@@ -232,6 +254,7 @@ std::vector<MutantCase> mutant_cases() {
   cases.push_back({"flush-exp-weights",
                    "v_exp_f32 flushes the weights of keys 127-140 below the max (base 2), V = +-2^126 there",
                    reference::flushed_weights_instance()});
+  cases.push_back(nonfinite_keys_case());
   cases.push_back({"flush-subnormal-v", "V of bf16 subnormals, causal Sq 8 < Sk 16: every O is an fp32 denormal",
                    reference::subnormal_v_instance()});
   return cases;

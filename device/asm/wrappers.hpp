@@ -52,7 +52,11 @@ __device__ __forceinline__ void wait_valu_to_mfma(floatx4& x) {
 // 2^x, "1 ULP", denormals flushed (CDNA3 ISA guide, VOP1 V_EXP_F32; cdna3-facts.md §6).
 __device__ __forceinline__ float v_exp_f32(float x) {
   float r;
+#ifdef CDNA_MUTANT_NO_TRANS_WAIT  // mutation testing (docs/mutation-testing.md): the s_nop left out
+  asm volatile("v_exp_f32 %0, %1" : "=v"(r) : "v"(x));
+#else
   asm volatile("v_exp_f32 %0, %1\n\ts_nop 0" : "=v"(r) : "v"(x));
+#endif
   return r;
 }
 

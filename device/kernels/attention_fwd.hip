@@ -43,6 +43,13 @@
 //     NO_VALU_WAIT       the wait states before the P·V MFMA (wait_valu_to_mfma) left out
 //     ROW_MAX_PARTIAL    the cross-lane row max reduces over lanes l ^ 16 only, not l ^ 32
 //     MASK_ZERO          masked scores set to 0 instead of -inf (masked_fill with 0)
+//     INF_SCORE_NAIVE    +inf scores not special-cased: 2^(s - m) with s = m = +inf (and the
+//                        rescale 2^(m - m)) is NaN, so a row with one +inf score gives NaN
+//                        where the definition gives V of that key
+//     V_NONFINITE_IN_MFMA NaN/inf V entries go into the P·V MFMA as they are: a row that cannot
+//                        see the key multiplies them by its P = 0, and 0 · NaN = NaN leaks in
+//     NO_TRANS_WAIT      v_exp_f32's wrapper without its s_nop 0: the VALU that reads the result
+//                        next has 0 of the 1 wait states it needs (a hazard; device/asm/wrappers.hpp)
 //
 // Work split: one wave per workgroup, 16 query rows of one (batch, head). Lane l owns query
 // row i = l % 16 and key/column group g = l / 16. Scores are computed transposed, Sᵀ = K·Qᵀ,
@@ -137,7 +144,11 @@ __device__ __forceinline__ float row_sum(float x) {
 // by 0). Once m = +inf, a +inf score gets 0 (weight 1, so l counts the +inf keys) and every
 // finite score -inf (weight 0): docs/semantics.md §5.6. For finite m the select is a no-op.
 __device__ __forceinline__ float exp2_arg(float s, float m_ref) {
+#ifdef CDNA_MUTANT_INF_SCORE_NAIVE
+  return s - m_ref;
+#else
   return s == __builtin_inff() ? 0.0f : s - m_ref;
+#endif
 }
 
 // True if bf16 bits `x` are NaN or ±inf (exponent all ones).
@@ -264,7 +275,11 @@ __device__ void attention_fwd(const unsigned short* __restrict__ q, const unsign
 #ifdef CDNA_MUTANT_NO_RESCALE
     const float alpha = 1.0f;
 #else
+#ifdef CDNA_MUTANT_INF_SCORE_NAIVE
+    const float alpha = softmax_exp2(m - m_ref);
+#else
     const float alpha = m == __builtin_inff() ? 1.0f : softmax_exp2(m - m_ref);
+#endif
 #endif
     // The keys that end up with weight 0 when m becomes +inf include those already summed:
     // their NaN/inf V entries are dropped with them (acc and l drop theirs through alpha = 0).
@@ -310,6 +325,7 @@ __device__ void attention_fwd(const unsigned short* __restrict__ q, const unsign
       }
     }
     const bool v_nonfinite = __builtin_amdgcn_ballot_w64(v_exp == 0x7F80u) != 0;  // wave-uniform
+#ifndef CDNA_MUTANT_V_NONFINITE_IN_MFMA
     if (v_nonfinite) {
       for (int c = 0; c < kSteps; ++c) {
         for (int r = 0; r < 4; ++r) {
@@ -317,6 +333,7 @@ __device__ void attention_fwd(const unsigned short* __restrict__ q, const unsign
         }
       }
     }
+#endif
     for (int c = 0; c < kSteps; ++c) {
 #ifndef CDNA_MUTANT_ACC_NOT_RESCALED
       acc[c] *= alpha;
