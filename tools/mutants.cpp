@@ -216,7 +216,7 @@ const std::vector<MutantInfo>& attention_mutants() {
       {"ROW_MAX_PARTIAL", "cross-lane row max over lanes l^16 only, not l^32"},
       {"MASK_ZERO", "masked scores set to 0 instead of -inf"},
       {"INF_SCORE_NAIVE", "+inf scores not special-cased: 2^(inf - inf) = NaN where O = V of the +inf key"},
-      {"V_NONFINITE_IN_MFMA", "NaN/inf V entries go into the P.V MFMA: 0 * NaN leaks into rows that cannot see the key"},
+      {"V_NONFINITE_MFMA", "NaN/inf V entries go into the P.V MFMA: 0 * NaN leaks into rows that cannot see the key"},
       {"NO_TRANS_WAIT", "v_exp_f32 wrapper without its s_nop 0 (trans-use hazard)"},
   };
   return mutants;

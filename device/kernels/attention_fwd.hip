@@ -46,7 +46,7 @@
 //     INF_SCORE_NAIVE    +inf scores not special-cased: 2^(s - m) with s = m = +inf (and the
 //                        rescale 2^(m - m)) is NaN, so a row with one +inf score gives NaN
 //                        where the definition gives V of that key
-//     V_NONFINITE_IN_MFMA NaN/inf V entries go into the P·V MFMA as they are: a row that cannot
+//     V_NONFINITE_MFMA   NaN/inf V entries go into the P·V MFMA as they are: a row that cannot
 //                        see the key multiplies them by its P = 0, and 0 · NaN = NaN leaks in
 //     NO_TRANS_WAIT      v_exp_f32's wrapper without its s_nop 0: the VALU that reads the result
 //                        next has 0 of the 1 wait states it needs (a hazard; device/asm/wrappers.hpp)
@@ -325,7 +325,7 @@ __device__ void attention_fwd(const unsigned short* __restrict__ q, const unsign
       }
     }
     const bool v_nonfinite = __builtin_amdgcn_ballot_w64(v_exp == 0x7F80u) != 0;  // wave-uniform
-#ifndef CDNA_MUTANT_V_NONFINITE_IN_MFMA
+#ifndef CDNA_MUTANT_V_NONFINITE_MFMA
     if (v_nonfinite) {
       for (int c = 0; c < kSteps; ++c) {
         for (int r = 0; r < 4; ++r) {
