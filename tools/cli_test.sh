@@ -116,6 +116,10 @@ expect_run run-fail 1 "^FAIL: .*; 1088 O elements and 17 LSE values judged \(0 a
   run --executor simulator --shape 1,17,20,1,1,64 --mask causal \
   --code-object "$(dirname "$good")/attention_fwd_mutant_topleft.hsaco"
 expect_run run-mode-rtz 0 "^pass: " "" -- "${run[@]}" --mode rtz
+# The golden files' mask name is taken as well as run's own (the same problem: the same verdict).
+expect_run run-mask-golden-name 1 "^FAIL: .*; 1088 O elements and 17 LSE values judged" "" -- \
+  run --executor simulator --shape 1,17,20,1,1,64 --mask causal_bottom_right \
+  --code-object "$(dirname "$good")/attention_fwd_mutant_topleft.hsaco"
 expect_run run-mode-unrecorded 0 "^pass: " \
   "note: code object '$tmp/nomode.hsaco' records no bf16 rounding mode .*: RTZ is the user's declaration and is not checked" \
   -- "${run[@]}" --mode rtz --code-object "$tmp/nomode.hsaco"

@@ -151,8 +151,14 @@ std::optional<T> agreed(const std::string& option_text, const char* option, cons
 }
 
 reference::Mask parse_mask_text(const std::string& text, const std::string& where) {
-  const auto m = reference::parse_mask(text);
-  if (!m) fail(where + " = '" + text + "' is not a mask; expected none, causal_bottom_right or causal_top_left");
+  // `run`'s spellings are taken too (causal is bottom-right, the definition's causal default).
+  const auto m = text == "causal"            ? std::optional(reference::Mask::CausalBottomRight)
+                 : text == "causal-top-left" ? std::optional(reference::Mask::CausalTopLeft)
+                                             : reference::parse_mask(text);
+  if (!m) {
+    fail(where + " = '" + text + "' is not a mask; expected none, causal_bottom_right (or causal) or causal_top_left "
+                                 "(or causal-top-left)");
+  }
   return *m;
 }
 

@@ -189,9 +189,9 @@ int run_one_command(const RunArgs& a) {
   }
   reference::AttentionProblem p;
   p.shape = {a.shape[0], a.shape[1], a.shape[2], a.shape[3], a.shape[4], a.shape[5]};
-  p.mask = a.mask == "none"     ? reference::Mask::None
-           : a.mask == "causal" ? reference::Mask::CausalBottomRight
-                                : reference::Mask::CausalTopLeft;
+  p.mask = a.mask == "none"                                          ? reference::Mask::None
+           : a.mask == "causal" || a.mask == "causal_bottom_right" ? reference::Mask::CausalBottomRight
+                                                                   : reference::Mask::CausalTopLeft;
   if (p.shape.head_dim < 1 || p.shape.heads_kv < 1) {
     throw CLI::ValidationError("--shape", "Hkv and D must be >= 1");
   }
@@ -275,8 +275,10 @@ int main(int argc, char** argv) {
       "bad input (e.g. a shape the kernel does not support, a non-finite scale, a code object built for another "
       "--mode) or when nothing would be judged (B, Sq or Hq = 0).");
   run->add_option("--shape", run_args.shape, "B,Sq,Sk,Hq,Hkv,D")->delimiter(',')->required();
-  run->add_option("--mask", run_args.mask, "none, causal (bottom-right), causal-top-left")
-      ->check(CLI::IsMember({"none", "causal", "causal-top-left"}))
+  run->add_option("--mask", run_args.mask,
+                  "none, causal (bottom-right), causal-top-left; golden files' names causal_bottom_right and "
+                  "causal_top_left are taken too")
+      ->check(CLI::IsMember({"none", "causal", "causal-top-left", "causal_bottom_right", "causal_top_left"}))
       ->capture_default_str();
   run->add_option("--mode", run_args.mode, "bf16 rounding mode of the kernel: rtne, rtna, rtz")->capture_default_str();
   run->add_option("--scale", run_args.scale, "Score scale, a finite fp32 value (default 1/sqrt(D))")
