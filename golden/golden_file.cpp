@@ -137,7 +137,7 @@ std::string where(const AttentionShape& s, std::size_t o_index) {
   const std::int64_t d = n % s.head_dim, h = n / s.head_dim % s.heads_q, i = n / s.head_dim / s.heads_q % s.seqlen_q,
                      b = n / s.head_dim / s.heads_q / s.seqlen_q;
   std::ostringstream o;
-  o << "b=" << b << " i=" << i << " h=" << h << " d=" << d;
+  o << "b=" << b << " h=" << h << " i=" << i << " d=" << d;  // the order of compare_attention's messages
   return o.str();
 }
 
@@ -454,7 +454,7 @@ std::string check_rows_equal_v(const AttentionProblem& p, std::span<const std::u
               bf16_value(p.v[static_cast<std::size_t>(((b * s.seqlen_k + fact.key) * s.heads_kv + h / group) * s.head_dim + d)]);
           if (got != want && !(std::isnan(got) && std::isnan(want))) {
             std::ostringstream m;
-            m << "O[b=" << b << ", i=" << i << ", h=" << h << ", d=" << d << "] = " << got << " but V of key " << fact.key
+            m << "O[b=" << b << ", h=" << h << ", i=" << i << ", d=" << d << "] = " << got << " but V of key " << fact.key
               << " is " << want << " (the definition makes them equal bit for bit)";
             return m.str();
           }

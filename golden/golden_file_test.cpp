@@ -269,7 +269,7 @@ TEST(GoldenFile, ImpossibleStoredValuesAreABadFile) {
     return f;
   };
   const double nan = std::numeric_limits<double>::quiet_NaN(), inf = std::numeric_limits<double>::infinity();
-  // Element 70 is b=0 i=0 h=1 d=6 ([B,Sq,Hq,D] = [1,6,2,64]).
+  // Element 70 is b=0 h=1 i=0 d=6 ([B,Sq,Hq,D] = [1,6,2,64]).
   expect_read_error(edit("o_bound", 70, -1), "o_bound b=0 h=1 i=0 d=6 = -1 is negative");
   expect_read_error(edit("o_bound", 70, nan), "o_bound b=0 h=1 i=0 d=6 = nan is NaN, but the exact value is not");
   expect_read_error(edit("o_bound", 70, inf), "o_bound b=0 h=1 i=0 d=6 = inf is +inf, but the row's inputs are finite");
@@ -337,7 +337,7 @@ TEST(GoldenFile, VerifyRecomputesAndCatchesTampering) {
   {
     GoldenFile t = g;
     t.exact.o[70] *= 1 + 1e-12;  // far beyond the oracle's 2^-120-ish error
-    EXPECT_NE(verify_reference_values(t, 1).find("o_exact b=0 i=0 h=1 d=6"), std::string::npos)
+    EXPECT_NE(verify_reference_values(t, 1).find("o_exact b=0 h=1 i=0 d=6"), std::string::npos)
         << verify_reference_values(t, 1);
   }
   {
@@ -395,7 +395,7 @@ TEST(GoldenFile, IdealKernelPassesAndMistakesFail) {
   row0[3] = static_cast<std::uint16_t>(row0[3] + 1);
   const CandidateVerdict f = judge_candidate(g, row0, std::nullopt);
   EXPECT_FALSE(f.pass());
-  EXPECT_NE(f.fact_failure.find("O[b=0, i=0, h=0, d=3]"), std::string::npos) << f.fact_failure;
+  EXPECT_NE(f.fact_failure.find("O[b=0, h=0, i=0, d=3]"), std::string::npos) << f.fact_failure;
   // Wrong sizes are bad input.
   EXPECT_THROW(judge_candidate(g, std::vector<std::uint16_t>(5), std::nullopt), std::invalid_argument);
   const std::vector<float> short_lse(3);
