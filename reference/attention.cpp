@@ -172,7 +172,6 @@ struct Prepared {
   const AttentionProblem& p;
   std::int64_t B, Sq, Sk, Hq, Hkv, D, group;
   double scale;
-  bool scale_finite;
   int log2_d;                    // ceil(log2 D)
   std::vector<double> qd, kd;    // exact values of Q and K
   std::vector<VecStats> qs, ks;  // per Q vector (b, i, h) and K vector (b, j, g)
@@ -191,7 +190,6 @@ struct Prepared {
     D = s.head_dim;
     group = Hq / Hkv;
     scale = static_cast<double>(p.scale);
-    scale_finite = std::isfinite(scale);
     log2_d = static_cast<int>(std::bit_width(static_cast<std::uint64_t>(D - 1)));
     decode_qk(p.q, qd, qs);
     decode_qk(p.k, kd, ks);
@@ -392,10 +390,8 @@ class Worker {
         mpfr_set(s, dot_wide_, MPFR_RNDN);
       }
     }
-    if (!P_.scale_finite) {  // inf or NaN scale times an exact dot: IEEE on its sign
-      return classify(P_.scale * static_cast<double>(mpfr_sgn(s)));
-    }
-    mpfr_mul_d(s, s, P_.scale, MPFR_RNDN);  // exact: the precision holds both significands
+    mpfr_mul_d(s, s, P_.scale, MPFR_RNDN);  // exact (the precision holds both significands); the
+                                            // scale is finite (validate())
     return ScoreClass::Finite;
   }
 

@@ -177,18 +177,25 @@ TEST(CompareFlush, SubnormalOutputsFlushedToZeroPass) {
 
 // ---- +inf scores (docs/semantics.md §5.6; issue 9 §2) ----
 
+// One row, D 64, scale 2^-3, Q = (1, 0, …), K row j = (k0[j], 0, …) (bf16 bits), V randn(seed):
+// key j's score is k0[j]/8, so an inf or NaN there makes that score infinite or NaN.
+AttentionProblem keys_by_first_dim(const std::vector<std::uint16_t>& k0, std::uint64_t seed) {
+  AttentionProblem p;
+  const auto sk = static_cast<std::int64_t>(k0.size());
+  p.shape = {1, 1, sk, 1, 1, 64};
+  p.scale = 0x1p-3f;
+  p.q.assign(64, 0);
+  p.q[0] = 0x3f80;  // 1
+  p.k.assign(static_cast<std::size_t>(64 * sk), 0);
+  for (std::size_t j = 0; j < k0.size(); ++j) p.k[64 * j] = k0[j];
+  p.v = randn_bf16(static_cast<std::size_t>(64 * sk), seed);
+  return p;
+}
+
 // B1 Sq1 Sk2 H1/1 D64, scale 2^-3, Q = (1, 0, …), K0 = (+inf, 0, …), K1 = (1, 0, …): O = V0 exactly,
 // LSE = +inf. The floor is V0 (not NaN), the bound is 0 (finite), and the exact answer passes.
 TEST(CompareInf, OnePlusInfKeyGivesVOfThatKey) {
-  AttentionProblem p;
-  p.shape = {1, 1, 2, 1, 1, 64};
-  p.scale = 0x1p-3f;
-  p.q.assign(64, 0);
-  p.k.assign(128, 0);
-  p.q[0] = 0x3f80;           // 1
-  p.k[0] = 0x7f80;           // +inf
-  p.k[64] = 0x3f80;          // 1
-  p.v = randn_bf16(128, 5);
+  const AttentionProblem p = keys_by_first_dim({0x7f80, 0x3f80}, 5);  // +inf, 1
   const AttentionResult exact = attention_forward_exact(p);
   ASSERT_EQ(exact.lse[0], std::numeric_limits<double>::infinity());
   std::vector<std::uint16_t> v0(p.v.begin(), p.v.begin() + 64);
@@ -214,16 +221,7 @@ TEST(CompareInf, OnePlusInfKeyGivesVOfThatKey) {
 // Two +inf keys: O is NaN (the limit does not exist), LSE +inf; the floor agrees (NaN), the LSE
 // bound is 0, and an answer of the mean of the two V rows fails.
 TEST(CompareInf, TwoPlusInfKeysGiveNan) {
-  AttentionProblem p;
-  p.shape = {1, 1, 3, 1, 1, 64};
-  p.scale = 0x1p-3f;
-  p.q.assign(64, 0);
-  p.k.assign(192, 0);
-  p.q[0] = 0x3f80;
-  p.k[0] = 0x7f80;
-  p.k[64] = 0x3f80;
-  p.k[128] = 0x7f80;
-  p.v = randn_bf16(192, 6);
+  const AttentionProblem p = keys_by_first_dim({0x7f80, 0x3f80, 0x7f80}, 6);  // +inf, 1, +inf
   const AttentionResult exact = attention_forward_exact(p);
   ASSERT_EQ(exact.lse[0], std::numeric_limits<double>::infinity());
   ASSERT_TRUE(std::isnan(exact.o[0]));
@@ -267,9 +265,8 @@ TEST(CompareLse, BeyondFp32RangeIsInfinityAndNotGivenIsNotJudged) {
   EXPECT_EQ(right.semantic_violations, 0) << right.first_failure;
   EXPECT_EQ(right.lse_judged, 1);
   EXPECT_GT(compare_attention(p, exact, o, std::vector<float>{-inf}, Rounding::RTNE).semantic_violations, 0);
-  EXPECT_GT(compare_attention(p, exact, o, std::vector<float>{3e38f}, Rounding::RTNE).lse_violations +
-                compare_attention(p, exact, o, std::vector<float>{3e38f}, Rounding::RTNE).semantic_violations,
-            0);
+  const auto finite = compare_attention(p, exact, o, std::vector<float>{3e38f}, Rounding::RTNE);
+  EXPECT_GT(finite.lse_violations + finite.semantic_violations, 0);
   const auto none = compare_attention(p, exact, o, {}, Rounding::RTNE, false);
   EXPECT_EQ(none.lse_judged, 0);
   EXPECT_EQ(none.semantic_violations, 0) << none.first_failure;

@@ -222,7 +222,6 @@ class Evaluator {
     D_ = s_.head_dim;
     scale_ = static_cast<double>(p.scale);
     scale_abs_ = std::fabs(scale_);
-    scale_finite_ = std::isfinite(scale_);
     const int log2_d = static_cast<int>(std::bit_width(static_cast<std::uint64_t>(D_ - 1)));
     // A score sum over D products is exact when range_q + range_k <= this (step 1).
     exact_budget_ = 53 - 16 - log2_d;
@@ -254,7 +253,7 @@ class Evaluator {
       sc.q_range[static_cast<std::size_t>(r)] = qrange;
       if (st.n == 0) {
         st.kind = RowState::Kind::Masked;
-      } else if (!scale_finite_ || qrange == INT_MAX || st.n > gd.k_first_bad ||
+      } else if (qrange == INT_MAX || st.n > gd.k_first_bad ||
                  st.n > gd.v_first_bad) {
         st.kind = RowState::Kind::Fallback;
       } else {
@@ -459,7 +458,7 @@ class Evaluator {
     return used_enclosure;
   }
 
-  // A row that reads a NaN or inf (or has a non-finite scale): the exact oracle on that row
+  // A row that reads a NaN or inf: the exact oracle on that row
   // alone (its visible keys, no mask), with the oracle's stated error as the bound.
   void fallback(std::int64_t b, std::int64_t h, std::int64_t i, std::int64_t n, double* o,
                 double* ob, double& lse, double& lse_bound) const {
@@ -509,7 +508,6 @@ class Evaluator {
   Counters& counters_;
   std::int64_t D_ = 1;
   double scale_ = 0, scale_abs_ = 0, gamma_d_ = 0;
-  bool scale_finite_ = true;
   int exact_budget_ = 0;
 };
 

@@ -46,7 +46,7 @@ struct FastAttentionResult {
   std::vector<std::uint8_t> computed;
   std::int64_t rows_computed = 0;  // number of 1s in `computed`
   // Rows whose inputs hold a NaN or inf among the values they read (q row, visible K/V rows)
-  // or whose scale is not finite: evaluated by attention_forward_exact (one thread, p = 128)
+  // (the scale is finite: validate()): evaluated by attention_forward_exact (one thread, p = 128)
   // on that row alone, with the oracle's stated error as the bound.
   std::int64_t rows_exact_fallback = 0;
   // Rows where some element's bound came from the enclosure O in [min_j V_jd, max_j V_jd]

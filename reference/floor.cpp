@@ -1,5 +1,6 @@
 #include "reference/floor.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 #include <stdexcept>
@@ -83,12 +84,16 @@ std::vector<double> attention_floor_output(const AttentionProblem& problem, nume
   return out;
 }
 
-double relative_rms_error(std::span<const double> got, std::span<const double> exact) {
-  if (got.size() != exact.size()) throw std::invalid_argument("relative_rms_error: sizes differ");
+double relative_rms_error(std::span<const double> got, std::span<const double> exact,
+                          std::span<const double> discount) {
+  if (got.size() != exact.size() || (!discount.empty() && discount.size() != exact.size())) {
+    throw std::invalid_argument("relative_rms_error: sizes differ");
+  }
   double err2 = 0, ref2 = 0;
   for (std::size_t i = 0; i < got.size(); ++i) {
     if (!std::isfinite(exact[i])) continue;
-    const double e = got[i] - exact[i];
+    double e = std::isfinite(got[i]) ? std::abs(got[i] - exact[i]) : std::numeric_limits<double>::infinity();
+    if (!discount.empty()) e = std::max(0.0, e - discount[i]);
     err2 += e * e;
     ref2 += exact[i] * exact[i];
   }

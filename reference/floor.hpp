@@ -22,9 +22,12 @@ namespace cdna::reference {
 // NaN score or two or more +inf scores is NaN, as the definition's.
 std::vector<double> attention_floor_output(const AttentionProblem& problem, numerics::Rounding mode);
 
-// Relative RMS error ‖got − exact‖₂ / ‖exact‖₂ over the elements whose exact value is finite;
-// 0 when ‖exact‖₂ = 0 and got equals exact there, +inf when ‖exact‖₂ = 0 and they differ.
-// Throws std::invalid_argument if the sizes differ.
-double relative_rms_error(std::span<const double> got, std::span<const double> exact);
+// Relative RMS error ‖e‖₂ / ‖exact‖₂ over the elements whose exact value is finite, e = |got −
+// exact| (+inf where got is NaN or infinite), less `discount` per element where one is given
+// (e = max(0, |got − exact| − discount): the pass rule's flush allowance, docs/pass-rule.md rule 4);
+// 0 when ‖exact‖₂ = 0 and e = 0 there, +inf when ‖exact‖₂ = 0 and some e > 0. Throws
+// std::invalid_argument if the sizes differ.
+double relative_rms_error(std::span<const double> got, std::span<const double> exact,
+                          std::span<const double> discount = {});
 
 }  // namespace cdna::reference
