@@ -6,6 +6,7 @@
 
 #include <CLI/CLI.hpp>
 
+#include <cctype>
 #include <cerrno>
 #include <cmath>
 #include <cstdlib>
@@ -24,28 +25,29 @@ inline CLI::Validator unsigned_integer() {
       "UINT");
 }
 
-// Whether `text`, a number whose fp32 value is x, names a nonzero value that rounds to 0 in fp32
-// (below about 7e-46): such a scale would silently become 0, another problem (uniform weights).
-inline bool fp32_underflows_to_zero(const std::string& text, float x) {
-  if (x != 0) return false;
+// Reads `text` (decimal or C99 hex) as the nearest fp32 value into x; returns "" if it is a
+// finite fp32 value that is not a nonzero number underflowing to 0 (which would silently become
+// another problem, e.g. a scale of 0: uniform weights), else what is wrong, as a phrase that
+// follows the quoted text ("is not a number ...").
+inline std::string read_finite_fp32(const std::string& text, float& x) {
+  char* end = nullptr;
+  const bool blank = text.empty() || std::isspace(static_cast<unsigned char>(text[0]));
+  x = blank ? NAN : std::strtof(text.c_str(), &end);
+  if (blank || *end != '\0') return "is not a number (decimal or C99 hex, e.g. 0.125 or 0x1p-3)";
+  if (!std::isfinite(x)) return "is not a finite fp32 value (magnitude below 3.4e38; no NaN or inf)";
   errno = 0;
-  const double d = std::strtod(text.c_str(), nullptr);
-  return d != 0 || errno == ERANGE;
+  if (x == 0 && (std::strtod(text.c_str(), nullptr) != 0 || errno == ERANGE))
+    return "underflows to 0 in fp32; give 0 itself or a magnitude of at least 1.4e-45";
+  return "";
 }
 
-// A number whose fp32 value is finite (not NaN, not inf, not so large it overflows fp32) and
-// not a nonzero value that underflows to 0.
+// An option whose value must pass read_finite_fp32.
 inline CLI::Validator finite_fp32() {
   return CLI::Validator(
       [](std::string& text) -> std::string {
-        char* end = nullptr;
-        const float x = std::strtof(text.c_str(), &end);
-        if (text.empty() || *end != '\0') return "'" + text + "' is not a number; expected a finite fp32 value";
-        if (!std::isfinite(x))  // strtof overflows to inf
-          return "'" + text + "' is not a finite fp32 value; expected a finite number of magnitude below 3.4e38";
-        if (fp32_underflows_to_zero(text, x))
-          return "'" + text + "' underflows to 0 in fp32; expected 0 itself or a magnitude of at least 1.4e-45";
-        return "";
+        float x;
+        const std::string why = read_finite_fp32(text, x);
+        return why.empty() ? "" : "'" + text + "' " + why;
       },
       "FLOAT");
 }

@@ -111,21 +111,11 @@ Input raw_input(const std::string& path, const char* name, const Shape& shape) {
   return in;
 }
 
-// A scale given as text (decimal or C99 hex), rounded to the nearest fp32 value (strtof).
+// A scale given as text (decimal or C99 hex), rounded to the nearest fp32 value (strtof); the
+// definition takes finite scales only (docs/semantics.md section 1).
 float parse_scale(const std::string& text, const std::string& where) {
-  char* end = nullptr;
-  const bool blank = text.empty() || std::isspace(static_cast<unsigned char>(text[0]));
-  const float x = blank ? NAN : std::strtof(text.c_str(), &end);
-  if (blank || end != text.c_str() + text.size()) {
-    fail(where + " = '" + text + "' is not a number (decimal or C99 hex, e.g. 0.125 or 0x1p-3)");
-  }
-  if (!std::isfinite(x)) {
-    fail(where + " = '" + text + "' is not a finite fp32 value; the definition takes finite scales only "
-         "(docs/semantics.md section 1)");
-  }
-  if (fp32_underflows_to_zero(text, x)) {
-    fail(where + " = '" + text + "' underflows to 0 in fp32; give 0 itself or a magnitude of at least 1.4e-45");
-  }
+  float x;
+  if (const std::string why = read_finite_fp32(text, x); !why.empty()) fail(where + " = '" + text + "' " + why);
   return x;
 }
 
