@@ -4,6 +4,7 @@
 #include <cstring>
 
 #include "simulator/decoder.hpp"
+#include "simulator/hazard.hpp"
 #include "simulator/test_util.hpp"
 #include "simulator/wave.hpp"
 
@@ -152,6 +153,20 @@ TEST(SimDecoder, VgprNamesPastAccumOffsetAliasAgprRows) {
   EXPECT_EQ(reason, "");
   parse("v_mov_b32_e32 v255, v1", &reason, 160, 248);
   EXPECT_NE(reason.find("outside the 248 vector registers"), std::string::npos) << reason;
+}
+
+// The hazard rules see rows: an MFMA writing a[0:3] (rows 160-163 with ACCUM_OFFSET 160) and a
+// VALU reading v160 5 wait states later is AITER's "MFMA result read early"; v164 is another row.
+TEST(SimDecoder, HazardRulesTreatAnAliasedRowAsTheSameRegister) {
+  const HazardInfo mfma = classify_hazards(parse("v_mfma_f32_16x16x16_bf16 a[0:3], v[0:1], v[2:3], a[0:3]", nullptr, 160, 256));
+  std::vector<HazardHit> hits;
+  hazard_hits(mfma, classify_hazards(parse("v_max3_f32 v25, v160, v161, v28", nullptr, 160, 256)), 5, 160, hits);
+  ASSERT_EQ(hits.size(), 1u);
+  EXPECT_EQ(std::string(hits[0].rule->id), "mfma-result-valu");
+  EXPECT_EQ(hits[0].reg, "a[0:3]");
+  hits.clear();
+  hazard_hits(mfma, classify_hazards(parse("v_max3_f32 v25, v164, v165, v28", nullptr, 160, 256)), 5, 160, hits);
+  EXPECT_TRUE(hits.empty());
 }
 
 TEST(SimDecoder, RefusesWhatItCannotHonour) {
