@@ -19,4 +19,11 @@ KernelArg KernelArg::output(std::span<std::byte> bytes) {
   return a;
 }
 
+KernelArg KernelArg::null_pointer() {
+  KernelArg a;
+  a.kind = Kind::Buffer;
+  a.null = true;
+  return a;
+}
+
 }  // namespace cdna::device

@@ -23,9 +23,13 @@ struct KernelArg {
   bool writable = false;
   // Value: the argument's bytes, exactly its size in the kernarg segment.
   std::vector<std::byte> value;
+  // Buffer passed as the null pointer (address 0): the kernel's optional buffers, e.g. AITER's
+  // varlen sequence starts in batch mode or MoonMath's unused skip lists.
+  bool null = false;
 
   static KernelArg input(std::span<const std::byte> bytes);
   static KernelArg output(std::span<std::byte> bytes);
+  static KernelArg null_pointer();
   template <class T>
   static KernelArg scalar(const T& v) {
     KernelArg a;
@@ -36,6 +40,14 @@ struct KernelArg {
   }
 };
 
+// Bytes written into a global variable of the code object before the launch, as
+// hipMemcpyToSymbol does (MoonMath's `__device__ int4 tail_sched[]`, its tail-split schedule).
+// `bytes` must fit the symbol (ELF st_size); they overwrite its first bytes.
+struct SymbolWrite {
+  std::string symbol;
+  std::vector<std::byte> bytes;
+};
+
 // One kernel dispatch: which kernel, its grid in workgroups, workgroup size in work-items.
 struct Dispatch {
   std::string kernel;                   // symbol name in the code object
@@ -43,6 +55,7 @@ struct Dispatch {
   std::array<std::uint32_t, 3> block{}; // work-items per workgroup in x, y, z
   std::uint32_t dynamic_lds_bytes = 0;
   std::vector<KernelArg> args;
+  std::vector<SymbolWrite> symbols;  // applied before the launch, to this dispatch's copy of the code object
 };
 
 class Executor {

@@ -34,13 +34,24 @@ class HipExecutor final : public Executor {
       std::vector<void*> params(dispatch.args.size(), nullptr);
       for (std::size_t i = 0; i < dispatch.args.size(); ++i) {
         const KernelArg& a = dispatch.args[i];
-        if (a.kind == KernelArg::Kind::Buffer) {
+        if (a.kind == KernelArg::Kind::Buffer && a.null) {
+          params[i] = &device_ptrs[i];  // stays nullptr
+        } else if (a.kind == KernelArg::Kind::Buffer) {
           check(hipMalloc(&device_ptrs[i], a.buffer.size()), "hipMalloc");
           check(hipMemcpyHtoD(device_ptrs[i], a.buffer.data(), a.buffer.size()), "hipMemcpyHtoD");
           params[i] = &device_ptrs[i];
         } else {
           params[i] = const_cast<std::byte*>(a.value.data());
         }
+      }
+      for (const SymbolWrite& w : dispatch.symbols) {
+        hipDeviceptr_t at = nullptr;
+        std::size_t size = 0;
+        check(hipModuleGetGlobal(&at, &size, module, w.symbol.c_str()), "hipModuleGetGlobal('" + w.symbol + "')");
+        if (w.bytes.size() > size)
+          throw std::runtime_error("symbol '" + w.symbol + "' holds " + std::to_string(size) + " bytes; " +
+                                   std::to_string(w.bytes.size()) + " given");
+        check(hipMemcpyHtoD(at, const_cast<std::byte*>(w.bytes.data()), w.bytes.size()), "hipMemcpyHtoD(symbol)");
       }
       check(hipModuleLaunchKernel(fn, dispatch.grid[0], dispatch.grid[1], dispatch.grid[2],
                                   dispatch.block[0], dispatch.block[1], dispatch.block[2],
@@ -49,7 +60,7 @@ class HipExecutor final : public Executor {
       check(hipDeviceSynchronize(), "kernel execution");
       for (std::size_t i = 0; i < dispatch.args.size(); ++i) {
         const KernelArg& a = dispatch.args[i];
-        if (a.kind == KernelArg::Kind::Buffer && a.writable) {
+        if (a.kind == KernelArg::Kind::Buffer && a.writable && !a.null) {
           check(hipMemcpyDtoH(a.buffer.data(), device_ptrs[i], a.buffer.size()), "hipMemcpyDtoH");
         }
       }

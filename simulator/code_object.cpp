@@ -173,18 +173,26 @@ const CodeSection* CodeObject::section_at(std::uint64_t address) const {
   return nullptr;
 }
 
-std::optional<std::vector<std::uint8_t>> CodeObject::object_bytes(std::string_view name) const {
+CodeObject::ObjectLocation CodeObject::object_location(std::string_view name) const {
   auto it = objects_.find(name);
-  if (it == objects_.end()) return std::nullopt;
+  if (it == objects_.end())
+    fail(label_, "defines no data symbol '" + std::string(name) + "'; expected a global variable of that name");
   const auto [address, size] = it->second;
-  for (const auto& s : code_) {
+  for (std::size_t i = 0; i < code_.size(); ++i) {
+    const auto& s = code_[i];
     if (s.executable || address < s.address || address - s.address >= s.bytes.size()) continue;
     if (size > s.bytes.size() - (address - s.address)) break;
-    const auto first = s.bytes.begin() + static_cast<std::ptrdiff_t>(address - s.address);
-    return std::vector<std::uint8_t>(first, first + static_cast<std::ptrdiff_t>(size));
+    return ObjectLocation{i, address - s.address, size};
   }
   fail(label_, "data symbol '" + std::string(name) + "' (" + std::to_string(size) + " bytes at " + hex(address) +
-                   ") is not inside one loaded data section; expected it in .rodata");
+                   ") is not inside one loaded data section; expected it in .rodata, .data or .bss");
+}
+
+std::optional<std::vector<std::uint8_t>> CodeObject::object_bytes(std::string_view name) const {
+  if (!objects_.contains(name)) return std::nullopt;
+  const ObjectLocation at = object_location(name);
+  const auto first = code_[at.section].bytes.begin() + static_cast<std::ptrdiff_t>(at.offset);
+  return std::vector<std::uint8_t>(first, first + static_cast<std::ptrdiff_t>(at.size));
 }
 
 CodeObject CodeObject::load(std::span<const std::byte> bytes, std::string label) {

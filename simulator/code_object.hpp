@@ -143,6 +143,14 @@ class CodeObject {
   // address in an allocated non-executable section), or nullopt if the code object defines no
   // such symbol. Throws std::runtime_error (one line) if the symbol lies outside its section.
   std::optional<std::vector<std::uint8_t>> object_bytes(std::string_view name) const;
+  // Where the data object `name` lives: index into sections(), byte offset in that section, and
+  // its size (ELF st_size). Throws std::runtime_error (one line) if the code object defines no
+  // such OBJECT symbol or it lies outside one allocated non-executable section.
+  struct ObjectLocation {
+    std::size_t section = 0;
+    std::uint64_t offset = 0, size = 0;
+  };
+  ObjectLocation object_location(std::string_view name) const;
 
  private:
   std::string label_;

@@ -165,10 +165,19 @@ void SimulatorExecutor::run(std::span<const std::byte> bytes, const device::Disp
     mem.set_track_writes(options_.poison);
     std::vector<std::vector<std::uint8_t>> storage;
     storage.reserve(dispatch.args.size() + entry->co.sections().size() + 2);
+    const std::size_t first_section = storage.size();
     for (const auto& sec : entry->co.sections()) {
       storage.emplace_back(sec.bytes.begin(), sec.bytes.end());
       mem.map_at(kCodeBase + sec.address, storage.back().data(), storage.back().size(), sec.writable,
                  "code object section " + sec.name);
+    }
+
+    for (const device::SymbolWrite& w : dispatch.symbols) {
+      const CodeObject::ObjectLocation at = entry->co.object_location(w.symbol);
+      if (w.bytes.size() > at.size)
+        launch_fail(kn, "writes " + std::to_string(w.bytes.size()) + " bytes into symbol '" + w.symbol + "' of " +
+                        std::to_string(at.size) + " bytes; expected at most its size");
+      std::memcpy(storage[first_section + at.section].data() + at.offset, w.bytes.data(), w.bytes.size());
     }
 
     std::vector<const ArgInfo*> explicit_args;
@@ -192,6 +201,10 @@ void SimulatorExecutor::run(std::span<const std::byte> bytes, const device::Disp
           launch_fail(kn, arg_name(a, i) + " is passed as a buffer but the kernel declares value_kind '" +
                           a.value_kind + "' of " + std::to_string(a.size) +
                           " bytes; expected a global_buffer pointer (8 bytes)");
+        if (arg.null) {
+          put(kernarg, a.offset, 8, 0);
+          continue;
+        }
         storage.emplace_back(arg.buffer.size());
         if (arg.writable && options_.poison)
           std::fill(storage.back().begin(), storage.back().end(), std::uint8_t{0xff});  // NaN bytes
@@ -323,7 +336,7 @@ void SimulatorExecutor::run(std::span<const std::byte> bytes, const device::Disp
 
   std::size_t j = 0;
   for (const auto& arg : dispatch.args)
-    if (arg.kind == device::KernelArg::Kind::Buffer && arg.writable) {
+    if (arg.kind == device::KernelArg::Kind::Buffer && arg.writable && !arg.null) {
       const auto& r = result[j++];
       if (!arg.buffer.empty()) std::memcpy(arg.buffer.data(), r.data(), arg.buffer.size());
     }

@@ -11,8 +11,9 @@
 #include <regex>
 #include <sstream>
 
+#include "adapters/kernel_adapter.hpp"
 #include "device/attention_launcher.hpp"
-#include "tools/code_object_mode.hpp"
+#include "adapters/code_object_mode.hpp"
 #include "tools/plots.hpp"
 #include "tools/report_html.hpp"
 #include "tools/rounding_audit.hpp"
@@ -133,15 +134,16 @@ AuditResult run_audit(const AuditOptions& options, device::Executor& executor,
     std::erase_if(cases, [&](const AuditCase& c) { return !std::regex_search(c.id, re); });
   }
 
-  std::map<numerics::Rounding, std::vector<std::byte>> code;
+  const std::unique_ptr<adapters::KernelAdapter> adapter = adapters::make_adapter(options.kernel);
+  result.kernel = adapter->name();
+  const bool lse_given = adapter->features().writes_lse;
   for (numerics::Rounding mode : options.modes) {
     auto it = options.code_objects.find(mode);
-    const auto path = it != options.code_objects.end() ? it->second : device::attention_code_object(mode);
+    const auto source = it != options.code_objects.end() ? it->second : options.code_object_source;
     // A bad code object, or one built for another mode, is bad input, not a failing case: stop
     // here with its one-line error.
-    AttentionCodeObject loaded = load_attention_code_object(path, mode, device::kAttentionKernels);
-    result.code_objects.push_back({std::string(numerics::to_string(mode)), path.string(), loaded.mode_recorded});
-    code[mode] = std::move(loaded.bytes);
+    for (const auto& loaded : adapter->load(mode, source))
+      result.code_objects.push_back({loaded.mode, loaded.path, loaded.mode_recorded});
   }
 
   const std::size_t total = cases.size() * options.modes.size();
@@ -157,7 +159,8 @@ AuditResult run_audit(const AuditOptions& options, device::Executor& executor,
   };
 
   for (const AuditCase& c : cases) {
-    const auto why = device::attention_unsupported_reason(c.problem);
+    // Features are the same in every mode but for which code objects were found; the first mode speaks for all.
+    const auto why = adapter->unsupported_reason(c.problem, options.modes.front());
     if (c.expect_rejection || why || !c.unsupported_feature.empty()) {
       CaseResult r = base_row(c);
       done += options.modes.size();
@@ -183,10 +186,10 @@ AuditResult run_audit(const AuditOptions& options, device::Executor& executor,
       r.oracle_seconds = mode == options.modes.front() ? oracle_seconds : 0.0;
       const auto t_kernel = Clock::now();
       try {
-        const device::AttentionOutput out = device::run_attention(executor, code.at(mode), c.problem);
+        const device::AttentionOutput out = adapter->run(executor, c.problem, mode);
         r.kernel_seconds = seconds_since(t_kernel);
         if (wave_instructions) r.wave_instructions = wave_instructions();
-        r.comparison = reference::compare_attention(c.problem, exact, out.o, out.lse, mode);
+        r.comparison = reference::compare_attention(c.problem, exact, out.o, out.lse, mode, lse_given);
         r.o_sums = o_error_sums(out.o, exact.o);
         r.compared = true;
         std::string facts = c.exact_facts ? c.exact_facts(c.problem, out) : "";
@@ -251,7 +254,7 @@ std::string summary_table(const AuditResult& result) {
   }
   o << result.count(Verdict::Pass) << " passed, " << result.count(Verdict::Fail) << " failed, "
     << result.count(Verdict::Rejected) << " rejected (not run: outside the kernel's features) in "
-    << fmt(result.seconds, 3) << " s on " << result.executor << settings_text(result) << "\n"
+    << fmt(result.seconds, 3) << " s, kernel " << result.kernel << " on " << result.executor << settings_text(result) << "\n"
     << outcome_line(result) << "\n";
   return o.str();
 }
@@ -266,6 +269,7 @@ void write_reports(const AuditResult& result, const std::filesystem::path& dir) 
   j["tool"] = "cdna-verify";
   j["version"] = CDNA_VERSION;
   j["executor"] = result.executor;
+  j["kernel"] = result.kernel;
   auto& settings = j["executor_settings"] = nlohmann::json::object();
   for (const auto& [k, v] : result.executor_settings) settings[k] = v;
   j["pass_rule"] = "docs/pass-rule.md (certified per-element bound, docs/error-analysis.md; rel-RMS <= 2 x floor)";
@@ -353,9 +357,9 @@ void write_reports(const AuditResult& result, const std::filesystem::path& dir) 
   md << "\n\n";
   for (const auto& c : result.code_objects) {
     if (!c.mode_recorded)
-      md << unchecked_mode_notice(c.path, c.mode) << ".\n\n";
+      md << adapters::unchecked_mode_notice(c.path, c.mode) << ".\n\n";
   }
-  md << "Executor: `" << result.executor << "`" << settings_text(result)
+  md << "Kernel: `" << result.kernel << "`. Executor: `" << result.executor << "`" << settings_text(result)
      << ". Pass rule: docs/pass-rule.md (certified bound of docs/error-analysis.md, rel-RMS ≤ 2 × floor). "
      << result.count(Verdict::Pass) << " passed, " << result.count(Verdict::Fail) << " failed, "
      << result.count(Verdict::Rejected) << " rejected, " << fmt(result.seconds, 3) << " s.\n\n"

@@ -34,7 +34,11 @@ struct AuditOptions {
   std::string case_filter;  // ECMAScript regex searched in case ids; empty: every case
   bool matrix = true;       // run the default matrix
   bool handed = true;       // run C01–C14
-  // Code object per mode; a mode missing here uses device::attention_code_object(mode).
+  // The kernel audited: an adapter name (adapters/kernel_adapter.hpp, adapter_names()).
+  std::string kernel = "attention-fwd";
+  // Code object source (a file or a directory, as KernelAdapter::load takes it) for every mode;
+  // empty: the adapter's default. A mode in `code_objects` uses that source instead.
+  std::filesystem::path code_object_source;
   std::map<numerics::Rounding, std::filesystem::path> code_objects;
   std::ostream* progress = nullptr;  // one line per case and mode while running
 };
@@ -55,7 +59,7 @@ struct CaseResult {
 };
 
 // The code object audited for one mode, and whether it records that mode itself
-// (tools/code_object_mode.hpp); if not, the mode is the user's unchecked declaration.
+// (adapters/code_object_mode.hpp); if not, the mode is the user's unchecked declaration.
 struct AuditedCodeObject {
   std::string mode;  // "RTNE", "RTNA", "RTZ"
   std::string path;
@@ -71,6 +75,7 @@ struct AuditCounts {
 
 struct AuditResult {
   std::string executor;
+  std::string kernel = "attention-fwd";  // adapter name
   std::vector<AuditedCodeObject> code_objects;  // one per audited mode
   // Executor settings that may change results, e.g. {"schedule", "random"}, {"schedule_seed",
   // "7"}, {"transcendental_envelope_seed", "1"} for the simulator; written to the reports.
@@ -91,7 +96,7 @@ struct AuditResult {
 // `stats` (optional) returns the wave-instructions of the executor's last run. Throws
 // std::runtime_error (one line) before running any case if a code object cannot be read or
 // parsed, lacks a kernel, or records a mode other than the one it is audited for
-// (tools/code_object_mode.hpp); and std::regex_error for a bad case_filter.
+// (adapters/code_object_mode.hpp); and std::regex_error for a bad case_filter.
 AuditResult run_audit(const AuditOptions& options, device::Executor& executor,
                       const std::function<std::uint64_t()>& wave_instructions = {});
 

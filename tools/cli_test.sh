@@ -43,16 +43,19 @@ expect tiny-elf 2 "tiny\\.hsaco" -- "${audit[@]}" --code-object rtne="$tmp/tiny.
 expect x86-elf 2 "x86\\.elf" -- "${audit[@]}" --code-object rtne="$tmp/x86.elf"
 expect kernel-not-found 2 "kernel 'attn_fwd_d64' not found" -- "${audit[@]}" --code-object rtne="$other"
 expect bad-mode 2 "rounding mode 'rtx'" -- audit --executor simulator --modes rtx --out "$tmp/report"
-expect bad-override 2 "MODE=PATH" -- audit --executor simulator --code-object foo --out "$tmp/report"
+expect bad-override 2 "MODE=PATH" -- audit --executor simulator --code-object xyz=foo --out "$tmp/report"
+expect missing-code-object 2 "cannot read code object 'foo'" -- audit --executor simulator --code-object foo --out "$tmp/report"
+expect unknown-kernel 2 "unknown kernel 'flash'; expected one of: attention-fwd, aiter-fmha-v3, moonmath" -- \
+  run --executor simulator --kernel flash --shape 1,4,4,1,1,64
 # A code object for a mode --modes does not audit would be silently replaced by nothing.
 expect override-mode-not-audited 2 "names mode RTZ, which --modes does not audit" -- \
   audit --executor simulator --modes rtne --code-object rtz="$good" --out "$tmp/report"
 expect bad-regex 2 "regular expression" -- audit --executor simulator --cases '(' --out "$tmp/report"
 expect seed-without-random 2 "needs --schedule random" -- "${audit[@]}" --schedule-seed 3
 expect bad-schedule 2 "--schedule" -- "${audit[@]}" --schedule fifo
-expect unsupported-d 2 "D = 59 is not supported" -- run --executor simulator --shape 1,16,16,1,1,59
+expect unsupported-d 2 "head dim D = 59 is not taken by attention-fwd; taken: 64, 128" -- run --executor simulator --shape 1,16,16,1,1,59
 expect unsupported-gqa 2 "heads_q = 6 is not a multiple of" -- run --executor simulator --shape 1,16,16,6,4,64
-expect top-left 2 "causal-top-left is not supported" -- \
+expect top-left 2 "mask causal_top_left is not taken by attention-fwd" -- \
   run --executor simulator --shape 1,4,4,1,1,64 --mask causal-top-left
 expect bad-shape 2 "--shape" -- run --executor simulator --shape 1,2,3
 expect no-hip-device 2 "HIP runtime: no device" -- run --executor hip --shape 1,4,4,1,1,64

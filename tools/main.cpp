@@ -13,7 +13,8 @@
 #include "reference/inputs.hpp"
 #include "tools/cli_checks.hpp"
 #include "tools/cli_modes.hpp"
-#include "tools/code_object_mode.hpp"
+#include "adapters/code_object_mode.hpp"
+#include "adapters/kernel_adapter.hpp"
 #include "tools/audit.hpp"
 #include "tools/golden_command.hpp"
 #include "tools/hazard_option.hpp"
@@ -99,11 +100,12 @@ std::vector<std::pair<std::string, std::string>> apply_sim_settings(const Chosen
   return out;
 }
 
-int run_audit_command(const std::string& out_dir, const std::vector<std::string>& mode_names,
+int run_audit_command(const std::string& out_dir, const std::string& kernel, const std::vector<std::string>& mode_names,
                       const std::string& cases, const std::string& set, const std::string& executor_name,
                       const std::vector<std::string>& code_object_overrides, bool quiet, bool mutants,
                       const SimSettings& sim_settings) {
   tools::AuditOptions options;
+  options.kernel = kernel;
   options.modes = tools::parse_modes(mode_names);
   options.case_filter = cases;
   options.matrix = set != "handed";
@@ -112,8 +114,14 @@ int run_audit_command(const std::string& out_dir, const std::vector<std::string>
   for (const auto& item : code_object_overrides) {
     const auto eq = item.find('=');
     auto mode = eq == std::string::npos ? std::nullopt : numerics::parse_rounding(item.substr(0, eq));
+    if (!mode && eq == std::string::npos) {
+      if (!options.code_object_source.empty())
+        throw CLI::ValidationError("--code-object", "give one DIR|FILE for every mode, or MODE=PATH per mode");
+      options.code_object_source = item;  // a directory of the kernel's code objects, or one file
+      continue;
+    }
     if (!mode) {
-      throw CLI::ValidationError("--code-object", "'" + item + "' is not MODE=PATH with MODE rtne, rtna or rtz");
+      throw CLI::ValidationError("--code-object", "'" + item + "' is not DIR|FILE or MODE=PATH with MODE rtne, rtna or rtz");
     }
     if (std::find(options.modes.begin(), options.modes.end(), *mode) == options.modes.end()) {
       // Silently auditing the built code object instead would report a pass for a file never run.
@@ -133,7 +141,7 @@ int run_audit_command(const std::string& out_dir, const std::vector<std::string>
   if (chosen.sim && sim_settings.hazards != "error")
     result.executor_settings.emplace_back("hazard_violations", tools::hazard_summary(chosen.sim->all_hazards()));
   for (const auto& c : result.code_objects)
-    if (!c.mode_recorded) std::cerr << "cdna-verify: note: " << tools::unchecked_mode_notice(c.path, c.mode) << "\n";
+    if (!c.mode_recorded) std::cerr << "cdna-verify: note: " << adapters::unchecked_mode_notice(c.path, c.mode) << "\n";
   std::cout << tools::summary_table(result);
   if (chosen.sim) std::cout << tools::hazard_lines(chosen.sim->all_hazards());
   const tools::AuditOutcome outcome = result.outcome();
@@ -173,6 +181,7 @@ struct RunArgs {
   std::optional<float> scale;
   std::uint64_t seed = 1;
   std::string code_object;
+  std::string kernel = "attention-fwd";
   std::string executor = "auto";
   SimSettings sim;
 };
@@ -208,22 +217,23 @@ int run_one_command(const RunArgs& a) {
   p.scale = a.scale.value_or(static_cast<float>(1.0 / std::sqrt(static_cast<double>(p.shape.head_dim))));
   reference::fill_randn(p, a.seed);
   reference::validate(p);
-  if (auto why = device::attention_unsupported_reason(p)) throw std::invalid_argument(*why);
-
-  const std::filesystem::path path = a.code_object.empty() ? device::attention_code_object(*mode)
-                                                                  : std::filesystem::path(a.code_object);
-  const char* kernel[] = {p.shape.head_dim == 64 ? device::kAttentionKernels[0] : device::kAttentionKernels[1]};
-  const tools::AttentionCodeObject code = tools::load_attention_code_object(path, *mode, kernel);
-  if (!code.mode_recorded)
-    std::cerr << "cdna-verify: note: " << tools::unchecked_mode_notice(path.string(), numerics::to_string(*mode)) << "\n";
+  const std::unique_ptr<adapters::KernelAdapter> adapter = adapters::make_adapter(a.kernel);
+  if (auto why = adapter->unsupported_reason(p, *mode)) throw std::invalid_argument(*why);
+  std::string paths;
+  for (const auto& c : adapter->load(*mode, a.code_object)) {
+    paths += (paths.empty() ? "" : ", ") + c.path;
+    if (!c.mode_recorded)
+      std::cerr << "cdna-verify: note: " << adapters::unchecked_mode_notice(c.path, numerics::to_string(*mode)) << "\n";
+  }
   ChosenExecutor chosen = choose_executor(a.executor);
   std::string settings_text;
   for (const auto& [k, v] : apply_sim_settings(chosen, a.sim)) settings_text += " " + k + "=" + v;
-  const device::AttentionOutput out = device::run_attention(*chosen.executor, code.bytes, p);
+  const device::AttentionOutput out = adapter->run(*chosen.executor, p, *mode);
   const reference::AttentionResult exact = reference::attention_forward_exact(p);
-  const reference::AttentionComparison c = reference::compare_attention(p, exact, out.o, out.lse, *mode);
-  std::cout << "executor " << chosen.executor->name() << settings_text << ", code object " << path.string() << ", "
-            << numerics::to_string(*mode) << "\n"
+  const bool lse_given = adapter->features().writes_lse;
+  const reference::AttentionComparison c = reference::compare_attention(p, exact, out.o, out.lse, *mode, lse_given);
+  std::cout << "kernel " << adapter->name() << ", executor " << chosen.executor->name() << settings_text
+            << ", code object " << paths << ", " << numerics::to_string(*mode) << (lse_given ? "" : " (the kernel writes no LSE)") << "\n"
             << "max |err| O " << c.max_abs_err_o << " (" << c.max_ulp_err_o << " bf16 ULP, "
             << c.max_err_to_bound_o << " of bound), max |err| LSE " << c.max_abs_err_lse << " ("
             << c.max_err_to_bound_lse << " of bound)\n"
@@ -270,10 +280,17 @@ int main(int argc, char** argv) {
   audit->add_option("--executor", executor, "auto (HIP device if present, else simulator), simulator, hip")
       ->check(CLI::IsMember({"auto", "simulator", "hip"}))
       ->capture_default_str();
+  std::string audit_kernel = "attention-fwd";
+  const std::string kernel_help = "Kernel to audit, through its adapter (docs/peer-kernels.md): attention-fwd (ours, "
+                                  "the build's code objects), aiter-fmha-v3 (AMD AITER FMHA v3 code objects, default "
+                                  "../shared/peers/aiter-fmha-v3-gfx942), moonmath (MoonMath's kernels built from "
+                                  "../shared/peers/moonmath-attention)";
+  audit->add_option("--kernel", audit_kernel, kernel_help)->capture_default_str();
   audit->add_option("--code-object", code_objects,
-                    "MODE=PATH: audit this code object for MODE instead of the built one (repeatable). A code object "
-                    "that records another mode (symbol cdna_bf16_rounding) is refused; one that records none is audited "
-                    "as MODE, and the report says MODE was not checked");
+                    "DIR|FILE: the kernel's code objects for every mode (a directory holding them under their usual "
+                    "names, or one file), or MODE=PATH for one mode (repeatable). A code object that records another "
+                    "mode (our symbol cdna_bf16_rounding, AITER's kernel name) is refused; one that records none is "
+                    "audited as MODE, and the report says MODE was not checked");
   audit->add_flag("--quiet", quiet, "No progress lines");
   audit->add_flag("--no-mutants", no_mutants,
                   "Skip the mutation testing of the verifier (kill matrix in the reports; about 10 s on the simulator)");
@@ -299,9 +316,10 @@ int main(int argc, char** argv) {
   run->add_option("--seed", run_args.seed, "Seed of the randn inputs (Q: seed, K: seed+1, V: seed+2)")
       ->check(tools::unsigned_integer())
       ->capture_default_str();
+  run->add_option("--kernel", run_args.kernel, kernel_help)->capture_default_str();
   run->add_option("--code-object", run_args.code_object,
-                  "Code object to run (default: the built one for --mode); refused if it records a mode other than "
-                  "--mode, run as --mode with a note if it records none");
+                  "Code object file or directory to run (default: the kernel's own for --mode); refused if it records "
+                  "a mode other than --mode, run as --mode with a note if it records none");
   run->add_option("--executor", run_args.executor, "auto, simulator, hip")
       ->check(CLI::IsMember({"auto", "simulator", "hip"}))
       ->capture_default_str();
@@ -323,7 +341,7 @@ int main(int argc, char** argv) {
   }
   try {
     if (audit->parsed()) {
-      return run_audit_command(out_dir, modes, cases, set, executor, code_objects, quiet, !no_mutants, audit_sim);
+      return run_audit_command(out_dir, audit_kernel, modes, cases, set, executor, code_objects, quiet, !no_mutants, audit_sim);
     }
     if (run->parsed()) return run_one_command(run_args);
     if (golden.parsed()) return golden.run();

@@ -26,7 +26,7 @@
 #include "reference/compare.hpp"
 #include "reference/flush_cases.hpp"
 #include "reference/inputs.hpp"
-#include "tools/code_object_mode.hpp"
+#include "adapters/code_object_mode.hpp"
 #include "simulator/simulator_executor.hpp"
 #include "tools/rounding_cases.hpp"
 
@@ -336,7 +336,7 @@ MutantsResult run_mutants(const MutantsOptions& options, device::Executor& execu
   // RTNE); `declared`: the mode the verdict assumes, another one for a mode swap on purpose.
   auto load = [&](std::string name, std::string mistake, bool control, numerics::Rounding built,
                   numerics::Rounding declared, const std::filesystem::path& path) {
-    AttentionCodeObject code = load_attention_code_object(path, built, device::kAttentionKernels);
+    adapters::AttentionCodeObject code = adapters::load_attention_code_object(path, built, device::kAttentionKernels);
     kernels.push_back({std::move(name), std::move(mistake), control, declared, std::move(code.bytes)});
   };
   if (options.control) {

@@ -8,7 +8,7 @@
 #include <sstream>
 #include <vector>
 
-#include "tools/code_object_mode.hpp"
+#include "adapters/code_object_mode.hpp"
 #include "tools/rounding_audit.hpp"
 
 namespace cdna::tools {
@@ -226,10 +226,10 @@ std::string report_html(const AuditResult& result, const Gnuplot& gnuplot, std::
 
   std::ostringstream h;
   h << "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
-    << "<title>cdna-verify audit: " << e(result.executor) << "</title>\n<style>" << kStyle << "</style>\n</head>\n<body>\n"
+    << "<title>cdna-verify audit: " << e(result.kernel) << " on " << e(result.executor) << "</title>\n<style>" << kStyle << "</style>\n</head>\n<body>\n"
     << "<h1>cdna-verify audit</h1>\n<p class=\"summary\">"
     << outcome_badge(result.outcome()) << " "
-    << "<span>Executor: <b>" << e(result.executor) << "</b></span>"
+    << "<span>Kernel: <b>" << e(result.kernel) << "</b></span> <span>Executor: <b>" << e(result.executor) << "</b></span>"
     << "<span class=\"pass\">" << result.count(Verdict::Pass) << " passed</span>"
     << "<span class=\"fail\">" << result.count(Verdict::Fail) << " failed</span>"
     << "<span class=\"rejected\">" << result.count(Verdict::Rejected)
@@ -241,7 +241,7 @@ std::string report_html(const AuditResult& result, const Gnuplot& gnuplot, std::
   h << "</p>\n";
   for (const auto& c : result.code_objects) {
     if (!c.mode_recorded)
-      h << "<p class=\"notice\">" << e(unchecked_mode_notice(c.path, c.mode)) << ".</p>\n";
+      h << "<p class=\"notice\">" << e(adapters::unchecked_mode_notice(c.path, c.mode)) << ".</p>\n";
   }
 
   // Plots.

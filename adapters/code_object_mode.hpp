@@ -13,7 +13,7 @@
 
 #include "numerics/bf16.hpp"
 
-namespace cdna::tools {
+namespace cdna::adapters {
 
 struct AttentionCodeObject {
   std::filesystem::path path;
@@ -33,4 +33,4 @@ AttentionCodeObject load_attention_code_object(const std::filesystem::path& path
 // user's declaration and is not checked.
 std::string unchecked_mode_notice(std::string_view path, std::string_view declared_mode);
 
-}  // namespace cdna::tools
+}  // namespace cdna::adapters

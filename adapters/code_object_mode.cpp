@@ -1,11 +1,11 @@
-#include "tools/code_object_mode.hpp"
+#include "adapters/code_object_mode.hpp"
 
 #include <stdexcept>
 
 #include "device/attention_launcher.hpp"
 #include "simulator/code_object.hpp"
 
-namespace cdna::tools {
+namespace cdna::adapters {
 
 AttentionCodeObject load_attention_code_object(const std::filesystem::path& path, numerics::Rounding declared,
                                                std::span<const char* const> kernels) {
@@ -32,4 +32,4 @@ std::string unchecked_mode_notice(std::string_view path, std::string_view declar
          device::kRoundingSymbol + "): " + std::string(declared_mode) + " is the user's declaration and is not checked";
 }
 
-}  // namespace cdna::tools
+}  // namespace cdna::adapters

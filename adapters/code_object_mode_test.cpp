@@ -1,6 +1,6 @@
 // The bf16 rounding mode recorded in each code object (device/attention_launcher.hpp,
-// kRoundingSymbol) and tools::load_attention_code_object's check of it against the declared mode.
-#include "tools/code_object_mode.hpp"
+// kRoundingSymbol) and adapters::load_attention_code_object's check of it against the declared mode.
+#include "adapters/code_object_mode.hpp"
 
 #include <gtest/gtest.h>
 
@@ -11,7 +11,7 @@
 #include "device/attention_launcher.hpp"
 #include "simulator/code_object.hpp"
 
-namespace cdna::tools {
+namespace cdna::adapters {
 namespace {
 
 using numerics::Rounding;
@@ -67,4 +67,4 @@ TEST(CodeObjectMode, ACodeObjectWithoutTheSymbolIsTakenAsDeclared) {
 }
 
 }  // namespace
-}  // namespace cdna::tools
+}  // namespace cdna::adapters

@@ -1,0 +1,73 @@
+#include "adapters/kernel_adapter.hpp"
+
+#include <algorithm>
+#include <limits>
+#include <stdexcept>
+
+#include "adapters/aiter_fmha_v3.hpp"
+#include "adapters/attention_fwd.hpp"
+
+namespace cdna::adapters {
+namespace {
+
+template <class T, class F>
+std::string join(const std::vector<T>& xs, F text) {
+  std::string s;
+  for (const auto& x : xs) s += (s.empty() ? "" : ", ") + std::string(text(x));
+  return s;
+}
+
+}  // namespace
+
+std::optional<std::string> KernelAdapter::unsupported_reason(const reference::AttentionProblem& problem,
+                                                             numerics::Rounding mode) const {
+  const KernelFeatures f = features();
+  const auto& s = problem.shape;
+  const std::string who = name();
+  if (std::find(f.modes.begin(), f.modes.end(), mode) == f.modes.end())
+    return "rounding mode " + std::string(numerics::to_string(mode)) + " is not built for " + who + "; built: " +
+           join(f.modes, [](numerics::Rounding m) { return numerics::to_string(m); });
+  if (std::find(f.head_dims.begin(), f.head_dims.end(), s.head_dim) == f.head_dims.end())
+    return "head dim D = " + std::to_string(s.head_dim) + " is not taken by " + who + "; taken: " +
+           join(f.head_dims, [](std::int64_t d) { return std::to_string(d); });
+  const bool square_top_left = problem.mask == reference::Mask::CausalTopLeft && f.top_left_when_square &&
+                               s.seqlen_q == s.seqlen_k;
+  if (std::find(f.masks.begin(), f.masks.end(), problem.mask) == f.masks.end() && !square_top_left)
+    return "mask " + std::string(reference::to_string(problem.mask)) + " is not taken by " + who + "; taken: " +
+           join(f.masks, [](reference::Mask m) { return reference::to_string(m); }) +
+           (f.top_left_when_square ? " (causal_top_left when Sq = Sk)" : "");
+  if (s.heads_kv < 1 || s.heads_q % s.heads_kv != 0)
+    return "Hq = " + std::to_string(s.heads_q) + " is not a multiple of Hkv = " + std::to_string(s.heads_kv);
+  if (!f.gqa && s.heads_q != s.heads_kv)
+    return "Hq = " + std::to_string(s.heads_q) + " differs from Hkv = " + std::to_string(s.heads_kv) + ": " + who +
+           " takes no grouped-query attention (Hq = Hkv only)";
+  return unsupported_detail(problem, mode);
+}
+
+device::AttentionOutput KernelAdapter::run(device::Executor& executor, const reference::AttentionProblem& problem,
+                                           numerics::Rounding mode) {
+  reference::validate(problem);
+  if (auto why = unsupported_reason(problem, mode)) throw std::invalid_argument(*why);
+  const auto& s = problem.shape;
+  if (s.batch == 0 || s.seqlen_q == 0 || s.heads_q == 0) {
+    device::AttentionOutput out;
+    if (!features().writes_lse) out.lse.clear();
+    return out;  // nothing to compute; no launch
+  }
+  return launch(executor, problem, mode);
+}
+
+std::vector<std::string> adapter_names() { return {"attention-fwd", "aiter-fmha-v3", "moonmath"}; }
+
+std::unique_ptr<KernelAdapter> make_adapter(std::string_view name) {
+  if (name == "attention-fwd") return std::make_unique<AttentionFwdAdapter>();
+  if (name == "aiter-fmha-v3") return std::make_unique<AiterFmhaV3Adapter>();
+  if (name == "moonmath") throw std::invalid_argument("kernel 'moonmath': its adapter is not in this build yet");
+  std::string names;
+  for (const auto& n : adapter_names()) names += (names.empty() ? "" : ", ") + n;
+  throw std::invalid_argument("unknown kernel '" + std::string(name) + "'; expected one of: " + names);
+}
+
+std::filesystem::path peers_dir() { return CDNA_PEERS_DIR; }
+
+}  // namespace cdna::adapters
