@@ -228,7 +228,20 @@ int run_one_command(const RunArgs& a) {
   ChosenExecutor chosen = choose_executor(a.executor);
   std::string settings_text;
   for (const auto& [k, v] : apply_sim_settings(chosen, a.sim)) settings_text += " " + k + "=" + v;
-  const device::AttentionOutput out = adapter->run(*chosen.executor, p, *mode);
+  // A run stopped by the hazard policy still lists the sites it judged (stdout; the error
+  // itself stays one stderr line).
+  const bool list_hazards = chosen.sim && a.sim.hazards != "error";
+  auto hazards_text = [&] {
+    return "hazard violations: " + tools::hazard_summary(chosen.sim->all_hazards()) + "\n" +
+           tools::hazard_lines(chosen.sim->all_hazards());
+  };
+  device::AttentionOutput out;
+  try {
+    out = adapter->run(*chosen.executor, p, *mode);
+  } catch (...) {
+    if (list_hazards) std::cout << hazards_text() << std::flush;
+    throw;
+  }
   const reference::AttentionResult exact = reference::attention_forward_exact(p);
   const bool lse_given = adapter->features().writes_lse;
   const reference::AttentionComparison c = reference::compare_attention(p, exact, out.o, out.lse, *mode, lse_given);
@@ -239,9 +252,7 @@ int run_one_command(const RunArgs& a) {
             << c.max_err_to_bound_lse << " of bound)\n"
             << (c.pass() ? "pass: " : "FAIL: " + c.first_failure + "; ") << c.o_judged << " O elements and "
             << c.lse_judged << " LSE values judged (" << c.o_exact_facts << " as exact facts)\n";
-  if (chosen.sim && a.sim.hazards != "error")
-    std::cout << "hazard violations: " << tools::hazard_summary(chosen.sim->all_hazards()) << "\n"
-              << tools::hazard_lines(chosen.sim->all_hazards());
+  if (list_hazards) std::cout << hazards_text();
   return c.pass() ? 0 : 1;
 }
 
