@@ -95,6 +95,7 @@ std::shared_ptr<const Program> SimulatorExecutor::program(std::span<const std::b
 void SimulatorExecutor::run(std::span<const std::byte> bytes, const device::Dispatch& dispatch) {
   auto t0 = std::chrono::steady_clock::now();
   stats_ = SimStats{};
+  lds_races_.clear();
   auto entry = entry_for(bytes);
   const KernelInfo& k = entry->co.kernel(dispatch.kernel);
   auto prog = program(bytes, dispatch.kernel);
@@ -256,6 +257,7 @@ void SimulatorExecutor::run(std::span<const std::byte> bytes, const device::Disp
   RunCounters counters;
   try {
     run_dispatch(env, addrs, options_, counters);
+    lds_races_ = counters.lds_races.take();
   } catch (...) {
     stats_.wave_instructions = counters.wave_instructions;
     stats_.mfma_instructions = counters.mfma_instructions;

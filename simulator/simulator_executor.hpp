@@ -35,6 +35,9 @@ class SimulatorExecutor : public device::Executor {
   void run(std::span<const std::byte> code_object, const device::Dispatch& dispatch) override;
 
   const SimStats& last_stats() const { return stats_; }
+  // LDS races of the last run() under options().lds_races == LdsRaces::Report (empty otherwise;
+  // under LdsRaces::Error the first race ends the run with an error instead).
+  const std::vector<LdsRace>& last_lds_races() const { return lds_races_; }
   SchedulerOptions& options() { return options_; }
   // Names code objects in messages (e.g. the file name); default "<N-byte code object>".
   void set_code_object_label(std::string label) { label_ = std::move(label); }
@@ -51,6 +54,7 @@ class SimulatorExecutor : public device::Executor {
 
   std::vector<std::shared_ptr<Entry>> cache_;  // most recently used last
   SimStats stats_;
+  std::vector<LdsRace> lds_races_;
   SchedulerOptions options_;
   std::string label_;
 };

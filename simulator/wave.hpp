@@ -12,6 +12,7 @@
 
 #include "simulator/hazard.hpp"
 #include "simulator/isa.hpp"
+#include "simulator/lds_race.hpp"
 #include "simulator/memory.hpp"
 
 namespace cdna::simulator {
@@ -43,6 +44,11 @@ struct Workgroup {
   std::uint32_t waves = 0;
   std::uint32_t waves_at_barrier = 0;
   std::uint32_t waves_done = 0;
+  // LDS race check (lds_race.hpp): one shadow word per LDS dword, null when the check is off
+  // or the workgroup has one wave; the current barrier interval, unique within the dispatch.
+  LdsShadowWord* lds_shadow = nullptr;
+  std::uint32_t lds_epoch = 0;
+  std::uint32_t barriers = 0;  // s_barriers this workgroup has passed
 };
 
 // What all waves of one dispatch share.
@@ -56,6 +62,8 @@ struct DispatchEnv {
   std::uint32_t private_lane_bytes = 0;
   std::uint32_t lds_bytes = 0;  // group_segment_fixed_size + dynamic LDS of the launch
   std::optional<std::uint64_t> transcendental_envelope;  // SchedulerOptions, same name
+  LdsRaces lds_races = LdsRaces::Error;                  // SchedulerOptions, same name
+  LdsRaceLog* lds_race_log = nullptr;                    // where LdsRaces::Report puts races
 };
 
 enum class WaveState : std::uint8_t { Running, AtBarrier, Done };
