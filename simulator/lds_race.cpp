@@ -67,14 +67,19 @@ std::uint32_t code_offset(const Program& p, std::uint32_t index) {
     const std::uint32_t oi = s.pc[other_kind][slot];
     r.other_pc = code_offset(p, oi);
     r.other_inst = oi < p.text.size() ? p.text[oi] : "";
-    other_where = p.where(oi);
+    other_where = "at " + p.where(oi);
   }
-  r.message = std::string("LDS race at LDS address ") + hex(r.address) + ": this " + verb(kind) + " and the " +
-              verb(r.other_access) + " by wave " + std::to_string(other) + " " + other_where +
-              " with no s_barrier between them (both after the workgroup's " + std::to_string(r.barriers) +
-              " barriers; simulator/README.md \"LDS races\"; SchedulerOptions::lds_races, "
-              "--lds-races report|off)";
-  if (w.env->lds_races == LdsRaces::Error || !w.env->lds_race_log) sim_fail(r.message);
+  const std::string what = std::string("LDS race at LDS address ") + hex(r.address) + ": this " + verb(kind) +
+                           " and the " + verb(r.other_access) + " by wave " + std::to_string(other) + " " +
+                           other_where + " with no s_barrier between them (both waves had passed " +
+                           std::to_string(r.barriers) +
+                           " s_barriers; simulator/README.md \"LDS races\"; SchedulerOptions::lds_races, "
+                           "--lds-races report|off)";
+  if (w.env->lds_races == LdsRaces::Error || !w.env->lds_race_log) sim_fail(what);  // the scheduler adds where
+  r.kernel = p.kernel;
+  r.message = "kernel '" + p.kernel + "' workgroup (" + std::to_string(r.workgroup[0]) + "," +
+              std::to_string(r.workgroup[1]) + "," + std::to_string(r.workgroup[2]) + ") wave " +
+              std::to_string(r.wave) + ", " + p.where(me) + ": " + what;
   w.env->lds_race_log->add(std::move(r));
 }
 
@@ -98,11 +103,16 @@ bool parse_lds_races(const std::string& text, LdsRaces& out) {
   return false;
 }
 
+std::string describe(const LdsRace& r) {
+  return r.message + " (" + std::to_string(r.count) + (r.count == 1 ? " time)" : " times: lanes x dwords)");
+}
+
 void LdsRaceLog::add(LdsRace r) {
-  const auto key = std::make_tuple(r.pc, r.other_pc, static_cast<int>(r.access), static_cast<int>(r.other_access));
+  const auto key = std::make_tuple(r.kernel, r.pc, r.other_pc, static_cast<int>(r.access),
+                                   static_cast<int>(r.other_access));
   auto [it, fresh] = index_.try_emplace(key, races_.size());
   if (fresh) races_.push_back(std::move(r));
-  else ++races_[it->second].count;
+  else races_[it->second].count += r.count;
 }
 
 void note_lds_access(Wave& w, std::uint64_t addr, std::uint32_t n, LdsAccess kind) {

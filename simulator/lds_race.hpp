@@ -41,6 +41,10 @@ bool parse_lds_races(const std::string& text, LdsRaces& out);
 
 enum class LdsAccess : std::uint8_t { Read, Write, Atomic };
 
+struct LdsRace;
+// "<message> (N times)": one line for a report of `r`.
+std::string describe(const LdsRace& r);
+
 // Widest workgroup the shadow holds: 1024 work-items (the gfx942 limit) = 16 wave64s.
 inline constexpr std::uint32_t kLdsRaceMaxWaves = 16;
 
@@ -54,6 +58,7 @@ struct LdsShadowWord {
 // One race (the first occurrence of a pair of instructions; `count` counts them all, one per
 // lane and dword).
 struct LdsRace {
+  std::string kernel;
   std::array<std::uint32_t, 3> workgroup{};
   std::uint32_t wave = 0, other_wave = 0;
   std::uint32_t pc = 0, other_pc = 0;       // byte offsets from the kernel's code entry
@@ -62,10 +67,10 @@ struct LdsRace {
   std::uint32_t address = 0;                // LDS byte address of the first racing byte
   std::uint32_t barriers = 0;               // s_barriers the workgroup had passed
   std::uint64_t count = 0;
-  std::string message;                      // one line, as the error would say it
+  std::string message;  // one line: kernel, workgroup, wave, pc and both accesses, as the error says it
 };
 
-// Races of one dispatch (LdsRaces::Report), one entry per (pc, other pc, kinds).
+// Races (LdsRaces::Report), one entry per (kernel, pc, other pc, kinds), in the order found.
 class LdsRaceLog {
  public:
   void add(LdsRace r);
@@ -74,7 +79,7 @@ class LdsRaceLog {
 
  private:
   std::vector<LdsRace> races_;
-  std::map<std::tuple<std::uint32_t, std::uint32_t, int, int>, std::size_t> index_;
+  std::map<std::tuple<std::string, std::uint32_t, std::uint32_t, int, int>, std::size_t> index_;
 };
 
 // Records the access of `n` bytes at LDS byte address `addr` by the wave's current instruction

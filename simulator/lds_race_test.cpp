@@ -57,7 +57,7 @@ TEST(LdsRace, PlantedRacesAreErrorsNamingBothWavesPcsAndInstructions) {
     EXPECT_NE(first, std::string::npos) << msg;
     EXPECT_NE(second, std::string::npos) << msg;
     EXPECT_GE(std::count(msg.begin(), msg.end(), '\''), 6) << msg;
-    EXPECT_TRUE(has(msg, "with no s_barrier between them (both after the workgroup's")) << msg;
+    EXPECT_TRUE(has(msg, "with no s_barrier between them (both waves had passed ")) << msg;
   }
 }
 

@@ -258,6 +258,7 @@ void SimulatorExecutor::run(std::span<const std::byte> bytes, const device::Disp
   try {
     run_dispatch(env, addrs, options_, counters);
     lds_races_ = counters.lds_races.take();
+    for (const LdsRace& r : lds_races_) all_lds_races_.add(r);
   } catch (...) {
     stats_.wave_instructions = counters.wave_instructions;
     stats_.mfma_instructions = counters.mfma_instructions;

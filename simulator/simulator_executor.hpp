@@ -38,6 +38,8 @@ class SimulatorExecutor : public device::Executor {
   // LDS races of the last run() under options().lds_races == LdsRaces::Report (empty otherwise;
   // under LdsRaces::Error the first race ends the run with an error instead).
   const std::vector<LdsRace>& last_lds_races() const { return lds_races_; }
+  // The same, summed over every run() of this executor (one entry per kernel and pair of pcs).
+  const std::vector<LdsRace>& all_lds_races() const { return all_lds_races_.races(); }
   SchedulerOptions& options() { return options_; }
   // Names code objects in messages (e.g. the file name); default "<N-byte code object>".
   void set_code_object_label(std::string label) { label_ = std::move(label); }
@@ -55,6 +57,7 @@ class SimulatorExecutor : public device::Executor {
   std::vector<std::shared_ptr<Entry>> cache_;  // most recently used last
   SimStats stats_;
   std::vector<LdsRace> lds_races_;
+  LdsRaceLog all_lds_races_;
   SchedulerOptions options_;
   std::string label_;
 };

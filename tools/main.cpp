@@ -16,6 +16,7 @@
 #include "tools/code_object_mode.hpp"
 #include "tools/audit.hpp"
 #include "tools/golden_command.hpp"
+#include "tools/lds_races_cli.hpp"
 #include "tools/mutants.hpp"
 #include "tools/sim_command.hpp"
 #include "tools/lint_command.hpp"
@@ -55,7 +56,8 @@ struct SimSettings {
   std::string schedule = "round-robin";
   std::optional<std::uint64_t> schedule_seed;
   std::optional<std::uint64_t> envelope_seed;
-  bool any() const { return schedule != "round-robin" || schedule_seed || envelope_seed; }
+  std::string lds_races = "error";
+  bool any() const { return schedule != "round-robin" || schedule_seed || envelope_seed || lds_races != "error"; }
 };
 
 void add_sim_options(CLI::App* cmd, SimSettings& s) {
@@ -70,13 +72,15 @@ void add_sim_options(CLI::App* cmd, SimSettings& s) {
                   "round-down or round-up of the exact value (within the documented 1 ULP), chosen by this seed "
                   "(default: correctly rounded)")
       ->check(tools::unsigned_integer());
+  tools::add_lds_races_option(cmd, s.lds_races);
 }
 
 // Applies `s` to the chosen executor; returns the settings for the report. Throws when they are
 // given but the executor is not the simulator.
 std::vector<std::pair<std::string, std::string>> apply_sim_settings(const ChosenExecutor& c, const SimSettings& s) {
   if (!c.sim) {
-    if (s.any()) throw CLI::ValidationError("--schedule/--schedule-seed/--envelope-seed", "apply to the simulator only");
+    if (s.any())
+      throw CLI::ValidationError("--schedule/--schedule-seed/--envelope-seed/--lds-races", "apply to the simulator only");
     return {};
   }
   if (s.schedule_seed && s.schedule != "random") {
@@ -86,9 +90,11 @@ std::vector<std::pair<std::string, std::string>> apply_sim_settings(const Chosen
   o.schedule = s.schedule == "random" ? simulator::Schedule::Random : simulator::Schedule::RoundRobin;
   o.seed = s.schedule_seed.value_or(0);
   o.transcendental_envelope = s.envelope_seed;
+  simulator::parse_lds_races(s.lds_races, o.lds_races);  // CLI11 checked the spelling
   std::vector<std::pair<std::string, std::string>> out{{"schedule", s.schedule}};
   if (s.schedule == "random") out.emplace_back("schedule_seed", std::to_string(o.seed));
   out.emplace_back("transcendental_envelope_seed", s.envelope_seed ? std::to_string(*s.envelope_seed) : "none");
+  out.emplace_back("lds_races", s.lds_races);
   return out;
 }
 
@@ -123,6 +129,9 @@ int run_audit_command(const std::string& out_dir, const std::vector<std::string>
 
   tools::AuditResult result = tools::run_audit(options, *chosen.executor, wave_instructions);
   result.executor_settings = std::move(settings);
+  if (chosen.sim && chosen.sim->options().lds_races == simulator::LdsRaces::Report)
+    result.executor_settings.emplace_back("lds_races_reported",
+                                          std::to_string(tools::print_lds_races(std::cerr, chosen.sim->all_lds_races())));
   for (const auto& c : result.code_objects)
     if (!c.mode_recorded) std::cerr << "cdna-verify: note: " << tools::unchecked_mode_notice(c.path, c.mode) << "\n";
   std::cout << tools::summary_table(result);
@@ -210,6 +219,7 @@ int run_one_command(const RunArgs& a) {
   std::string settings_text;
   for (const auto& [k, v] : apply_sim_settings(chosen, a.sim)) settings_text += " " + k + "=" + v;
   const device::AttentionOutput out = device::run_attention(*chosen.executor, code.bytes, p);
+  if (chosen.sim) tools::print_lds_races(std::cerr, chosen.sim->last_lds_races());
   const reference::AttentionResult exact = reference::attention_forward_exact(p);
   const reference::AttentionComparison c = reference::compare_attention(p, exact, out.o, out.lse, *mode);
   std::cout << "executor " << chosen.executor->name() << settings_text << ", code object " << path.string() << ", "
