@@ -1,6 +1,9 @@
 // Simulator throughput (Google Benchmark; not a test, run by hand):
 //   BM_ValuLoop  — a VALU-bound loop (testdata/bench.hip): counter wave_insts_per_s.
-//   BM_Attention — device/ attention_fwd_rtne at B=1, H=1, Sq=Sk=1024, D=128 on the simulator:
+//   BM_LdsStaging/<policy> — an LDS-bound loop of 4 waves with barriers (testdata/bench.hip
+//                  lds_staging), with the LDS race check at SchedulerOptions::lds_races = error (0)
+//                  and off (2): the check's cost where it does the most work.
+//   BM_Attention/<policy> — device/ attention_fwd_rtne at B=1, H=1, Sq=Sk=1024, D=128 on the simulator:
 //                  wave_insts_per_s, and sim_over_eigen, the simulated time over the time of a
 //                  plain Eigen float attention (S = Q·Kᵀ·scale, row softmax, O = P·V) of the same
 //                  problem, measured in the same run on the same thread.
@@ -62,6 +65,25 @@ void BM_ValuLoop(benchmark::State& state) {
   state.counters["wave_insts_per_s"] = static_cast<double>(insts) / seconds;
 }
 
+void BM_LdsStaging(benchmark::State& state) {
+  const auto co = testdata("bench");
+  SimulatorExecutor ex;
+  ex.options().lds_races = static_cast<LdsRaces>(state.range(0));
+  std::vector<float> in(256 * 4, 1.0f), out(64 * 256);
+  std::uint64_t insts = 0;
+  double seconds = 0, cpu = 0;
+  for (auto _ : state) {
+    const double c0 = thread_cpu_seconds();
+    ex.run(co, dispatch("lds_staging", {64, 1, 1}, {256, 1, 1}, {testing::in(in), testing::out(out), val(200)}));
+    cpu += thread_cpu_seconds() - c0;
+    insts += ex.last_stats().wave_instructions;
+    seconds += ex.last_stats().seconds;
+  }
+  state.counters["wave_insts_per_cpu_s"] = static_cast<double>(insts) / cpu;
+  state.counters["wave_insts"] = static_cast<double>(ex.last_stats().wave_instructions);
+  state.counters["wave_insts_per_s"] = static_cast<double>(insts) / seconds;
+}
+
 using Mat = Eigen::Matrix<float, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
 
 Mat to_matrix(const std::vector<std::uint16_t>& bf16, Eigen::Index rows, Eigen::Index cols) {
@@ -99,6 +121,7 @@ void BM_Attention(benchmark::State& state) {
   const Mat q = to_matrix(p.q, seq, d), k = to_matrix(p.k, seq, d), v = to_matrix(p.v, seq, d);
 
   SimulatorExecutor ex;
+  ex.options().lds_races = static_cast<LdsRaces>(state.range(0));
   std::uint64_t insts = 0;
   double sim_seconds = 0, sim_cpu = 0, eigen_best = std::numeric_limits<double>::infinity();
   double eigen_best_cpu = std::numeric_limits<double>::infinity();
@@ -138,6 +161,7 @@ void BM_Attention(benchmark::State& state) {
 }  // namespace
 
 BENCHMARK(BM_ValuLoop)->Unit(benchmark::kMillisecond)->MinTime(2.0)->UseRealTime();
-BENCHMARK(BM_Attention)->Unit(benchmark::kSecond)->Iterations(2)->UseRealTime();
+BENCHMARK(BM_LdsStaging)->Arg(0)->Arg(2)->Unit(benchmark::kMillisecond)->MinTime(2.0)->UseRealTime();
+BENCHMARK(BM_Attention)->Arg(0)->Arg(2)->Unit(benchmark::kSecond)->Iterations(2)->UseRealTime();
 
 BENCHMARK_MAIN();

@@ -126,7 +126,10 @@ void note_lds_access(Wave& w, std::uint64_t addr, std::uint32_t n, LdsAccess kin
     const std::uint64_t lo = a < addr ? addr - a : 0, hi = end - a < 4 ? end - a : 4;
     const std::uint32_t bytes = ((1u << hi) - 1u) & ~((1u << lo) - 1u);
     LdsShadowWord& s = wg.lds_shadow[a >> 2];
-    if (s.epoch != wg.lds_epoch) s = LdsShadowWord{wg.lds_epoch};
+    if (s.epoch != wg.lds_epoch) {  // a new interval: only the masks (the slots' pcs count only
+      s.epoch = wg.lds_epoch;       // for waves with mask bits, and those rewrote their slot)
+      s.mask[0] = s.mask[1] = s.mask[2] = 0;
+    }
     const std::uint64_t mine = bytes * kEveryWave & others;
     for (int o = 0; o < 3; ++o)
       if (conflicts(kind, o))
