@@ -1,13 +1,12 @@
 #include "simulator/lds_race.hpp"
 
+#include <algorithm>
 #include <bit>
 
 #include "simulator/wave.hpp"
 
 namespace cdna::simulator {
 namespace {
-
-constexpr std::uint64_t kEveryWave = 0x1111'1111'1111'1111ull;  // bit 4w of each wave w
 
 const char* verb(LdsAccess k) {
   switch (k) {
@@ -18,69 +17,32 @@ const char* verb(LdsAccess k) {
   return "?";
 }
 
-// The kinds an access of kind `k` conflicts with: reads with writes and atomics, writes with
-// everything, atomics with reads and plain writes (two atomics never race).
-constexpr bool conflicts(LdsAccess k, int other) {
-  switch (k) {
-    case LdsAccess::Read: return other != static_cast<int>(LdsAccess::Read);
-    case LdsAccess::Write: return true;
-    case LdsAccess::Atomic: return other != static_cast<int>(LdsAccess::Atomic);
-  }
-  return false;
+std::string at(const Program& p, std::uint32_t index) {
+  return index == kNoPc ? std::string("at a pc not recovered") : "at " + p.where(index);
 }
 
-std::uint32_t code_offset(const Program& p, std::uint32_t index) {
-  return index < p.insts.size() ? static_cast<std::uint32_t>(p.insts[index].address - p.code_entry) : 0;
-}
-
-[[gnu::cold]] void race(Wave& w, const LdsShadowWord& s, std::uint64_t word_addr, std::uint32_t bytes,
-                        LdsAccess kind, int other_kind, std::uint64_t hit) {
-  const Program& p = *w.env->program;
-  // The other wave: one whose accesses conflict; prefer a wave whose pc the shadow kept.
-  int slot = -1;
-  std::uint32_t other = static_cast<std::uint32_t>(std::countr_zero(hit)) / 4;
-  for (int i = 0; i < 2 && slot < 0; ++i) {
-    const std::uint32_t v = s.wave[other_kind][i];
-    if (v != w.index_in_group && ((hit >> (4 * v)) & 0xfu)) {
-      slot = i;
-      other = v;
-    }
-  }
-  std::uint32_t hit_bytes = 0;
-  for (std::uint64_t h = hit; h; h >>= 4) hit_bytes |= static_cast<std::uint32_t>(h & 0xfu);
-  hit_bytes &= bytes;
-
-  LdsRace r;
-  r.workgroup = w.wg->id;
-  r.wave = w.index_in_group;
-  r.other_wave = other;
-  const std::uint32_t me = w.pc - 1;
-  r.pc = code_offset(p, me);
-  r.inst = me < p.text.size() ? p.text[me] : "";
-  r.access = kind;
-  r.other_access = static_cast<LdsAccess>(other_kind);
-  r.address = static_cast<std::uint32_t>(word_addr) + static_cast<std::uint32_t>(std::countr_zero(hit_bytes));
-  r.barriers = w.wg->barriers;
-  r.count = 1;
-  std::string other_where = "at a pc the shadow did not keep";
-  if (slot >= 0) {
-    const std::uint32_t oi = s.pc[other_kind][slot];
-    r.other_pc = code_offset(p, oi);
-    r.other_inst = oi < p.text.size() ? p.text[oi] : "";
-    other_where = "at " + p.where(oi);
-  }
-  const std::string what = std::string("LDS race at LDS address ") + hex(r.address) + ": this " + verb(kind) +
-                           " and the " + verb(r.other_access) + " by wave " + std::to_string(other) + " " +
-                           other_where + " with no s_barrier between them (both waves had passed " +
-                           std::to_string(r.barriers) +
-                           " s_barriers; simulator/README.md \"LDS races\"; SchedulerOptions::lds_races, "
-                           "--lds-races report|off)";
-  if (w.env->lds_races == LdsRaces::Error || !w.env->lds_race_log) sim_fail(what);  // the scheduler adds where
+// Fills the message (and pcs, instructions) of `r` from instruction indices `pc`/`other_pc`.
+void describe_race(const Program& p, LdsRace& r, std::uint32_t pc, std::uint32_t other_pc) {
+  auto offset = [&](std::uint32_t i) {
+    return i < p.insts.size() ? static_cast<std::uint32_t>(p.insts[i].address - p.code_entry) : kNoPc;
+  };
   r.kernel = p.kernel;
-  r.message = "kernel '" + p.kernel + "' workgroup (" + std::to_string(r.workgroup[0]) + "," +
-              std::to_string(r.workgroup[1]) + "," + std::to_string(r.workgroup[2]) + ") wave " +
-              std::to_string(r.wave) + ", " + p.where(me) + ": " + what;
-  w.env->lds_race_log->add(std::move(r));
+  r.pc = offset(pc);
+  r.other_pc = offset(other_pc);
+  r.inst = pc < p.text.size() ? p.text[pc] : "";
+  r.other_inst = other_pc < p.text.size() ? p.text[other_pc] : "";
+  r.message = "kernel '" + p.kernel + "' (code object '" + p.code_object + "') workgroup (" + std::to_string(r.workgroup[0]) + "," +
+              std::to_string(r.workgroup[1]) + "," + std::to_string(r.workgroup[2]) + "): LDS race at LDS address " +
+              hex(r.address) + ": the " + verb(r.access) + " by wave " + std::to_string(r.wave) + " " + at(p, pc) +
+              " and the " + verb(r.other_access) + " by wave " + std::to_string(r.other_wave) + " " +
+              at(p, other_pc) + " with no s_barrier between them (both waves had passed " +
+              std::to_string(r.barriers) +
+              " s_barriers; simulator/README.md \"LDS races\"; SchedulerOptions::lds_races, --lds-races report|off)";
+}
+
+bool same_site(const LdsRace& a, const LdsRace& b) {
+  return a.workgroup == b.workgroup && a.barriers == b.barriers && a.address == b.address && a.wave == b.wave &&
+         a.other_wave == b.other_wave && a.access == b.access && a.other_access == b.other_access;
 }
 
 }  // namespace
@@ -104,7 +66,7 @@ bool parse_lds_races(const std::string& text, LdsRaces& out) {
 }
 
 std::string describe(const LdsRace& r) {
-  return r.message + " (" + std::to_string(r.count) + (r.count == 1 ? " time)" : " times: lanes x dwords)");
+  return r.message + " (" + std::to_string(r.count) + (r.count == 1 ? " racing byte)" : " racing bytes)");
 }
 
 void LdsRaceLog::add(LdsRace r) {
@@ -115,32 +77,86 @@ void LdsRaceLog::add(LdsRace r) {
   else races_[it->second].count += r.count;
 }
 
-void note_lds_access(Wave& w, std::uint64_t addr, std::uint32_t n, LdsAccess kind) {
-  Workgroup& wg = *w.wg;
-  const std::uint32_t me = w.index_in_group;
-  const std::uint32_t pc = w.pc - 1;
-  const int k = static_cast<int>(kind);
-  const std::uint64_t others = ~(std::uint64_t{0xf} << (4 * me));
-  const std::uint64_t end = addr + n;
-  for (std::uint64_t a = addr & ~std::uint64_t{3}; a < end; a += 4) {
-    const std::uint64_t lo = a < addr ? addr - a : 0, hi = end - a < 4 ? end - a : 4;
-    const std::uint32_t bytes = ((1u << hi) - 1u) & ~((1u << lo) - 1u);
-    LdsShadowWord& s = wg.lds_shadow[a >> 2];
-    if (s.epoch != wg.lds_epoch) {  // a new interval: only the masks (the slots' pcs count only
-      s.epoch = wg.lds_epoch;       // for waves with mask bits, and those rewrote their slot)
-      s.mask[0] = s.mask[1] = s.mask[2] = 0;
+LdsShadow::LdsShadow(std::uint32_t lds_bytes, std::uint32_t waves)
+    : waves_(waves), words_((lds_bytes + 63) / 64 + 1), bits_(std::size_t{3} * waves * words_, 0),
+      lo_(~0ull), hi_(0) {}
+
+void LdsShadow::end_interval(std::vector<LdsRace>& out) {
+  if (lo_ >= hi_) return;
+  const std::size_t stride = std::size_t{waves_} * words_;  // from one kind to the next
+  const std::uint64_t* R = bits_.data();
+  const std::uint64_t* W = R + stride;
+  const std::uint64_t* A = W + stride;
+  // Per pair of (wave, other wave, kinds) only the first racing byte, with the count of bytes.
+  std::size_t first = out.size();
+  for (std::uint64_t w = lo_; w < hi_; ++w) {
+    std::uint64_t ur = 0, uw = 0, ua = 0;  // union over the waves before `i`
+    for (std::uint32_t i = 0; i < waves_; ++i) {
+      const std::size_t x = std::size_t{i} * words_ + w;
+      const std::uint64_t r = R[x], wr = W[x], a = A[x];
+      if (((wr & (ur | uw | ua)) | (r & (uw | ua)) | (a & (ur | uw))) != 0) [[unlikely]] {
+        // Which earlier wave and kinds: a conflicting pair per kind of wave i.
+        for (std::uint32_t j = 0; j < i; ++j) {
+          const std::size_t y = std::size_t{j} * words_ + w;
+          const std::uint64_t pairs[][3] = {{wr & W[y], 1, 1}, {wr & R[y], 1, 0}, {wr & A[y], 1, 2},
+                                            {r & W[y], 0, 1},  {r & A[y], 0, 2},  {a & R[y], 2, 0},
+                                            {a & W[y], 2, 1}};
+          for (const auto& p : pairs) {
+            if (!p[0]) continue;
+            LdsRace race;
+            race.wave = i;
+            race.other_wave = j;
+            race.access = static_cast<LdsAccess>(p[1]);
+            race.other_access = static_cast<LdsAccess>(p[2]);
+            race.address = static_cast<std::uint32_t>(64 * w + static_cast<std::uint64_t>(std::countr_zero(p[0])));
+            race.count = static_cast<std::uint64_t>(std::popcount(p[0]));
+            auto known = std::find_if(out.begin() + static_cast<std::ptrdiff_t>(first), out.end(), [&](const LdsRace& o) {
+              return o.wave == i && o.other_wave == j && o.access == race.access && o.other_access == race.other_access;
+            });
+            if (known == out.end()) out.push_back(race);
+            else known->count += race.count;
+          }
+        }
+      }
+      ur |= r;
+      uw |= wr;
+      ua |= a;
     }
-    const std::uint64_t mine = bytes * kEveryWave & others;
-    for (int o = 0; o < 3; ++o)
-      if (conflicts(kind, o))
-        if (const std::uint64_t hit = s.mask[o] & mine) [[unlikely]] race(w, s, a, bytes, kind, o, hit);
-    s.mask[k] |= std::uint64_t{bytes} << (4 * me);
-    if (s.wave[k][0] != me) {  // slot 1: the last access by a wave other than slot 0's
-      s.pc[k][1] = s.pc[k][0];
-      s.wave[k][1] = s.wave[k][0];
-      s.wave[k][0] = static_cast<std::uint8_t>(me);
-    }
-    s.pc[k][0] = pc;
+  }
+  for (int k = 0; k < 3; ++k)
+    for (std::uint32_t i = 0; i < waves_; ++i)
+      std::fill(bits_.begin() + static_cast<std::ptrdiff_t>(k * stride + std::size_t{i} * words_ + lo_),
+                bits_.begin() + static_cast<std::ptrdiff_t>(k * stride + std::size_t{i} * words_ + hi_), 0ull);
+  lo_ = ~0ull;
+  hi_ = 0;
+}
+
+void watch_lds_access(Wave& w, std::uint64_t addr, std::uint32_t n, LdsAccess kind) {
+  for (LdsWatch& watch : *w.env->lds_watches) {
+    LdsRace& r = watch.race;
+    if (r.workgroup != w.wg->id || r.barriers != w.wg->barriers || r.address < addr || r.address >= addr + n)
+      continue;
+    // The first access of the interval to the byte by each side (either serves the message).
+    if (w.index_in_group == r.wave && kind == r.access && r.pc == kNoPc) r.pc = w.pc - 1;
+    if (w.index_in_group == r.other_wave && kind == r.other_access && r.other_pc == kNoPc) r.other_pc = w.pc - 1;
+  }
+}
+
+void end_lds_interval(DispatchEnv& env, Workgroup& wg) {
+  std::vector<LdsRace> found;
+  wg.lds_shadow->end_interval(found);
+  for (LdsRace& r : found) {
+    r.workgroup = wg.id;
+    r.barriers = wg.barriers;
+    const LdsWatch* watch = nullptr;
+    if (env.lds_watches)
+      for (const LdsWatch& x : *env.lds_watches)
+        if (same_site(x.race, r)) watch = &x;
+    describe_race(*env.program, r, watch ? watch->race.pc : kNoPc, watch ? watch->race.other_pc : kNoPc);
+    // First run under Error: the executor runs the dispatch again to recover the pcs.
+    if (!env.lds_watches && env.lds_races == LdsRaces::Error) throw LdsRaceFound(r);
+    if (env.lds_races == LdsRaces::Report) env.lds_race_log->push_back(r);
+    if (env.lds_races == LdsRaces::Error) throw std::runtime_error("simulator: " + r.message);
   }
 }
 

@@ -30,16 +30,16 @@ bool has(const std::string& s, const std::string& part) { return s.find(part) !=
 
 struct Planted {
   const char* kernel;
-  const char* mine;   // "this read", ...
-  const char* other;  // "the write by wave", ...
+  const char* wave1;  // "the read by wave 1 at pc", the access of the higher wave
+  const char* wave0;  // "the write by wave 0 at pc"
   const char* insts[2];
 };
 const Planted kRaces[] = {
-    {"write_read_race", "this read", "the write by wave 0", {"ds_read_b32", "ds_write_b32"}},
-    {"read_write_race", "this write", "the read by wave 0", {"ds_write_b32", "ds_read_b32"}},
-    {"write_write_race", "this write", "the write by wave 0", {"ds_write_b32", "ds_write_b32"}},
-    {"atomic_read_race", "this atomic", "the read by wave 0", {"ds_add_u32", "ds_read_b32"}},
-    {"dma_read_race", "this read", "the write by wave 0", {"ds_read_b32", "global_load_lds_dword"}},
+    {"write_read_race", "the read by wave 1 at pc", "the write by wave 0 at pc", {"ds_read_b32", "ds_write_b32"}},
+    {"read_write_race", "the write by wave 1 at pc", "the read by wave 0 at pc", {"ds_write_b32", "ds_read_b32"}},
+    {"write_write_race", "the write by wave 1 at pc", "the write by wave 0 at pc", {"ds_write_b32", "ds_write_b32"}},
+    {"atomic_read_race", "the read by wave 1 at pc", "the atomic by wave 0 at pc", {"ds_read_b32", "ds_add_u32"}},
+    {"dma_read_race", "the read by wave 1 at pc", "the write by wave 0 at pc", {"ds_read_b32", "global_load_lds_dword"}},
 };
 
 TEST(LdsRace, PlantedRacesAreErrorsNamingBothWavesPcsAndInstructions) {
@@ -47,11 +47,10 @@ TEST(LdsRace, PlantedRacesAreErrorsNamingBothWavesPcsAndInstructions) {
   for (const Planted& p : kRaces) {
     Buffers r;
     const std::string msg = run(ex, p.kernel, r);
-    EXPECT_TRUE(has(msg, "LDS race at LDS address 0x")) << p.kernel << ": " << msg;
+    EXPECT_TRUE(has(msg, "workgroup (0,0,0): LDS race at LDS address 0x")) << p.kernel << ": " << msg;
     EXPECT_TRUE(has(msg, "kernel '" + std::string(p.kernel) + "'")) << msg;
-    EXPECT_TRUE(has(msg, "workgroup (0,0,0) wave 1")) << msg;
-    EXPECT_TRUE(has(msg, p.mine)) << msg;
-    EXPECT_TRUE(has(msg, p.other)) << msg;
+    EXPECT_TRUE(has(msg, p.wave1)) << msg;
+    EXPECT_TRUE(has(msg, p.wave0)) << msg;
     // Both instructions, each with its pc (Program::where: "pc 0x.. (address ..) 'text'").
     const auto first = msg.find(p.insts[0]), second = msg.find(p.insts[1], first + 1);
     EXPECT_NE(first, std::string::npos) << msg;
@@ -122,9 +121,10 @@ TEST(LdsRace, ReportListsEachPairOnceWithItsCountAndGoesOn) {
   EXPECT_TRUE(has(race.other_inst, "ds_write_b32")) << race.other_inst;
   EXPECT_NE(race.pc, race.other_pc);
   EXPECT_EQ(race.address, 0u);  // lane 64 reads s[0] first
-  EXPECT_EQ(race.count, 64u);   // one per reading lane
+  EXPECT_EQ(race.count, 256u);  // 64 lanes x 4 bytes
   EXPECT_EQ(race.barriers, 0u);
   EXPECT_TRUE(has(race.message, "LDS race at LDS address 0x0")) << race.message;
+  EXPECT_TRUE(has(describe(race), "(256 racing bytes)")) << describe(race);
   // A clean run leaves the list empty.
   ASSERT_EQ(run(ex, "barrier_ok", r), "");
   EXPECT_TRUE(ex.last_lds_races().empty());

@@ -2,7 +2,6 @@
 #include "simulator/inst_class.hpp"
 
 #include <algorithm>
-#include <cstdlib>
 #include <cstring>
 #include <memory>
 #include <random>
@@ -43,16 +42,10 @@ class VectorFiles {
   std::uint32_t* data_ = nullptr;
 };
 
-struct FreeDeleter {
-  void operator()(void* p) const { std::free(p); }
-};
-
 // One resident workgroup: its LDS, waves and their storage (addresses stay stable).
 struct Resident {
   Workgroup wg;
-  // LDS race shadow (lds_race.hpp), when checked. calloc: zero pages are mapped lazily, so a
-  // kernel pays only for the LDS it touches; stale epochs make clearing on reuse unnecessary.
-  std::unique_ptr<LdsShadowWord[], FreeDeleter> lds_shadow;
+  std::unique_ptr<LdsShadow> lds_shadow;  // LDS race check (lds_race.hpp), when on
   std::vector<Wave> waves;
   std::unique_ptr<VectorFiles> vregs;
   std::vector<std::vector<std::uint8_t>> priv;
@@ -172,17 +165,10 @@ void run_dispatch(DispatchEnv& env, const LaunchAddresses& addresses,
   const std::uint32_t quantum = std::max<std::uint32_t>(options.quantum, 1);
   const std::uint32_t ninsts = static_cast<std::uint32_t>(prog.insts.size());
   std::mt19937_64 rng(options.seed);
-  // LDS race check: only where two waves share LDS. Every barrier interval of every workgroup
-  // gets its own epoch, so shadow words of an earlier interval or workgroup never match.
+  // LDS race check: only where two waves share LDS.
   const bool race_check = options.lds_races != LdsRaces::Off && nwaves >= 2 && env.lds_bytes > 0;
-  if (race_check && nwaves > kLdsRaceMaxWaves)
-    throw std::runtime_error("simulator: kernel '" + prog.kernel + "': the LDS race check holds at most " +
-                             std::to_string(kLdsRaceMaxWaves) + " waves per workgroup (1024 work-items), "
-                             "this launch has " + std::to_string(nwaves) + " (SchedulerOptions::lds_races)");
   env.lds_races = options.lds_races;
   env.lds_race_log = &counters.lds_races;
-  std::uint32_t epochs = 0;
-  const std::size_t shadow_words = (std::size_t{env.lds_bytes} + 3) / 4;
   // Statistics by instruction class (simulator/inst_class.hpp), when someone asked for them.
   InstStats* const stats = current_inst_stats();
   std::vector<InstFootprint> foot(stats ? ninsts : 0);
@@ -203,10 +189,7 @@ void run_dispatch(DispatchEnv& env, const LaunchAddresses& addresses,
         r->wg.lds.assign(env.lds_bytes, 0);
         r->waves.resize(nwaves);
         r->vregs = std::make_unique<VectorFiles>(nwaves);
-        if (race_check) {
-          r->lds_shadow.reset(static_cast<LdsShadowWord*>(std::calloc(shadow_words, sizeof(LdsShadowWord))));
-          if (!r->lds_shadow) throw std::runtime_error("simulator: cannot allocate the LDS race shadow");
-        }
+        if (race_check) r->lds_shadow = std::make_unique<LdsShadow>(env.lds_bytes, nwaves);
         for (std::uint32_t i = 0; i < nwaves; ++i) {
           r->priv.emplace_back(std::size_t{kLanes} * env.private_lane_bytes, std::uint8_t{0});
         }
@@ -221,7 +204,6 @@ void run_dispatch(DispatchEnv& env, const LaunchAddresses& addresses,
       wg.waves_at_barrier = 0;
       wg.waves_done = 0;
       wg.lds_shadow = r->lds_shadow.get();
-      wg.lds_epoch = ++epochs;
       wg.barriers = 0;
       for (std::uint32_t i = 0; i < nwaves; ++i) {
         r->vregs->clear(i, live_rows);
@@ -338,14 +320,15 @@ void run_dispatch(DispatchEnv& env, const LaunchAddresses& addresses,
         for (auto& w : r->waves)
           if (w.state == WaveState::AtBarrier) w.state = WaveState::Running;
         wg.waves_at_barrier = 0;
-        wg.lds_epoch = ++epochs;  // accesses before the barrier are ordered before those after
-        ++wg.barriers;
+        if (wg.lds_shadow) end_lds_interval(env, wg);  // accesses before the barrier are ordered
+        ++wg.barriers;                                 // before those after it
         progress = true;
       }
     }
     // Retire finished workgroups (their storage is reused by the next admitted ones).
     for (std::size_t i = 0; i < resident.size();) {
       if (resident[i]->wg.waves_done == nwaves) {
+        if (resident[i]->wg.lds_shadow) end_lds_interval(env, resident[i]->wg);
         for (const auto& w : resident[i]->waves) {
           counters.wave_instructions += w.instructions;
           counters.mfma_instructions += w.mfma_instructions;

@@ -61,7 +61,7 @@ struct RunCounters {
   std::uint64_t wave_instructions = 0;
   std::uint64_t mfma_instructions = 0;
   std::uint64_t workgroups = 0;
-  LdsRaceLog lds_races;  // SchedulerOptions::lds_races == LdsRaces::Report
+  std::vector<LdsRace> lds_races;  // SchedulerOptions::lds_races == LdsRaces::Report
 };
 
 // Device addresses the initial SGPRs point at.
@@ -71,7 +71,8 @@ struct LaunchAddresses {
 };
 
 // Runs every workgroup of the dispatch described by `env`. Throws std::runtime_error with
-// kernel, workgroup, wave, pc and instruction on any simulation error.
+// kernel, workgroup, wave, pc and instruction on any simulation error; an LDS race under
+// LdsRaces::Error throws LdsRaceFound unless env.lds_watches is set (the executor's second run).
 void run_dispatch(DispatchEnv& env, const LaunchAddresses& addresses,
                   const SchedulerOptions& options, RunCounters& counters);
 

@@ -93,9 +93,39 @@ std::shared_ptr<const Program> SimulatorExecutor::program(std::span<const std::b
 }
 
 void SimulatorExecutor::run(std::span<const std::byte> bytes, const device::Dispatch& dispatch) {
+  lds_races_.clear();
+  std::vector<LdsRace> found;
+  try {
+    run_once(bytes, dispatch, nullptr, found);
+  } catch (const LdsRaceFound& f) {
+    // LdsRaces::Error: the same dispatch again (the simulation is deterministic) with a watch on
+    // the racing byte; it stops at the same barrier with the error naming both pcs.
+    std::vector<LdsWatch> watch{LdsWatch{f.race}};
+    watch[0].race.pc = watch[0].race.other_pc = kNoPc;
+    run_once(bytes, dispatch, &watch, found);
+    throw std::runtime_error("simulator: " + f.race.message +
+                             " (the second run, which recovers the pcs, did not find it again: not deterministic)");
+  }
+  if (found.empty()) return;
+  // LdsRaces::Report: once more with a watch on each race found (the first kMaxWatches) for the pcs.
+  constexpr std::size_t kMaxWatches = 64;
+  std::vector<LdsWatch> watches;
+  for (const LdsRace& r : found) {
+    if (watches.size() == kMaxWatches) break;
+    watches.push_back(LdsWatch{r});
+    watches.back().race.pc = watches.back().race.other_pc = kNoPc;
+  }
+  run_once(bytes, dispatch, &watches, found);
+  LdsRaceLog log;
+  for (const LdsRace& r : found) log.add(r);
+  lds_races_ = log.races();
+  for (const LdsRace& r : lds_races_) all_lds_races_.add(r);
+}
+
+void SimulatorExecutor::run_once(std::span<const std::byte> bytes, const device::Dispatch& dispatch,
+                                 std::vector<LdsWatch>* watches, std::vector<LdsRace>& found) {
   auto t0 = std::chrono::steady_clock::now();
   stats_ = SimStats{};
-  lds_races_.clear();
   auto entry = entry_for(bytes);
   const KernelInfo& k = entry->co.kernel(dispatch.kernel);
   auto prog = program(bytes, dispatch.kernel);
@@ -253,12 +283,12 @@ void SimulatorExecutor::run(std::span<const std::byte> bytes, const device::Disp
   env.private_lane_bytes = k.private_segment_fixed_size;
   env.lds_bytes = static_cast<std::uint32_t>(lds);
   env.transcendental_envelope = options_.transcendental_envelope;
+  env.lds_watches = watches;
 
   RunCounters counters;
   try {
     run_dispatch(env, addrs, options_, counters);
-    lds_races_ = counters.lds_races.take();
-    for (const LdsRace& r : lds_races_) all_lds_races_.add(r);
+    found = std::move(counters.lds_races);
   } catch (...) {
     stats_.wave_instructions = counters.wave_instructions;
     stats_.mfma_instructions = counters.mfma_instructions;

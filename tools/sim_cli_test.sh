@@ -73,10 +73,10 @@ expect bad_lds_races "--lds-races: warn not in \{error,report,off\}" -- "$co" ve
 # A planted LDS race (2 waves, no s_barrier between a write and a read): an error by default.
 printf '[{"buffer": "a.bin"}, {"output": "c.bin", "bytes": 512}]' >race.json
 race_args=(--args race.json --grid 1 --block 128)
-expect lds_race_error "wave 1, pc 0x[0-9a-f]+ .*'ds_read_b32.*LDS race at LDS address 0x0: this read and the write by wave 0 at pc 0x[0-9a-f]+ .*'ds_write_b32" -- "$race_co" write_read_race "${race_args[@]}"
+expect lds_race_error "workgroup \(0,0,0\): LDS race at LDS address 0x0: the read by wave 1 at pc 0x[0-9a-f]+ .*'ds_read_b32.* and the write by wave 0 at pc 0x[0-9a-f]+ .*'ds_write_b32" -- "$race_co" write_read_race "${race_args[@]}"
 # report: one stderr line per pair of instructions, the run goes on; off: nothing.
 if "$cli" sim "$race_co" write_read_race "${race_args[@]}" --lds-races report >out.txt 2>err.txt &&
-   [ "$(wc -l <err.txt)" -eq 1 ] && grep -q "LDS race (reported, not an error): kernel 'write_read_race'.*(64 times" err.txt &&
+   [ "$(wc -l <err.txt)" -eq 1 ] && grep -q "LDS race (reported, not an error): kernel 'write_read_race'.*(256 racing bytes)" err.txt &&
    [ -s c.bin ]; then
   echo "ok   lds_races_report: $(cat err.txt)"
 else
