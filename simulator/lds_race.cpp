@@ -88,8 +88,10 @@ void LdsShadow::end_interval(std::vector<LdsRace>& out) {
   const std::uint64_t* W = R + stride;
   const std::uint64_t* A = W + stride;
   // Per pair of (wave, other wave, kinds) only the first racing byte, with the count of bytes.
-  std::size_t first = out.size();
-  for (std::uint64_t w = lo_; w < hi_; ++w) {
+  // An interval with reads only has no race (e.g. the reads of data staged before a barrier).
+  const std::size_t first = out.size();
+  const bool writes = (used_ & ~(1u << static_cast<std::uint32_t>(LdsAccess::Read))) != 0;
+  for (std::uint64_t w = writes ? lo_ : hi_; w < hi_; ++w) {
     std::uint64_t ur = 0, uw = 0, ua = 0;  // union over the waves before `i`
     for (std::uint32_t i = 0; i < waves_; ++i) {
       const std::size_t x = std::size_t{i} * words_ + w;
@@ -123,12 +125,13 @@ void LdsShadow::end_interval(std::vector<LdsRace>& out) {
       ua |= a;
     }
   }
-  for (int k = 0; k < 3; ++k)
-    for (std::uint32_t i = 0; i < waves_; ++i)
+  for (std::uint32_t k = 0; k < 3; ++k)
+    for (std::uint32_t i = 0; i < waves_ && ((used_ >> k) & 1); ++i)
       std::fill(bits_.begin() + static_cast<std::ptrdiff_t>(k * stride + std::size_t{i} * words_ + lo_),
                 bits_.begin() + static_cast<std::ptrdiff_t>(k * stride + std::size_t{i} * words_ + hi_), 0ull);
   lo_ = ~0ull;
   hi_ = 0;
+  used_ = 0;
 }
 
 void watch_lds_access(Wave& w, std::uint64_t addr, std::uint32_t n, LdsAccess kind) {

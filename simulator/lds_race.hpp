@@ -99,6 +99,7 @@ class LdsShadow {
     b[w] |= ones << off;
     const bool spill = off + n > 64;
     if (spill) b[w + 1] |= ones >> (64 - off);
+    used_ |= 1u << static_cast<std::uint32_t>(kind);
     if (w < lo_) lo_ = w;
     if (w + spill >= hi_) hi_ = w + spill + 1;
   }
@@ -110,6 +111,7 @@ class LdsShadow {
   std::uint32_t waves_, words_;
   std::vector<std::uint64_t> bits_;  // [kind][wave][word], one word of padding at the end
   std::uint64_t lo_, hi_;            // words touched in the interval: [lo_, hi_)
+  std::uint32_t used_ = 0;           // kinds accessed in the interval (bit per LdsAccess)
 };
 
 // note_lds_access(Wave&, addr, n, kind) (wave.hpp, inline): records an access of `n` bytes at
