@@ -37,7 +37,7 @@ std::uint8_t* atomic_at(Wave& w, u64 addr, u32 n, int lane) {
   if (addr % n != 0)
     sim_fail(lane_str(lane) + "LDS atomic at " + hex(addr) + " is not " + std::to_string(n) +
              "-byte aligned; misaligned DS atomics are not modelled");
-  return lds_at(w, addr, n, lane);
+  return lds_at(w, addr, n, lane, LdsAccess::Atomic);
 }
 
 // ---- floating-point formats (IEEE binary formats; bf16 = the top half of an f32)
@@ -204,7 +204,7 @@ void ds_condxchg32_rtn_b64(Wave& w, const Inst& I) {
   for (int l = 0; l < kLanes; ++l) {
     if (!((e >> l) & 1)) continue;
     const u32 a0 = (w.row(I.ops[1].reg)[l] + static_cast<u32>(I.offset)) & 0xfff8u;
-    std::uint8_t* p = lds_at(w, a0, 8, l);
+    std::uint8_t* p = lds_at(w, a0, 8, l, LdsAccess::Atomic);
     for (u32 k = 0; k < 2; ++k) {
       u32 old;
       std::memcpy(&old, p + 4 * k, 4);
@@ -247,7 +247,7 @@ void ds_addtid_b32(Wave& w, const Inst& I) {
   u32* r = w.row(I.ops[0].reg);
   for (int l = 0; l < kLanes; ++l) {
     if (!((e >> l) & 1)) continue;
-    std::uint8_t* p = lds_at(w, u32{base + 4u * static_cast<u32>(l)}, 4, l);
+    std::uint8_t* p = lds_at(w, u32{base + 4u * static_cast<u32>(l)}, 4, l, Write ? LdsAccess::Write : LdsAccess::Read);
     if constexpr (Write) std::memcpy(p, &r[l], 4);
     else std::memcpy(&r[l], p, 4);
   }

@@ -29,7 +29,7 @@ void ds_read(Wave& w, const Inst& I) {  // vdst, vaddr offset:N
   const Operand& d = I.ops[0];
   for (int l = 0; l < kLanes; ++l) {
     if (!((e >> l) & 1)) continue;
-    const std::uint8_t* p = lds_at(w, u64{addr.u[l] + static_cast<u32>(I.offset)}, bytes, l);
+    const std::uint8_t* p = lds_at(w, u64{addr.u[l] + static_cast<u32>(I.offset)}, bytes, l, LdsAccess::Read);
     if constexpr (K == RK::D32) {
       for (u32 i = 0; i < Dwords; ++i) std::memcpy(&w.row(d.reg + i)[l], p + 4 * i, 4);
     } else {
@@ -61,7 +61,7 @@ void ds_write(Wave& w, const Inst& I) {  // vaddr, vdata offset:N
   const Operand& d = I.ops[1];
   for (int l = 0; l < kLanes; ++l) {
     if (!((e >> l) & 1)) continue;
-    std::uint8_t* p = lds_at(w, u64{a[l] + static_cast<u32>(I.offset)}, bytes, l);
+    std::uint8_t* p = lds_at(w, u64{a[l] + static_cast<u32>(I.offset)}, bytes, l, LdsAccess::Write);
     if constexpr (K == WK::D32) {
       for (u32 i = 0; i < Dwords; ++i) std::memcpy(p + 4 * i, &w.row(d.reg + i)[l], 4);
     } else {
@@ -84,8 +84,8 @@ void ds_read2(Wave& w, const Inst& I) {  // vdst (2*Dwords regs), vaddr
   const Operand& d = I.ops[0];
   for (int l = 0; l < kLanes; ++l) {
     if (!((e >> l) & 1)) continue;
-    const std::uint8_t* p0 = lds_at(w, u64{addr.u[l] + u32{I.offset0} * Stride}, 4 * Dwords, l);
-    const std::uint8_t* p1 = lds_at(w, u64{addr.u[l] + u32{I.offset1} * Stride}, 4 * Dwords, l);
+    const std::uint8_t* p0 = lds_at(w, u64{addr.u[l] + u32{I.offset0} * Stride}, 4 * Dwords, l, LdsAccess::Read);
+    const std::uint8_t* p1 = lds_at(w, u64{addr.u[l] + u32{I.offset1} * Stride}, 4 * Dwords, l, LdsAccess::Read);
     for (u32 i = 0; i < Dwords; ++i) {
       std::memcpy(&w.row(d.reg + i)[l], p0 + 4 * i, 4);
       std::memcpy(&w.row(d.reg + Dwords + i)[l], p1 + 4 * i, 4);
@@ -99,8 +99,8 @@ void ds_write2(Wave& w, const Inst& I) {  // vaddr, data0, data1
   u64 e = w.exec();
   for (int l = 0; l < kLanes; ++l) {
     if (!((e >> l) & 1)) continue;
-    std::uint8_t* p0 = lds_at(w, u64{a[l] + u32{I.offset0} * Stride}, 4 * Dwords, l);
-    std::uint8_t* p1 = lds_at(w, u64{a[l] + u32{I.offset1} * Stride}, 4 * Dwords, l);
+    std::uint8_t* p0 = lds_at(w, u64{a[l] + u32{I.offset0} * Stride}, 4 * Dwords, l, LdsAccess::Write);
+    std::uint8_t* p1 = lds_at(w, u64{a[l] + u32{I.offset1} * Stride}, 4 * Dwords, l, LdsAccess::Write);
     for (u32 i = 0; i < Dwords; ++i) {
       std::memcpy(p0 + 4 * i, &w.row(I.ops[1].reg + i)[l], 4);
       std::memcpy(p1 + 4 * i, &w.row(I.ops[2].reg + i)[l], 4);

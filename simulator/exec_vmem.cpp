@@ -44,7 +44,7 @@ void flat_addresses(Wave& w, const Inst& I, const Operand& vaddr, Addr& out) {
   for (int l = 0; l < kLanes; ++l) out.a[l] = v.u[l] + static_cast<u64>(static_cast<std::int64_t>(I.offset));
 }
 
-std::uint8_t* locate(Wave& w, Space space, u64 addr, u32 n, bool write, int lane) {
+std::uint8_t* locate(Wave& w, Space space, u64 addr, u32 n, bool write, int lane, bool atomic) {
   if (space == Space::Flat) {
     if (addr - kSharedAperture < (1ull << 32)) {
       u64 off = addr - kSharedAperture;
@@ -53,6 +53,8 @@ std::uint8_t* locate(Wave& w, Space space, u64 addr, u32 n, bool write, int lane
         sim_fail(lane_prefix(lane) + "flat access to LDS offset " + hex(off) + " (" +
                  std::to_string(n) + " bytes) is outside the workgroup's " +
                  std::to_string(lds.size()) + " bytes of LDS");
+      if (w.wg->lds_shadow)
+        note_lds_access(w, off, n, atomic ? LdsAccess::Atomic : write ? LdsAccess::Write : LdsAccess::Read);
       return lds.data() + off;
     }
     if (addr - kPrivateAperture < (1ull << 32)) {
@@ -130,6 +132,7 @@ std::uint8_t* lds_dma_target(Wave& w, const Inst& I, int lane) {
   if (a + 4 > mem.size())
     sim_fail(lane_prefix(lane) + "load to LDS at " + hex(a) + " is outside the " +
              std::to_string(mem.size()) + " bytes of LDS");
+  if (w.wg->lds_shadow) note_lds_access(w, a, 4, LdsAccess::Write);  // a write by the issuing wave
   return mem.data() + a;
 }
 
@@ -210,7 +213,7 @@ void vatomic(Wave& w, const Inst& I) {
   u64 e = w.exec();
   for (int l = 0; l < kLanes; ++l) {
     if (!((e >> l) & 1)) continue;
-    std::uint8_t* p = locate(w, S, ad.a[l], bytes, true, l);
+    std::uint8_t* p = locate(w, S, ad.a[l], bytes, true, l, /*atomic=*/true);
     u64 old = 0, src, cmp;
     std::memcpy(&old, p, bytes);
     atomic_operands<K, Wide>(w, vdata, l, src, cmp);

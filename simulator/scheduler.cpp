@@ -45,6 +45,7 @@ class VectorFiles {
 // One resident workgroup: its LDS, waves and their storage (addresses stay stable).
 struct Resident {
   Workgroup wg;
+  std::unique_ptr<LdsShadow> lds_shadow;  // LDS race check (lds_race.hpp), when on
   std::vector<Wave> waves;
   std::unique_ptr<VectorFiles> vregs;
   std::vector<std::vector<std::uint8_t>> priv;
@@ -165,6 +166,10 @@ void run_dispatch(DispatchEnv& env, const LaunchAddresses& addresses,
   const std::uint32_t quantum = std::max<std::uint32_t>(options.quantum, 1);
   const std::uint32_t ninsts = static_cast<std::uint32_t>(prog.insts.size());
   std::mt19937_64 rng(options.seed);
+  // LDS race check: only where two waves share LDS.
+  const bool race_check = options.lds_races != LdsRaces::Off && nwaves >= 2 && env.lds_bytes > 0;
+  env.lds_races = options.lds_races;
+  env.lds_race_log = &counters.lds_races;
   // Statistics by instruction class (simulator/inst_class.hpp), when someone asked for them.
   InstStats* const stats = current_inst_stats();
   std::vector<InstFootprint> foot(stats ? ninsts : 0);
@@ -185,6 +190,7 @@ void run_dispatch(DispatchEnv& env, const LaunchAddresses& addresses,
         r->wg.lds.assign(env.lds_bytes, 0);
         r->waves.resize(nwaves);
         r->vregs = std::make_unique<VectorFiles>(nwaves);
+        if (race_check) r->lds_shadow = std::make_unique<LdsShadow>(env.lds_bytes, nwaves);
         for (std::uint32_t i = 0; i < nwaves; ++i) {
           r->priv.emplace_back(std::size_t{kLanes} * env.private_lane_bytes, std::uint8_t{0});
         }
@@ -198,6 +204,8 @@ void run_dispatch(DispatchEnv& env, const LaunchAddresses& addresses,
       wg.waves = nwaves;
       wg.waves_at_barrier = 0;
       wg.waves_done = 0;
+      wg.lds_shadow = r->lds_shadow.get();
+      wg.barriers = 0;
       for (std::uint32_t i = 0; i < nwaves; ++i) {
         r->vregs->clear(i, live_rows);
         std::fill(r->priv[i].begin(), r->priv[i].end(), std::uint8_t{0});
@@ -323,12 +331,15 @@ void run_dispatch(DispatchEnv& env, const LaunchAddresses& addresses,
         for (auto& w : r->waves)
           if (w.state == WaveState::AtBarrier) w.state = WaveState::Running;
         wg.waves_at_barrier = 0;
+        if (wg.lds_shadow) end_lds_interval(env, wg);  // accesses before the barrier are ordered
+        ++wg.barriers;                                 // before those after it
         progress = true;
       }
     }
     // Retire finished workgroups (their storage is reused by the next admitted ones).
     for (std::size_t i = 0; i < resident.size();) {
       if (resident[i]->wg.waves_done == nwaves) {
+        if (resident[i]->wg.lds_shadow) end_lds_interval(env, resident[i]->wg);
         for (const auto& w : resident[i]->waves) {
           counters.wave_instructions += w.instructions;
           counters.mfma_instructions += w.mfma_instructions;

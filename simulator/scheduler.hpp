@@ -60,12 +60,17 @@ struct SchedulerOptions {
   // that the same input gives the same result within a run. Without (default): correctly
   // rounded to nearest even. Either way denormals are flushed afterwards.
   std::optional<std::uint64_t> transcendental_envelope;
+  // LDS race check (simulator/lds_race.hpp): two waves of a workgroup accessing the same LDS
+  // byte in one barrier interval, one of them writing, not both atomically. Error (default)
+  // stops the run naming both accesses; Report lists them (RunCounters::lds_races) and goes on.
+  LdsRaces lds_races = LdsRaces::Error;
 };
 
 struct RunCounters {
   std::uint64_t wave_instructions = 0;
   std::uint64_t mfma_instructions = 0;
   std::uint64_t workgroups = 0;
+  std::vector<LdsRace> lds_races;  // SchedulerOptions::lds_races == LdsRaces::Report
 };
 
 // Device addresses the initial SGPRs point at.
@@ -78,6 +83,8 @@ struct LaunchAddresses {
 // kernel, workgroup, wave, pc and instruction on any simulation error. With a `monitor`,
 // wait-state violations go to it instead of stopping the run (options.hazard_policy is then
 // not read: the caller chose the monitor for its policy).
+// An LDS race under
+// LdsRaces::Error throws LdsRaceFound unless env.lds_watches is set (the executor's second run).
 void run_dispatch(DispatchEnv& env, const LaunchAddresses& addresses,
                   const SchedulerOptions& options, RunCounters& counters,
                   HazardMonitor* monitor = nullptr);

@@ -107,6 +107,37 @@ void SimulatorExecutor::merge_hazards() {
 }
 
 void SimulatorExecutor::run(std::span<const std::byte> bytes, const device::Dispatch& dispatch) {
+  lds_races_.clear();
+  std::vector<LdsRace> found;
+  try {
+    run_once(bytes, dispatch, nullptr, found);
+  } catch (const LdsRaceFound& f) {
+    // LdsRaces::Error: the same dispatch again (the simulation is deterministic) with a watch on
+    // the racing byte; it stops at the same barrier with the error naming both pcs.
+    std::vector<LdsWatch> watch{LdsWatch{f.race}};
+    watch[0].race.pc = watch[0].race.other_pc = kNoPc;
+    run_once(bytes, dispatch, &watch, found);
+    throw std::runtime_error("simulator: " + f.race.message +
+                             " (the second run, which recovers the pcs, did not find it again: not deterministic)");
+  }
+  if (found.empty()) return;
+  // LdsRaces::Report: once more with a watch on each race found (the first kMaxWatches) for the pcs.
+  constexpr std::size_t kMaxWatches = 64;
+  std::vector<LdsWatch> watches;
+  for (const LdsRace& r : found) {
+    if (watches.size() == kMaxWatches) break;
+    watches.push_back(LdsWatch{r});
+    watches.back().race.pc = watches.back().race.other_pc = kNoPc;
+  }
+  run_once(bytes, dispatch, &watches, found);
+  LdsRaceLog log;
+  for (const LdsRace& r : found) log.add(r);
+  lds_races_ = log.races();
+  for (const LdsRace& r : lds_races_) all_lds_races_.add(r);
+}
+
+void SimulatorExecutor::run_once(std::span<const std::byte> bytes, const device::Dispatch& dispatch,
+                                 std::vector<LdsWatch>* watches, std::vector<LdsRace>& found) {
   auto t0 = std::chrono::steady_clock::now();
   stats_ = SimStats{};
   hazards_.clear();
@@ -285,6 +316,7 @@ void SimulatorExecutor::run(std::span<const std::byte> bytes, const device::Disp
     env.private_lane_bytes = k.private_segment_fixed_size;
     env.lds_bytes = static_cast<std::uint32_t>(lds);
     env.transcendental_envelope = options_.transcendental_envelope;
+    env.lds_watches = watches;
     run_dispatch(env, addrs, options_, counters, monitor);
     Outputs result;
     output_labels.clear();
@@ -325,12 +357,13 @@ void SimulatorExecutor::run(std::span<const std::byte> bytes, const device::Disp
     } else {
       result = execute(nullptr, counters);
     }
+    found = std::move(counters.lds_races);  // the first (new-value) run's
   } catch (...) {
     stats_.wave_instructions = counters.wave_instructions;
     stats_.mfma_instructions = counters.mfma_instructions;
     stats_.workgroups = counters.workgroups;
     stats_.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-    merge_hazards();
+    if (!watches) merge_hazards();  // a watched rerun (LDS race pcs) would count the sites twice
     throw;
   }
 
@@ -340,7 +373,7 @@ void SimulatorExecutor::run(std::span<const std::byte> bytes, const device::Disp
       const auto& r = result[j++];
       if (!arg.buffer.empty()) std::memcpy(arg.buffer.data(), r.data(), arg.buffer.size());
     }
-  merge_hazards();
+  if (!watches) merge_hazards();
 
   stats_.wave_instructions = counters.wave_instructions;
   stats_.mfma_instructions = counters.mfma_instructions;

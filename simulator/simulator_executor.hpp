@@ -43,6 +43,13 @@ class SimulatorExecutor : public device::Executor {
   const std::vector<HazardViolation>& all_hazards() const { return all_hazards_; }
   // Forgets all_hazards() (the audit reads them per case).
   void clear_all_hazards() { all_hazards_.clear(); }
+  // LDS races of the last run() under options().lds_races == LdsRaces::Report (empty otherwise;
+  // under LdsRaces::Error the first race ends the run with an error instead). A run with races
+  // runs the dispatch a second time to find their pcs (lds_race.hpp); last_stats() is then
+  // that run's.
+  const std::vector<LdsRace>& last_lds_races() const { return lds_races_; }
+  // The same, summed over every run() of this executor (one entry per kernel and pair of pcs).
+  const std::vector<LdsRace>& all_lds_races() const { return all_lds_races_.races(); }
   SchedulerOptions& options() { return options_; }
   // Names code objects in messages (e.g. the file name); default "<N-byte code object>".
   void set_code_object_label(std::string label) { label_ = std::move(label); }
@@ -56,12 +63,18 @@ class SimulatorExecutor : public device::Executor {
  private:
   struct Entry;
   std::shared_ptr<Entry> entry_for(std::span<const std::byte> code_object);
+  // One run; `watches` (the second run after an LDS race) records the racing accesses' pcs;
+  // `found` receives the races of LdsRaces::Report.
+  void run_once(std::span<const std::byte> code_object, const device::Dispatch& dispatch,
+                std::vector<LdsWatch>* watches, std::vector<LdsRace>& found);
 
   std::vector<std::shared_ptr<Entry>> cache_;  // most recently used last
   void merge_hazards();
 
   SimStats stats_;
   std::vector<HazardViolation> hazards_, all_hazards_;
+  std::vector<LdsRace> lds_races_;
+  LdsRaceLog all_lds_races_;
   SchedulerOptions options_;
   std::string label_;
 };

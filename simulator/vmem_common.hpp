@@ -31,7 +31,7 @@ void global_addresses(Wave& w, const Inst& I, const Operand& vaddr, const Operan
 void scratch_addresses(Wave& w, const Inst& I, const Operand& vaddr, const Operand& saddr, Addr& out);
 void flat_addresses(Wave& w, const Inst& I, const Operand& vaddr, Addr& out);
 // Host pointer for `n` bytes at `addr` in `space` for lane `lane`, or an error (sim_fail).
-std::uint8_t* locate(Wave& w, Space space, u64 addr, u32 n, bool write, int lane);
+std::uint8_t* locate(Wave& w, Space space, u64 addr, u32 n, bool write, int lane, bool atomic = false);
 // LDS pointer for a load-to-LDS dword of lane `lane` at M0 + inst offset + 4 * lane.
 std::uint8_t* lds_dma_target(Wave& w, const Inst& I, int lane);
 

@@ -12,6 +12,7 @@
 
 #include "simulator/hazard.hpp"
 #include "simulator/isa.hpp"
+#include "simulator/lds_race.hpp"
 #include "simulator/memory.hpp"
 
 namespace cdna::simulator {
@@ -43,6 +44,9 @@ struct Workgroup {
   std::uint32_t waves = 0;
   std::uint32_t waves_at_barrier = 0;
   std::uint32_t waves_done = 0;
+  // LDS race check (lds_race.hpp): null when the check is off or the workgroup has one wave.
+  LdsShadow* lds_shadow = nullptr;
+  std::uint32_t barriers = 0;  // s_barriers this workgroup has passed
 };
 
 // What all waves of one dispatch share.
@@ -56,6 +60,9 @@ struct DispatchEnv {
   std::uint32_t private_lane_bytes = 0;
   std::uint32_t lds_bytes = 0;  // group_segment_fixed_size + dynamic LDS of the launch
   std::optional<std::uint64_t> transcendental_envelope;  // SchedulerOptions, same name
+  LdsRaces lds_races = LdsRaces::Error;                  // SchedulerOptions, same name
+  std::vector<LdsRace>* lds_race_log = nullptr;          // where LdsRaces::Report puts races
+  std::vector<LdsWatch>* lds_watches = nullptr;          // set on the run that recovers pcs
 };
 
 enum class WaveState : std::uint8_t { Running, AtBarrier, Done };
@@ -238,6 +245,12 @@ void register_salu_smem(HandlerTable& t);
 void jump_to(Wave& w, std::uint64_t target);
 // Runs `I` (hazard class `kind`) while Wave::vector_mode is nonzero (VSKIP, VGPR index mode).
 void run_vector_mode(Wave& w, const Inst& I, HazardInfo::Kind kind);
+
+void watch_lds_access(Wave& w, std::uint64_t addr, std::uint32_t n, LdsAccess kind);  // lds_race.cpp
+inline void note_lds_access(Wave& w, std::uint64_t addr, std::uint32_t n, LdsAccess kind) {
+  w.wg->lds_shadow->mark(w.index_in_group, addr, n, kind);
+  if (w.env->lds_watches) [[unlikely]] watch_lds_access(w, addr, n, kind);
+}
 const HandlerTable& handler_table();
 
 }  // namespace cdna::simulator

@@ -18,6 +18,7 @@
 #include "tools/audit.hpp"
 #include "tools/golden_command.hpp"
 #include "tools/hazard_option.hpp"
+#include "tools/lds_races_cli.hpp"
 #include "tools/mutants.hpp"
 #include "tools/sim_command.hpp"
 #include "tools/lint_command.hpp"
@@ -59,7 +60,10 @@ struct SimSettings {
   std::optional<std::uint64_t> schedule_seed;
   std::optional<std::uint64_t> envelope_seed;
   std::string hazards;  // "": error for our kernel, differential for a peer (default_hazards)
-  bool any() const { return schedule != "round-robin" || schedule_seed || envelope_seed || !hazards.empty(); }
+  std::string lds_races = "error";
+  bool any() const {
+    return schedule != "round-robin" || schedule_seed || envelope_seed || !hazards.empty() || lds_races != "error";
+  }
 };
 
 void add_sim_options(CLI::App* cmd, SimSettings& s) {
@@ -75,6 +79,7 @@ void add_sim_options(CLI::App* cmd, SimSettings& s) {
                   "(default: correctly rounded)")
       ->check(tools::unsigned_integer());
   tools::add_hazards_option(cmd, s.hazards);
+  tools::add_lds_races_option(cmd, s.lds_races);
 }
 
 // Applies `s` to the chosen executor; returns the settings for the report. Throws when they are
@@ -90,7 +95,8 @@ std::vector<std::pair<std::string, std::string>> apply_sim_settings(const Chosen
   if (s.hazards.empty()) s.hazards = default_hazards(kernel);
   if (!c.sim) {
     if (s.any())
-      throw CLI::ValidationError("--schedule/--schedule-seed/--envelope-seed/--hazards", "apply to the simulator only");
+      throw CLI::ValidationError("--schedule/--schedule-seed/--envelope-seed/--hazards/--lds-races",
+                                 "apply to the simulator only");
     return {};
   }
   if (s.schedule_seed && s.schedule != "random") {
@@ -100,11 +106,13 @@ std::vector<std::pair<std::string, std::string>> apply_sim_settings(const Chosen
   o.schedule = s.schedule == "random" ? simulator::Schedule::Random : simulator::Schedule::RoundRobin;
   o.seed = s.schedule_seed.value_or(0);
   o.transcendental_envelope = s.envelope_seed;
+  simulator::parse_lds_races(s.lds_races, o.lds_races);  // CLI11 checked the spelling
   std::vector<std::pair<std::string, std::string>> out{{"schedule", s.schedule}};
   if (s.schedule == "random") out.emplace_back("schedule_seed", std::to_string(o.seed));
   out.emplace_back("transcendental_envelope_seed", s.envelope_seed ? std::to_string(*s.envelope_seed) : "none");
   tools::apply_hazards_option(*c.sim, s.hazards);
   out.emplace_back("hazards", s.hazards);
+  out.emplace_back("lds_races", s.lds_races);
   return out;
 }
 
@@ -178,6 +186,9 @@ int run_audit_command(const std::string& out_dir, const std::string& kernel, con
   result.executor_settings = std::move(settings);
   if (chosen.sim && chosen.sim->options().hazard_policy != simulator::HazardPolicy::Error)
     result.executor_settings.emplace_back("hazard_violations", tools::hazard_summary(audit_hazards));
+  if (chosen.sim && chosen.sim->options().lds_races == simulator::LdsRaces::Report)
+    result.executor_settings.emplace_back("lds_races_reported",
+                                          std::to_string(tools::print_lds_races(std::cerr, chosen.sim->all_lds_races())));
   for (const auto& c : result.code_objects)
     if (!c.mode_recorded) std::cerr << "cdna-verify: note: " << adapters::unchecked_mode_notice(c.path, c.mode) << "\n";
   std::cout << tools::summary_table(result);
@@ -281,6 +292,7 @@ int run_one_command(const RunArgs& a) {
     if (list_hazards) std::cout << hazards_text() << std::flush;
     throw;
   }
+  if (chosen.sim) tools::print_lds_races(std::cerr, chosen.sim->all_lds_races());
   const reference::AttentionResult exact = reference::attention_forward_exact(p);
   const bool lse_given = adapter->features().writes_lse;
   const reference::AttentionComparison c = reference::compare_attention(p, exact, out.o, out.lse, *mode, lse_given);

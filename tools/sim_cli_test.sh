@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # `cdna-verify sim`: bad input gives one stderr line, exit 2 and no output file (not even a
 # temporary); a good run of vector_add writes the right sums and prints the statistics.
-# Usage: sim_cli_test.sh CDNA_VERIFY VECTOR_ADD_HSACO
+# `--lds-races error|report|off` on the planted race write_read_race (simulator/testdata/lds_race.hip).
+# Usage: sim_cli_test.sh CDNA_VERIFY VECTOR_ADD_HSACO LDS_RACE_HSACO
 set -u
-cli=$1 co=$2
+cli=$1 co=$2 race_co=$3
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 failures=0
@@ -75,6 +76,27 @@ expect bad_grid "grid" -- "$co" vector_add --args good.json --grid 0 --block 256
 expect negative_grid "--grid: '-1' is not an unsigned integer" -- "$co" vector_add --args good.json --grid -1 --block 256
 expect negative_lds "--lds: '-5' is not an unsigned integer" -- "$co" vector_add --args good.json "${run_args[@]}" --lds -5
 expect no_kernel "needs CODE_OBJECT and KERNEL" -- "$co"
+expect bad_lds_races "--lds-races: warn not in \{error,report,off\}" -- "$co" vector_add --args good.json "${run_args[@]}" --lds-races warn
+# A planted LDS race (2 waves, no s_barrier between a write and a read): an error by default.
+printf '[{"buffer": "a.bin"}, {"output": "c.bin", "bytes": 512}]' >race.json
+race_args=(--args race.json --grid 1 --block 128)
+expect lds_race_error "workgroup \(0,0,0\): LDS race at LDS address 0x0: the read by wave 1 at pc 0x[0-9a-f]+ .*'ds_read_b32.* and the write by wave 0 at pc 0x[0-9a-f]+ .*'ds_write_b32" -- "$race_co" write_read_race "${race_args[@]}"
+# report: one stderr line per pair of instructions, the run goes on; off: nothing.
+if "$cli" sim "$race_co" write_read_race "${race_args[@]}" --lds-races report >out.txt 2>err.txt &&
+   [ "$(wc -l <err.txt)" -eq 1 ] && grep -q "LDS race (reported, not an error): kernel 'write_read_race'.*(256 racing bytes)" err.txt &&
+   [ -s c.bin ]; then
+  echo "ok   lds_races_report: $(cat err.txt)"
+else
+  echo "FAIL lds_races_report:"; cat out.txt err.txt; failures=$((failures + 1))
+fi
+rm -f c.bin
+if "$cli" sim "$race_co" write_read_race "${race_args[@]}" --lds-races off >out.txt 2>err.txt && [ ! -s err.txt ] &&
+   [ -s c.bin ]; then
+  echo "ok   lds_races_off"
+else
+  echo "FAIL lds_races_off:"; cat out.txt err.txt; failures=$((failures + 1))
+fi
+rm -f c.bin
 
 # The good run.
 if "$cli" sim "$co" vector_add --args good.json --grid 4 --block 256 >out.txt 2>err.txt &&

@@ -16,6 +16,7 @@
 #include "simulator/inst_class.hpp"
 #include "tools/cli_checks.hpp"
 #include "tools/hazard_option.hpp"
+#include "tools/lds_races_cli.hpp"
 #include "simulator/isa.hpp"
 #include "simulator/simulator_executor.hpp"
 #include "simulator/wave.hpp"
@@ -221,6 +222,7 @@ SimCommand::SimCommand(CLI::App& app) {
   sim_->add_option("--lds", lds_, "Dynamic LDS bytes")->check(unsigned_integer())->capture_default_str();
   sim_->add_flag("--list-instructions", list_, "Print the instruction mnemonics the simulator implements");
   add_hazards_option(sim_, hazards_);
+  add_lds_races_option(sim_, lds_races_);
 }
 
 bool SimCommand::parsed() const { return sim_->parsed(); }
@@ -236,6 +238,7 @@ int SimCommand::run() {
   simulator::SimulatorExecutor ex;
   ex.set_code_object_label(fs::path(code_object_).filename().string());
   apply_hazards_option(ex, hazards_);
+  simulator::parse_lds_races(lds_races_, ex.options().lds_races);  // CLI11 checked the spelling
   const simulator::KernelInfo& k = ex.code_object(code).kernel(kernel_);
 
   json j;
@@ -305,6 +308,7 @@ int SimCommand::run() {
   }
 
   const simulator::SimStats& s = ex.last_stats();
+  print_lds_races(std::cerr, ex.last_lds_races());
   std::ostringstream o;
   o << "kernel " << kernel_ << " (" << code_object_ << "): grid " << grid[0] << "," << grid[1] << "," << grid[2]
     << ", block " << block[0] << "," << block[1] << "," << block[2] << ", " << s.workgroups << " workgroups\n";

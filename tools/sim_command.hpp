@@ -39,6 +39,7 @@ class SimCommand {
   std::uint32_t lds_ = 0;
   bool list_ = false;
   std::string hazards_ = "error";
+  std::string lds_races_ = "error";
 };
 
 }  // namespace cdna::tools
