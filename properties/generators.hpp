@@ -7,6 +7,7 @@
 
 #include <rapidcheck.h>
 
+#include "adapters/kernel_adapter.hpp"
 #include "properties/property_case.hpp"
 
 namespace cdna::properties {
@@ -22,6 +23,11 @@ struct CaseSpec {
   bool varlen = false;         // draw per-sequence lengths (half of the cases)
   bool nonfinite = false;      // draw NonFinite, NanScore or InfScore values only (else the finite kinds)
   std::optional<numerics::Rounding> mode;  // fixed mode (e.g. an RTNE mutant); else all three
+  // A kernel run through its adapter (properties/kernel_under_test.hpp): layouts stay contiguous
+  // BSHD, D is drawn from its head dims, the mask from its masks (top-left at 1 in 9, rejected
+  // unless taken), Hq = Hkv (1 in 10 grouped, rejected) when it takes no GQA, the mode from its
+  // modes. Null: our kernel's native draws, unchanged.
+  const adapters::KernelFeatures* kernel = nullptr;
 };
 
 rc::Gen<PropertyCase> gen_case(const CaseSpec& spec);

@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 #include <rapidcheck.h>
+// rapidcheck/gtest.h uses GoogleTest without including it: it must come after gtest.h.
+#include <rapidcheck/gtest.h>
 
 #include <algorithm>
 #include <cstdlib>
@@ -10,6 +12,8 @@
 #include <optional>
 
 #include "device/attention_launcher.hpp"
+#include "properties/kernel_under_test.hpp"
+#include "properties/layout_run.hpp"
 #include "properties/regressions.hpp"
 
 namespace cdna::properties {
@@ -42,9 +46,54 @@ std::string current_test() {
   return info ? std::string(info->test_suite_name()) + "." + info->name() : "?";
 }
 
-CheckContext correct_kernel() {
+// The kernel the suite runs (CDNA_PROPERTY_KERNEL ...: kernel_under_test.hpp), made once.
+KernelUnderTest& kernel() {
+  static KernelUnderTest k(kernel_selection_from_env());
+  return k;
+}
+bool via_adapter() { return kernel().selection().via_adapter; }
+
+CheckContext kernel_context() {
   static simulator::SimulatorExecutor sim;
-  return {correct_code_object, &sim};
+  CheckContext ctx{correct_code_object, &sim, {}};
+  if (via_adapter()) ctx.adapter = [](numerics::Rounding mode) -> adapters::KernelAdapter& { return kernel().loaded(mode); };
+  return ctx;
+}
+
+// Why the kernel under test does not take case `c` (one line), or nullopt: our launcher's
+// reason on the native path; on the adapter path the adapter's, for the whole problem and, for
+// a varlen case, for each sequence run alone.
+std::optional<std::string> rejection(const PropertyCase& c) {
+  if (!via_adapter()) return device::attention_unsupported_reason(c.problem);
+  const adapters::KernelAdapter& a = kernel().loaded(c.mode);
+  if (auto why = a.unsupported_reason(c.problem, c.mode)) return why;
+  for (std::int64_t b = 0; c.varlen() && b < c.problem.shape.batch; ++b) {
+    const auto alone = sequence_alone(c, b);
+    if (alone.shape.seqlen_q == 0) continue;  // not run
+    if (auto why = a.unsupported_reason(alone, c.mode)) return "a varlen sequence alone: " + *why;
+  }
+  return std::nullopt;
+}
+
+// Whether running `c` throws std::invalid_argument (the kernel's own refusal).
+bool refused(const CheckContext& ctx, const PropertyCase& c) {
+  try {
+    if (ctx.adapter) run_through_adapter(*ctx.executor, ctx.adapter(c.mode), c);
+    else device::run_attention(*ctx.executor, ctx.code_object(c.mode), c.problem);
+  } catch (const std::invalid_argument&) {
+    return true;
+  }
+  return false;
+}
+
+// Where a failing case is written, and what it names as the failed code object.
+std::filesystem::path failure_dir() {
+  return via_adapter() ? regression_dir() / "adapters" / kernel().selection().name : regression_dir();
+}
+std::string failed_code_object() {
+  if (via_adapter()) return kernel().selection().name + " from " + kernel().source().string();
+  const char* dir = std::getenv("CDNA_PROPERTY_CODE_OBJECT_DIR");
+  return (dir && *dir ? std::string(dir) : std::string(CDNA_CODE_OBJECT_DIR)) + "/attention_fwd_<mode>.hsaco";
 }
 
 class PropertyListener : public ::testing::EmptyTestEventListener {
@@ -69,10 +118,8 @@ class PropertyListener : public ::testing::EmptyTestEventListener {
     const auto r = recorded().find(test);
     if (r == recorded().end() || !info.result()->Failed()) return;
     try {
-      const char* dir = std::getenv("CDNA_PROPERTY_CODE_OBJECT_DIR");
-      const std::string from = dir && *dir ? std::string(dir) : std::string(CDNA_CODE_OBJECT_DIR);
-      const auto path = write_regression(regression_dir(), r->second.property, r->second.c, r->second.failure,
-                                         from + "/attention_fwd_<mode>.hsaco");
+      const auto path = write_regression(failure_dir(), r->second.property, r->second.c, r->second.failure,
+                                         failed_code_object());
       std::cout << "[ property ] shrunk failing case written to " << path.string() << "\n";
     } catch (const std::exception& e) {
       std::cout << "[ property ] could not write the regression file: " << e.what() << "\n";
@@ -83,19 +130,15 @@ class PropertyListener : public ::testing::EmptyTestEventListener {
 
 }  // namespace
 
-void evaluate_property(const std::string& property, const CaseSpec& spec) {
+void evaluate_property(const std::string& property, const CaseSpec& kernel_spec) {
+  CaseSpec spec = kernel_spec;
+  if (via_adapter()) spec.kernel = &kernel().features();
   const PropertyCase c = *gen_case(spec);
   const std::string test = current_test();
-  const CheckContext ctx = correct_kernel();
-  if (const auto why = device::attention_unsupported_reason(c.problem)) {
-    // A rejection must come from the launcher itself, not only from our prediction of it.
-    bool refused = false;
-    try {
-      device::run_attention(*ctx.executor, ctx.code_object(c.mode), c.problem);
-    } catch (const std::invalid_argument&) {
-      refused = true;
-    }
-    RC_ASSERT(refused);
+  const CheckContext ctx = kernel_context();
+  if (const auto why = rejection(c)) {
+    // A rejection must come from the launcher (adapter) itself, not only from our prediction of it.
+    RC_ASSERT(refused(ctx, c));
     ++tallies()[test].rejected[*why];
     RC_DISCARD("rejected by the kernel: " + *why);
   }
@@ -120,6 +163,27 @@ void evaluate_property(const std::string& property, const CaseSpec& spec) {
     recorded()[test] = {property, failure, c};
     RC_FAIL(failure + " [" + describe(c) + "]");
   }
+}
+
+std::optional<std::string> skip_reason(const std::string& property) {
+  if (const auto why = kernel().absent_reason()) return *why;
+  if (!via_adapter()) return std::nullopt;
+  const std::string who = kernel().selection().name;
+  if (property == "padding_irrelevant")
+    return "padding_irrelevant needs strided/padded layouts, and kernel adapters take contiguous BSHD problems only "
+           "(no strides): not judged for " + who + " through its adapter";
+  if (property == "gqa_replication" && !kernel().features().gqa)
+    return "gqa_replication needs Hq > Hkv, and " + who + " takes no grouped-query attention";
+  return std::nullopt;
+}
+
+void check_property(const std::string& property, const CaseSpec& spec) {
+  std::cout << "[ property ] kernel " << kernel().selection().name
+            << (via_adapter() ? " through its adapter, from " + kernel().source().string()
+                              : std::string(" (ours) through device::launch_attention, strided layouts"))
+            << "\n";
+  if (const auto why = skip_reason(property)) GTEST_SKIP() << *why;
+  ::rc::detail::checkGTest([&] { evaluate_property(property, spec); });
 }
 
 void install_property_listener() {

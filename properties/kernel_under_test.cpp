@@ -1,0 +1,56 @@
+#include "properties/kernel_under_test.hpp"
+
+#include <algorithm>
+#include <cstdlib>
+#include <stdexcept>
+
+namespace cdna::properties {
+namespace {
+
+std::string env(const char* name) {
+  const char* v = std::getenv(name);
+  return v ? std::string(v) : std::string();
+}
+
+}  // namespace
+
+KernelSelection kernel_selection_from_env() {
+  KernelSelection s;
+  if (const std::string name = env("CDNA_PROPERTY_KERNEL"); !name.empty()) s.name = name;
+  const auto names = adapters::adapter_names();
+  if (std::find(names.begin(), names.end(), s.name) == names.end()) {
+    std::string list;
+    for (const auto& n : names) list += (list.empty() ? "" : ", ") + n;
+    throw std::invalid_argument("CDNA_PROPERTY_KERNEL = '" + s.name + "' is not a kernel; expected one of: " + list);
+  }
+  s.source = env("CDNA_PROPERTY_CODE_OBJECT");
+  const std::string via = env("CDNA_PROPERTY_VIA_ADAPTER");
+  if (via != "" && via != "0" && via != "1")
+    throw std::invalid_argument("CDNA_PROPERTY_VIA_ADAPTER = '" + via + "'; expected 0 or 1");
+  s.via_adapter = s.name != "attention-fwd" || via == "1";
+  return s;
+}
+
+KernelUnderTest::KernelUnderTest(KernelSelection selection)
+    : selection_(std::move(selection)), adapter_(adapters::make_adapter(selection_.name)),
+      features_(adapter_->features()) {}
+
+std::filesystem::path KernelUnderTest::source() const {
+  return selection_.source.empty() ? std::filesystem::path(adapter_->default_source()) : selection_.source;
+}
+
+std::optional<std::string> KernelUnderTest::absent_reason() const {
+  if (std::filesystem::exists(source())) return std::nullopt;
+  return selection_.name + ": '" + source().string() +
+         "' is absent (peer kernels are read from ../shared/peers, never copied: its README.md)";
+}
+
+adapters::KernelAdapter& KernelUnderTest::loaded(numerics::Rounding mode) {
+  if (!loaded_.contains(mode)) {
+    adapter_->load(mode, selection_.source);
+    loaded_.insert(mode);
+  }
+  return *adapter_;
+}
+
+}  // namespace cdna::properties

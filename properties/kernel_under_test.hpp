@@ -1,0 +1,53 @@
+// Which kernel the property suite runs (issue 10): ours through device::launch_attention with
+// generated strided/padded layouts (the default), or any kernel adapter (adapters/
+// kernel_adapter.hpp) on contiguous BSHD problems, chosen by the environment:
+//   CDNA_PROPERTY_KERNEL       adapter name (adapters::adapter_names()); default attention-fwd
+//   CDNA_PROPERTY_CODE_OBJECT  the adapter's source (a directory or one code object); default
+//                              the adapter's default_source()
+//   CDNA_PROPERTY_VIA_ADAPTER  "1": run attention-fwd through its adapter too (contiguous path)
+// Foreign kernels always take the adapter path. properties/README.md "Another kernel".
+#pragma once
+
+#include <filesystem>
+#include <memory>
+#include <optional>
+#include <set>
+#include <string>
+
+#include "adapters/kernel_adapter.hpp"
+
+namespace cdna::properties {
+
+struct KernelSelection {
+  std::string name = "attention-fwd";  // an adapter name
+  std::filesystem::path source;        // empty: the adapter's default_source()
+  bool via_adapter = false;            // false only for attention-fwd without CDNA_PROPERTY_VIA_ADAPTER=1
+};
+
+// Reads the three variables above. Throws std::invalid_argument (one line) for an unknown kernel
+// name or a CDNA_PROPERTY_VIA_ADAPTER other than "", "0" or "1".
+KernelSelection kernel_selection_from_env();
+
+// A selected kernel behind its adapter, each mode's code objects loaded on first use.
+class KernelUnderTest {
+ public:
+  // Throws std::invalid_argument (make_adapter) for an unknown name.
+  explicit KernelUnderTest(KernelSelection selection);
+  const KernelSelection& selection() const { return selection_; }
+  const adapters::KernelFeatures& features() const { return features_; }
+  // Where the code objects come from (source, or the adapter's default), for messages.
+  std::filesystem::path source() const;
+  // One line when the source does not exist (a peer kernel folder absent): the properties are
+  // then skipped with this reason. nullopt when it exists.
+  std::optional<std::string> absent_reason() const;
+  // The adapter with `mode` loaded (adapters::KernelAdapter::load; its exceptions propagate).
+  adapters::KernelAdapter& loaded(numerics::Rounding mode);
+
+ private:
+  KernelSelection selection_;
+  std::unique_ptr<adapters::KernelAdapter> adapter_;
+  adapters::KernelFeatures features_;
+  std::set<numerics::Rounding> loaded_;
+};
+
+}  // namespace cdna::properties
