@@ -102,6 +102,26 @@ TEST(PropertyKernelSelection, AbsentSourceIsASkipReasonNamingIt) {
   EXPECT_EQ(ours.absent_reason(), std::nullopt);
 }
 
+// Rejections are the adapter's for the problems actually run: a varlen case by its sequences
+// (AITER takes top-left only when Sq = Sk), a sequence with Sq_b = 0 not at all. Needs only the
+// AITER code objects' metadata, no simulator run.
+TEST(PropertyKernelSelection, VarlenRejectionIsBySequence) {
+  KernelUnderTest aiter({"aiter-fmha-v3", "", true});
+  if (const auto why = aiter.absent_reason()) GTEST_SKIP() << *why;
+  PropertyCase c;
+  c.problem.shape = {1, 5, 7, 1, 1, 128};
+  c.problem.mask = reference::Mask::CausalTopLeft;
+  fill_values(c.problem, ValueKind::Randn, 1, 0);
+  EXPECT_TRUE(aiter.rejection(c).has_value()) << "Sq != Sk top-left taken";
+  c.seqlens_q = {4}, c.seqlens_k = {4};
+  EXPECT_EQ(aiter.rejection(c), std::nullopt) << "a square sequence refused";
+  c.seqlens_q = {0}, c.seqlens_k = {3};
+  EXPECT_EQ(aiter.rejection(c), std::nullopt) << "a sequence that is never run refused";
+  c.seqlens_q = {4}, c.seqlens_k = {5};
+  ASSERT_TRUE(aiter.rejection(c).has_value());
+  EXPECT_NE(aiter.rejection(c)->find("varlen sequence alone"), std::string::npos) << *aiter.rejection(c);
+}
+
 // The adapter path gives our kernel's native results bit for bit (contiguous BSHD; varlen as
 // one run per sequence vs slices of shared buffers), and refuses a strided layout.
 TEST(RunThroughAdapter, EqualsTheNativeContiguousRun) {

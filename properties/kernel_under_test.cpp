@@ -4,6 +4,8 @@
 #include <cstdlib>
 #include <stdexcept>
 
+#include "device/attention_launcher.hpp"
+
 namespace cdna::properties {
 namespace {
 
@@ -51,6 +53,18 @@ adapters::KernelAdapter& KernelUnderTest::loaded(numerics::Rounding mode) {
     loaded_.insert(mode);
   }
   return *adapter_;
+}
+
+std::optional<std::string> KernelUnderTest::rejection(const PropertyCase& c) {
+  if (!selection_.via_adapter) return device::attention_unsupported_reason(c.problem);
+  const adapters::KernelAdapter& a = loaded(c.mode);
+  if (!c.varlen()) return a.unsupported_reason(c.problem, c.mode);
+  for (std::int64_t b = 0; b < c.problem.shape.batch; ++b) {
+    const auto alone = sequence_alone(c, b);
+    if (alone.shape.seqlen_q == 0) continue;  // not run
+    if (auto why = a.unsupported_reason(alone, c.mode)) return "a varlen sequence alone: " + *why;
+  }
+  return std::nullopt;
 }
 
 }  // namespace cdna::properties

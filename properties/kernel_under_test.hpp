@@ -15,6 +15,7 @@
 #include <string>
 
 #include "adapters/kernel_adapter.hpp"
+#include "properties/property_case.hpp"
 
 namespace cdna::properties {
 
@@ -42,6 +43,11 @@ class KernelUnderTest {
   std::optional<std::string> absent_reason() const;
   // The adapter with `mode` loaded (adapters::KernelAdapter::load; its exceptions propagate).
   adapters::KernelAdapter& loaded(numerics::Rounding mode);
+  // Why the kernel does not take case `c` (one line), or nullopt. Native path: our launcher's
+  // reason. Adapter path: the adapter's for the problems run_through_adapter runs — the whole
+  // problem, or for a varlen case each sequence alone with Sq_b >= 1 (the padded extents are
+  // never run: AITER takes top-left when Sq_b = Sk_b whatever Sq and Sk are).
+  std::optional<std::string> rejection(const PropertyCase& c);
 
  private:
   KernelSelection selection_;

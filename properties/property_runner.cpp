@@ -60,21 +60,6 @@ CheckContext kernel_context() {
   return ctx;
 }
 
-// Why the kernel under test does not take case `c` (one line), or nullopt: our launcher's
-// reason on the native path; on the adapter path the adapter's, for the whole problem and, for
-// a varlen case, for each sequence run alone.
-std::optional<std::string> rejection(const PropertyCase& c) {
-  if (!via_adapter()) return device::attention_unsupported_reason(c.problem);
-  const adapters::KernelAdapter& a = kernel().loaded(c.mode);
-  if (auto why = a.unsupported_reason(c.problem, c.mode)) return why;
-  for (std::int64_t b = 0; c.varlen() && b < c.problem.shape.batch; ++b) {
-    const auto alone = sequence_alone(c, b);
-    if (alone.shape.seqlen_q == 0) continue;  // not run
-    if (auto why = a.unsupported_reason(alone, c.mode)) return "a varlen sequence alone: " + *why;
-  }
-  return std::nullopt;
-}
-
 // Whether running `c` throws std::invalid_argument (the kernel's own refusal).
 bool refused(const CheckContext& ctx, const PropertyCase& c) {
   try {
@@ -136,7 +121,7 @@ void evaluate_property(const std::string& property, const CaseSpec& kernel_spec)
   const PropertyCase c = *gen_case(spec);
   const std::string test = current_test();
   const CheckContext ctx = kernel_context();
-  if (const auto why = rejection(c)) {
+  if (const auto why = kernel().rejection(c)) {
     // A rejection must come from the launcher (adapter) itself, not only from our prediction of it.
     RC_ASSERT(refused(ctx, c));
     ++tallies()[test].rejected[*why];
