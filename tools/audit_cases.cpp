@@ -84,6 +84,36 @@ std::vector<AuditCase> default_matrix() {
   return cases;
 }
 
+std::vector<AuditCase> tile_cases() {
+  // Around the query tiles of the peer kernels: AITER's 256 rows per workgroup, MoonMath's 384
+  // (ts_qo in AITER's fmha_fwd.csv; QTilesPerWG · QTileRows in MoonMath's attention_kernel.hip),
+  // and their key blocks (32 and 64, which divide these lengths' neighbours unevenly).
+  const std::int64_t lengths[] = {1, 255, 256, 257, 384, 385, 1000};
+  std::vector<AuditCase> cases;
+  std::uint64_t seed = 5000;
+  for (std::int64_t sq : lengths)
+    for (std::int64_t sk : lengths)
+      for (Mask mask : {Mask::None, Mask::CausalBottomRight}) {
+        std::ostringstream id, what;
+        id << "tiles/sq" << sq << "-sk" << sk << (mask == Mask::None ? "" : "/causal");
+        what << "around the peers' query tiles (256, 384): heads 1/1 D 128, Sq " << sq << ", Sk " << sk << ", "
+             << reference::to_string(mask);
+        cases.push_back(make_case(id.str(), what.str(), {1, sq, sk, 1, 1, 128}, mask, seed));
+        seed += 10;
+      }
+  // GQA and several batches and heads, where a kernel's batch/head strides and head grouping show.
+  const std::pair<std::int64_t, std::int64_t> gqa_lengths[] = {{257, 257}, {385, 1000}, {1000, 385}};
+  for (auto [sq, sk] : gqa_lengths)
+    for (Mask mask : {Mask::None, Mask::CausalBottomRight}) {
+      std::ostringstream id, what;
+      id << "tiles-gqa/sq" << sq << "-sk" << sk << (mask == Mask::None ? "" : "/causal");
+      what << "B 2, heads 8/2 D 128, Sq " << sq << ", Sk " << sk << ", " << reference::to_string(mask);
+      cases.push_back(make_case(id.str(), what.str(), {2, sq, sk, 8, 2, 128}, mask, seed));
+      seed += 10;
+    }
+  return cases;
+}
+
 std::vector<AuditCase> handed_cases() {
   std::vector<AuditCase> cases;
   {

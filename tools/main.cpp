@@ -101,8 +101,12 @@ int run_audit_command(const std::string& out_dir, const std::string& kernel, con
   options.kernel = kernel;
   options.modes = tools::parse_modes(mode_names);
   options.case_filter = cases;
-  options.matrix = set != "handed";
-  options.handed = set != "matrix";
+  // "default": the matrix and the handed cases, and for a peer kernel the shapes around its tiles
+  // (ours has its own tiles of 16-64 rows, covered by the matrix; `--set all` adds them for any).
+  const bool peer = kernel != "attention-fwd";
+  options.matrix = set == "all" || set == "default" || set == "matrix";
+  options.handed = set == "all" || set == "default" || set == "handed";
+  options.tiles = set == "all" || set == "tiles" || (set == "default" && peer);
   options.progress = quiet ? nullptr : &std::cerr;
   for (const auto& item : code_object_overrides) {
     const auto eq = item.find('=');
@@ -252,7 +256,7 @@ int main(int argc, char** argv) {
       "bad input or when nothing was judged (NOTHING JUDGED: no case matched, or every matched case was rejected).");
   std::string out_dir = "report";
   std::vector<std::string> modes{"rtne", "rtna", "rtz"};
-  std::string cases, set = "all", executor = "auto";
+  std::string cases, set = "default", executor = "auto";
   std::vector<std::string> code_objects;
   bool quiet = false;
   bool no_mutants = false;
@@ -261,8 +265,11 @@ int main(int argc, char** argv) {
       ->delimiter(',')
       ->capture_default_str();
   audit->add_option("--cases", cases, "Only cases whose id matches this regular expression (e.g. 'C0[1-4]')");
-  audit->add_option("--set", set, "Which cases: all, matrix (model layouts), handed (C01-C14)")
-      ->check(CLI::IsMember({"all", "matrix", "handed"}))
+  audit->add_option("--set", set,
+                    "Which cases: default (matrix + handed, + tiles for a peer kernel), all (matrix + handed + tiles), "
+                    "matrix (model layouts), handed (C01-C14 and the crafted R cases), tiles (Sq, Sk in {1, 255, 256, "
+                    "257, 384, 385, 1000} around the peer kernels' 256- and 384-row query tiles, and GQA at three)")
+      ->check(CLI::IsMember({"default", "all", "matrix", "handed", "tiles"}))
       ->capture_default_str();
   audit->add_option("--executor", executor, "auto (HIP device if present, else simulator), simulator, hip")
       ->check(CLI::IsMember({"auto", "simulator", "hip"}))
