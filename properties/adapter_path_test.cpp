@@ -100,6 +100,10 @@ TEST(PropertyKernelSelection, AbsentSourceIsASkipReasonNamingIt) {
   EXPECT_NE(absent.absent_reason()->find("/nonexistent/aiter-fmha-v3-gfx942"), std::string::npos);
   KernelUnderTest ours({"attention-fwd", CDNA_CODE_OBJECT_DIR, true});
   EXPECT_EQ(ours.absent_reason(), std::nullopt);
+  // A source that exists (a build folder) does not hide an absent peer folder.
+  KernelUnderTest no_peer({"attention-fwd", CDNA_CODE_OBJECT_DIR, true, "/nonexistent/moonmath-attention"});
+  ASSERT_TRUE(no_peer.absent_reason().has_value());
+  EXPECT_NE(no_peer.absent_reason()->find("/nonexistent/moonmath-attention"), std::string::npos);
 }
 
 // Rejections are the adapter's for the problems actually run: a varlen case by its sequences
@@ -120,6 +124,22 @@ TEST(PropertyKernelSelection, VarlenRejectionIsBySequence) {
   c.seqlens_q = {4}, c.seqlens_k = {5};
   ASSERT_TRUE(aiter.rejection(c).has_value());
   EXPECT_NE(aiter.rejection(c)->find("varlen sequence alone"), std::string::npos) << *aiter.rejection(c);
+}
+
+// The Sk = 0 probe: ours takes it (so Sk = 0 stays drawn); a kernel that refuses it does not.
+class NoKeysRefused : public adapters::AttentionFwdAdapter {
+ protected:
+  std::optional<std::string> unsupported_detail(const reference::AttentionProblem& p, Rounding m) const override {
+    if (p.shape.seqlen_k == 0) return "Sk = 0 refused";
+    return AttentionFwdAdapter::unsupported_detail(p, m);
+  }
+};
+
+TEST(PropertyKernelSelection, SkZeroProbe) {
+  KernelUnderTest ours({"attention-fwd", "", true});
+  EXPECT_TRUE(ours.takes_no_keys());
+  KernelUnderTest refusing({"attention-fwd", "", true}, std::make_unique<NoKeysRefused>());
+  EXPECT_FALSE(refusing.takes_no_keys());
 }
 
 // The adapter path gives our kernel's native results bit for bit (contiguous BSHD; varlen as

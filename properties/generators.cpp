@@ -53,7 +53,7 @@ rc::Gen<PropertyCase> gen_case(const CaseSpec& spec) {
     const std::int64_t group = draw_group(spec);
     s.batch = *rc::gen::inRange<std::int64_t>(spec.min_batch, spec.max_batch + 1);
     s.seqlen_q = *rc::gen::inRange<std::int64_t>(0, spec.max_seqlen_q + 1);
-    s.seqlen_k = *rc::gen::inRange<std::int64_t>(0, spec.max_seqlen_k + 1);
+    s.seqlen_k = *rc::gen::inRange<std::int64_t>(spec.min_seqlen_k, spec.max_seqlen_k + 1);
     s.heads_kv = hkv;
     s.heads_q = hkv * group;
     s.head_dim = spec.kernel ? *rc::gen::elementOf(spec.kernel->head_dims) : *rc::gen::element<std::int64_t>(64, 128);

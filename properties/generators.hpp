@@ -16,7 +16,8 @@ namespace cdna::properties {
 struct CaseSpec {
   std::int64_t min_batch = 1, max_batch = 2;  // B
   std::int64_t max_seqlen_q = 40;             // Sq in [0, max]
-  std::int64_t max_seqlen_k = 70;             // Sk in [0, max]
+  std::int64_t min_seqlen_k = 0;              // Sk in [min, max]: 1 for a kernel that refuses Sk = 0
+  std::int64_t max_seqlen_k = 70;
   std::int64_t min_group = 1;                 // Hq / Hkv in [min_group, 4]
   bool masks = true;           // draw none / causal bottom-right / causal top-left (rejected by the kernel)
   bool layouts = true;         // draw BSHD/BHSD, row padding, unused slots and the poison

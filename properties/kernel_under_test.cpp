@@ -26,6 +26,7 @@ KernelSelection kernel_selection_from_env() {
     throw std::invalid_argument("CDNA_PROPERTY_KERNEL = '" + s.name + "' is not a kernel; expected one of: " + list);
   }
   s.source = env("CDNA_PROPERTY_CODE_OBJECT");
+  s.peer_dir = env("CDNA_PROPERTY_PEER_DIR");
   const std::string via = env("CDNA_PROPERTY_VIA_ADAPTER");
   if (via != "" && via != "0" && via != "1")
     throw std::invalid_argument("CDNA_PROPERTY_VIA_ADAPTER = '" + via + "'; expected 0 or 1");
@@ -34,17 +35,22 @@ KernelSelection kernel_selection_from_env() {
 }
 
 KernelUnderTest::KernelUnderTest(KernelSelection selection)
-    : selection_(std::move(selection)), adapter_(adapters::make_adapter(selection_.name)),
-      features_(adapter_->features()) {}
+    : KernelUnderTest(selection, adapters::make_adapter(selection.name)) {}
+
+KernelUnderTest::KernelUnderTest(KernelSelection selection, std::unique_ptr<adapters::KernelAdapter> adapter)
+    : selection_(std::move(selection)), adapter_(std::move(adapter)), features_(adapter_->features()) {}
 
 std::filesystem::path KernelUnderTest::source() const {
   return selection_.source.empty() ? std::filesystem::path(adapter_->default_source()) : selection_.source;
 }
 
 std::optional<std::string> KernelUnderTest::absent_reason() const {
-  if (std::filesystem::exists(source())) return std::nullopt;
-  return selection_.name + ": '" + source().string() +
-         "' is absent (peer kernels are read from ../shared/peers, never copied: its README.md)";
+  for (const auto& path : {selection_.peer_dir, source()}) {
+    if (!path.empty() && !std::filesystem::exists(path))
+      return selection_.name + ": '" + path.string() +
+             "' is absent (peer kernels are read from ../shared/peers, never copied: its README.md)";
+  }
+  return std::nullopt;
 }
 
 adapters::KernelAdapter& KernelUnderTest::loaded(numerics::Rounding mode) {
@@ -65,6 +71,16 @@ std::optional<std::string> KernelUnderTest::rejection(const PropertyCase& c) {
     if (auto why = a.unsupported_reason(alone, c.mode)) return "a varlen sequence alone: " + *why;
   }
   return std::nullopt;
+}
+
+bool KernelUnderTest::takes_no_keys() {
+  if (features_.head_dims.empty() || features_.masks.empty() || features_.modes.empty()) return false;
+  reference::AttentionProblem p;
+  p.shape = {1, 1, 0, 1, 1, features_.head_dims.front()};
+  p.mask = features_.masks.front();
+  p.q.assign(static_cast<std::size_t>(p.shape.q_elements()), 0);
+  const numerics::Rounding mode = features_.modes.front();
+  return !loaded(mode).unsupported_reason(p, mode).has_value();
 }
 
 }  // namespace cdna::properties

@@ -5,6 +5,8 @@
 //   CDNA_PROPERTY_CODE_OBJECT  the adapter's source (a directory or one code object); default
 //                              the adapter's default_source()
 //   CDNA_PROPERTY_VIA_ADAPTER  "1": run attention-fwd through its adapter too (contiguous path)
+//   CDNA_PROPERTY_PEER_DIR     a folder the kernel comes from (../shared/peers/<kernel>): when it
+//                              is absent every property is skipped with one line (ctest peers_*)
 // Foreign kernels always take the adapter path. properties/README.md "Another kernel".
 #pragma once
 
@@ -23,6 +25,7 @@ struct KernelSelection {
   std::string name = "attention-fwd";  // an adapter name
   std::filesystem::path source;        // empty: the adapter's default_source()
   bool via_adapter = false;            // false only for attention-fwd without CDNA_PROPERTY_VIA_ADAPTER=1
+  std::filesystem::path peer_dir;      // empty: none required
 };
 
 // Reads the three variables above. Throws std::invalid_argument (one line) for an unknown kernel
@@ -34,12 +37,15 @@ class KernelUnderTest {
  public:
   // Throws std::invalid_argument (make_adapter) for an unknown name.
   explicit KernelUnderTest(KernelSelection selection);
+  // A given adapter (tests: a kernel with other features or limits).
+  KernelUnderTest(KernelSelection selection, std::unique_ptr<adapters::KernelAdapter> adapter);
   const KernelSelection& selection() const { return selection_; }
   const adapters::KernelFeatures& features() const { return features_; }
   // Where the code objects come from (source, or the adapter's default), for messages.
   std::filesystem::path source() const;
-  // One line when the source does not exist (a peer kernel folder absent): the properties are
-  // then skipped with this reason. nullopt when it exists.
+  // One line when the peer folder or the source does not exist: the properties are then
+  // skipped with this reason. nullopt when both exist. (The source alone is not enough: a
+  // kernel built from a peer's sources has its code object folder in the build tree.)
   std::optional<std::string> absent_reason() const;
   // The adapter with `mode` loaded (adapters::KernelAdapter::load; its exceptions propagate).
   adapters::KernelAdapter& loaded(numerics::Rounding mode);
@@ -48,6 +54,10 @@ class KernelUnderTest {
   // problem, or for a varlen case each sequence alone with Sq_b >= 1 (the padded extents are
   // never run: AITER takes top-left when Sq_b = Sk_b whatever Sq and Sk are).
   std::optional<std::string> rejection(const PropertyCase& c);
+  // Whether the kernel takes Sk = 0 (asked of unsupported_reason with B = Sq = Hq = Hkv = 1, its
+  // first head dim, mask and mode): MoonMath's launcher refuses it, and the generator then
+  // draws Sk >= 1 instead of discarding most small cases.
+  bool takes_no_keys();
 
  private:
   KernelSelection selection_;

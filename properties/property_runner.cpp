@@ -117,7 +117,11 @@ class PropertyListener : public ::testing::EmptyTestEventListener {
 
 void evaluate_property(const std::string& property, const CaseSpec& kernel_spec) {
   CaseSpec spec = kernel_spec;
-  if (via_adapter()) spec.kernel = &kernel().features();
+  if (via_adapter()) {
+    spec.kernel = &kernel().features();
+    static const bool no_keys = kernel().takes_no_keys();
+    if (!no_keys) spec.min_seqlen_k = std::max<std::int64_t>(spec.min_seqlen_k, 1);
+  }
   const PropertyCase c = *gen_case(spec);
   const std::string test = current_test();
   const CheckContext ctx = kernel_context();
