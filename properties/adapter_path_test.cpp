@@ -90,8 +90,14 @@ TEST(PropertyKernelSelection, BadVariablesAreRefusedWithTheValue) {
       EXPECT_NE(std::string(e.what()).find("aiter-fmha-v3"), std::string::npos) << e.what();
     }
   }
-  ScopedEnv b("CDNA_PROPERTY_VIA_ADAPTER", "yes");
+  {
+    ScopedEnv b("CDNA_PROPERTY_VIA_ADAPTER", "yes");
+    EXPECT_THROW(kernel_selection_from_env(), std::invalid_argument);
+  }
+  ScopedEnv c("CDNA_PROPERTY_MODE", "rtn");
   EXPECT_THROW(kernel_selection_from_env(), std::invalid_argument);
+  ScopedEnv d("CDNA_PROPERTY_MODE", "rtz");
+  EXPECT_EQ(kernel_selection_from_env().mode, Rounding::RTZ);
 }
 
 TEST(PropertyKernelSelection, AbsentSourceIsASkipReasonNamingIt) {

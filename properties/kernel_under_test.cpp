@@ -27,6 +27,10 @@ KernelSelection kernel_selection_from_env() {
   }
   s.source = env("CDNA_PROPERTY_CODE_OBJECT");
   s.peer_dir = env("CDNA_PROPERTY_PEER_DIR");
+  if (const std::string mode = env("CDNA_PROPERTY_MODE"); !mode.empty()) {
+    s.mode = numerics::parse_rounding(mode);
+    if (!s.mode) throw std::invalid_argument("CDNA_PROPERTY_MODE = '" + mode + "'; expected rtne, rtna or rtz");
+  }
   const std::string via = env("CDNA_PROPERTY_VIA_ADAPTER");
   if (via != "" && via != "0" && via != "1")
     throw std::invalid_argument("CDNA_PROPERTY_VIA_ADAPTER = '" + via + "'; expected 0 or 1");

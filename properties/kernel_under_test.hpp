@@ -5,6 +5,8 @@
 //   CDNA_PROPERTY_CODE_OBJECT  the adapter's source (a directory or one code object); default
 //                              the adapter's default_source()
 //   CDNA_PROPERTY_VIA_ADAPTER  "1": run attention-fwd through its adapter too (contiguous path)
+//   CDNA_PROPERTY_MODE         one bf16 rounding mode (rtne, rtna, rtz) for every case; default
+//                              all the kernel's modes
 //   CDNA_PROPERTY_PEER_DIR     a folder the kernel comes from (../shared/peers/<kernel>): when it
 //                              is absent every property is skipped with one line (ctest peers_*)
 // Foreign kernels always take the adapter path. properties/README.md "Another kernel".
@@ -26,10 +28,11 @@ struct KernelSelection {
   std::filesystem::path source;        // empty: the adapter's default_source()
   bool via_adapter = false;            // false only for attention-fwd without CDNA_PROPERTY_VIA_ADAPTER=1
   std::filesystem::path peer_dir;      // empty: none required
+  std::optional<numerics::Rounding> mode;  // every case in this mode; nullopt: all
 };
 
-// Reads the three variables above. Throws std::invalid_argument (one line) for an unknown kernel
-// name or a CDNA_PROPERTY_VIA_ADAPTER other than "", "0" or "1".
+// Reads the variables above. Throws std::invalid_argument (one line) for an unknown kernel name,
+// a CDNA_PROPERTY_VIA_ADAPTER other than "", "0" or "1", or an unknown mode.
 KernelSelection kernel_selection_from_env();
 
 // A selected kernel behind its adapter, each mode's code objects loaded on first use.

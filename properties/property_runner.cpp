@@ -117,6 +117,7 @@ class PropertyListener : public ::testing::EmptyTestEventListener {
 
 void evaluate_property(const std::string& property, const CaseSpec& kernel_spec) {
   CaseSpec spec = kernel_spec;
+  if (const auto mode = kernel().selection().mode) spec.mode = *mode;
   if (via_adapter()) {
     spec.kernel = &kernel().features();
     static const bool no_keys = kernel().takes_no_keys();
