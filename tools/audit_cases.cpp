@@ -204,11 +204,15 @@ std::vector<AuditCase> handed_cases() {
                             {1, 4, 33000, 1, 1, 128}, Mask::None, 114));
   // Crafted: exact pre-rounding O on bf16 ties (tools/rounding_cases.hpp); the rounding-mode
   // fact itself is part of compare_attention (reference/exact_rows.hpp).
-  for (const RoundingCase& r : rounding_cases()) {
+  std::vector<RoundingCase> crafted = rounding_cases();
+  for (RoundingCase& r : rounding_cases_d128()) crafted.push_back(std::move(r));
+  std::uint64_t seed = 8100;
+  for (const RoundingCase& r : crafted) {
     AuditCase c;
     c.id = r.id;
     c.description = r.description;
-    c.seed = 8100;
+    c.seed = seed;  // Q's seed (8100, 8200, 8300)
+    seed += 100;
     c.problem = r.problem;
     cases.push_back(std::move(c));
   }

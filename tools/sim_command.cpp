@@ -15,6 +15,7 @@
 
 #include "simulator/inst_class.hpp"
 #include "tools/cli_checks.hpp"
+#include "tools/hazard_option.hpp"
 #include "simulator/isa.hpp"
 #include "simulator/simulator_executor.hpp"
 #include "simulator/wave.hpp"
@@ -219,6 +220,7 @@ SimCommand::SimCommand(CLI::App& app) {
   sim_->add_option("--block", block_, "Work-items per workgroup X[,Y,Z]")->delimiter(',')->check(unsigned_integer());
   sim_->add_option("--lds", lds_, "Dynamic LDS bytes")->check(unsigned_integer())->capture_default_str();
   sim_->add_flag("--list-instructions", list_, "Print the instruction mnemonics the simulator implements");
+  add_hazards_option(sim_, hazards_);
 }
 
 bool SimCommand::parsed() const { return sim_->parsed(); }
@@ -233,6 +235,7 @@ int SimCommand::run() {
   const std::vector<std::byte> code = read_whole_file(code_object_, "code object");
   simulator::SimulatorExecutor ex;
   ex.set_code_object_label(fs::path(code_object_).filename().string());
+  apply_hazards_option(ex, hazards_);
   const simulator::KernelInfo& k = ex.code_object(code).kernel(kernel_);
 
   json j;
@@ -329,6 +332,8 @@ int SimCommand::run() {
   std::snprintf(rate, sizeof rate, "%.3f s, %.2f M wave-instructions/s\n", s.seconds,
                 s.seconds > 0 ? static_cast<double>(s.wave_instructions) / s.seconds / 1e6 : 0.0);
   o << "time: " << rate;
+  if (hazards_ != "error") o << "hazards (" << hazards_ << "): " << hazard_summary(ex.last_hazards()) << "\n";
+  o << hazard_lines(ex.last_hazards());
   for (const auto& [tmp, dest] : renames) o << "wrote " << dest.string() << "\n";
   std::cout << o.str();
   return 0;
