@@ -94,6 +94,14 @@ TEST(PropertyKernelSelection, BadVariablesAreRefusedWithTheValue) {
     ScopedEnv b("CDNA_PROPERTY_VIA_ADAPTER", "yes");
     EXPECT_THROW(kernel_selection_from_env(), std::invalid_argument);
   }
+  {
+    ScopedEnv b("CDNA_PROPERTY_HAZARDS", "ignore");
+    EXPECT_THROW(kernel_selection_from_env(), std::invalid_argument);
+  }
+  {
+    ScopedEnv b("CDNA_PROPERTY_HAZARDS", "report");
+    EXPECT_EQ(kernel_selection_from_env().hazards, simulator::HazardPolicy::Report);
+  }
   ScopedEnv c("CDNA_PROPERTY_MODE", "rtn");
   EXPECT_THROW(kernel_selection_from_env(), std::invalid_argument);
   ScopedEnv d("CDNA_PROPERTY_MODE", "rtz");

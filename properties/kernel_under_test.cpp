@@ -27,6 +27,12 @@ KernelSelection kernel_selection_from_env() {
   }
   s.source = env("CDNA_PROPERTY_CODE_OBJECT");
   s.peer_dir = env("CDNA_PROPERTY_PEER_DIR");
+  if (const std::string h = env("CDNA_PROPERTY_HAZARDS"); !h.empty()) {
+    const auto policy = simulator::parse_hazard_policy(h);
+    if (!policy)
+      throw std::invalid_argument("CDNA_PROPERTY_HAZARDS = '" + h + "'; expected error, report or differential");
+    s.hazards = *policy;
+  }
   if (const std::string mode = env("CDNA_PROPERTY_MODE"); !mode.empty()) {
     s.mode = numerics::parse_rounding(mode);
     if (!s.mode) throw std::invalid_argument("CDNA_PROPERTY_MODE = '" + mode + "'; expected rtne, rtna or rtz");

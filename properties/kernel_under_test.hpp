@@ -7,6 +7,8 @@
 //   CDNA_PROPERTY_VIA_ADAPTER  "1": run attention-fwd through its adapter too (contiguous path)
 //   CDNA_PROPERTY_MODE         one bf16 rounding mode (rtne, rtna, rtz) for every case; default
 //                              all the kernel's modes
+//   CDNA_PROPERTY_HAZARDS      the simulator's hazard policy, error (default), report or
+//                              differential, as `--hazards` of run and audit (docs/pass-rule.md)
 //   CDNA_PROPERTY_PEER_DIR     a folder the kernel comes from (../shared/peers/<kernel>): when it
 //                              is absent every property is skipped with one line (ctest peers_*)
 // Foreign kernels always take the adapter path. properties/README.md "Another kernel".
@@ -20,6 +22,7 @@
 
 #include "adapters/kernel_adapter.hpp"
 #include "properties/property_case.hpp"
+#include "simulator/hazard_policy.hpp"
 
 namespace cdna::properties {
 
@@ -29,10 +32,11 @@ struct KernelSelection {
   bool via_adapter = false;            // false only for attention-fwd without CDNA_PROPERTY_VIA_ADAPTER=1
   std::filesystem::path peer_dir;      // empty: none required
   std::optional<numerics::Rounding> mode;  // every case in this mode; nullopt: all
+  simulator::HazardPolicy hazards = simulator::HazardPolicy::Error;
 };
 
 // Reads the variables above. Throws std::invalid_argument (one line) for an unknown kernel name,
-// a CDNA_PROPERTY_VIA_ADAPTER other than "", "0" or "1", or an unknown mode.
+// a CDNA_PROPERTY_VIA_ADAPTER other than "", "0" or "1", or an unknown mode or hazard policy.
 KernelSelection kernel_selection_from_env();
 
 // A selected kernel behind its adapter, each mode's code objects loaded on first use.

@@ -55,6 +55,7 @@ bool via_adapter() { return kernel().selection().via_adapter; }
 
 CheckContext kernel_context() {
   static simulator::SimulatorExecutor sim;
+  sim.options().hazard_policy = kernel().selection().hazards;
   CheckContext ctx{correct_code_object, &sim, {}};
   if (via_adapter()) ctx.adapter = [](numerics::Rounding mode) -> adapters::KernelAdapter& { return kernel().loaded(mode); };
   return ctx;
