@@ -20,25 +20,13 @@ namespace {
 std::size_t n(std::int64_t x) { return static_cast<std::size_t>(x); }
 
 LayoutRun run(const CheckContext& ctx, const PropertyCase& c) {
+  if (ctx.adapter) return run_through_adapter(*ctx.executor, ctx.adapter(c.mode), c);
   return run_in_layout(*ctx.executor, ctx.code_object(c.mode), c);
 }
 
-// Sequence b of a (varlen) case alone: B = 1, its lengths, BSHD contiguous.
-reference::AttentionProblem sequence_alone(const PropertyCase& c, std::int64_t b) {
-  const auto& p = c.problem;
-  const auto& s = p.shape;
-  reference::AttentionProblem e;
-  e.shape = {1, c.seqlens_q[n(b)], c.seqlens_k[n(b)], s.heads_q, s.heads_kv, s.head_dim};
-  e.mask = p.mask, e.scale = p.scale;
-  const auto rows = [&](const std::vector<std::uint16_t>& x, std::int64_t seq, std::int64_t heads,
-                        std::int64_t len) {
-    const auto first = x.begin() + b * seq * heads * s.head_dim;
-    return std::vector<std::uint16_t>(first, first + len * heads * s.head_dim);
-  };
-  e.q = rows(p.q, s.seqlen_q, s.heads_q, e.shape.seqlen_q);
-  e.k = rows(p.k, s.seqlen_k, s.heads_kv, e.shape.seqlen_k);
-  e.v = rows(p.v, s.seqlen_k, s.heads_kv, e.shape.seqlen_k);
-  return e;
+// Whether the kernel run for `c` gives an LSE (a kernel without one is judged on O alone).
+bool lse_given(const CheckContext& ctx, const PropertyCase& c) {
+  return !ctx.adapter || ctx.adapter(c.mode).features().writes_lse;
 }
 
 // Rows 0..len-1 of entry b: O [len, Hq, D] and LSE [Hq, len] of a [B, Sq, ...] output.
@@ -47,7 +35,7 @@ device::AttentionOutput sequence_rows(const device::AttentionOutput& out, const 
   device::AttentionOutput r;
   const auto first = out.o.begin() + b * s.seqlen_q * s.heads_q * s.head_dim;
   r.o.assign(first, first + len * s.heads_q * s.head_dim);
-  for (std::int64_t h = 0; h < s.heads_q; ++h) {
+  for (std::int64_t h = 0; !out.lse.empty() && h < s.heads_q; ++h) {  // empty: a kernel without LSE
     const auto row = out.lse.begin() + (b * s.heads_q + h) * s.seqlen_q;
     r.lse.insert(r.lse.end(), row, row + len);
   }
@@ -55,8 +43,8 @@ device::AttentionOutput sequence_rows(const device::AttentionOutput& out, const 
 }
 
 std::string verdict(const reference::AttentionProblem& p, const reference::AttentionResult& exact,
-                    const device::AttentionOutput& out, numerics::Rounding mode, const std::string& what) {
-  const auto cmp = reference::compare_attention(p, exact, out.o, out.lse, mode);
+                    const device::AttentionOutput& out, numerics::Rounding mode, bool lse, const std::string& what) {
+  const auto cmp = reference::compare_attention(p, exact, out.o, out.lse, mode, lse);
   return cmp.pass() ? "" : what + ": " + cmp.first_failure;
 }
 
@@ -115,13 +103,14 @@ std::string check_oracle_verdict(const CheckContext& ctx, const PropertyCase& c)
   const LayoutRun r = run(ctx, c);
   if (!r.stray_write.empty()) return r.stray_write;
   if (!c.varlen()) {
-    return verdict(c.problem, reference::attention_forward_exact(c.problem), r.out, c.mode, "oracle verdict");
+    return verdict(c.problem, reference::attention_forward_exact(c.problem), r.out, c.mode, lse_given(ctx, c),
+                   "oracle verdict");
   }
   for (std::int64_t b = 0; b < c.problem.shape.batch; ++b) {
     if (c.seqlens_q[n(b)] == 0) continue;  // no row to judge (its buffer rows: stray_write above)
     const auto alone = sequence_alone(c, b);
     const auto got = sequence_rows(r.out, c.problem.shape, b, alone.shape.seqlen_q);
-    const std::string f = verdict(alone, reference::attention_forward_exact(alone), got, c.mode,
+    const std::string f = verdict(alone, reference::attention_forward_exact(alone), got, c.mode, lse_given(ctx, c),
                                   "oracle verdict, sequence " + std::to_string(b));
     if (!f.empty()) return f;
   }
@@ -148,8 +137,9 @@ std::string check_key_permutation(const CheckContext& ctx, const PropertyCase& c
   // is not (block maxima, rescales and MFMA sums change order), so each run must lie within its
   // own bound of that one exact value.
   const auto exact = reference::attention_forward_exact(c.problem);
-  std::string f = verdict(c.problem, exact, run(ctx, c).out, c.mode, "original keys");
-  if (f.empty()) f = verdict(pc.problem, exact, run(ctx, pc).out, c.mode, "permuted keys");
+  const bool lse = lse_given(ctx, c);
+  std::string f = verdict(c.problem, exact, run(ctx, c).out, c.mode, lse, "original keys");
+  if (f.empty()) f = verdict(pc.problem, exact, run(ctx, pc).out, c.mode, lse, "permuted keys");
   return f;
 }
 
@@ -197,6 +187,7 @@ std::string check_batch_independence(const CheckContext& ctx, const PropertyCase
 }
 
 std::string check_padding_irrelevant(const CheckContext& ctx, const PropertyCase& c) {
+  if (ctx.adapter) return "padding_irrelevant needs strided layouts, which the adapter path does not take";
   PropertyCase zero = c;
   zero.layout.pad_bits = 0;
   const LayoutRun poisoned = run(ctx, c), clean = run(ctx, zero);
@@ -251,8 +242,9 @@ std::string check_invisible_keys(const CheckContext& ctx, const PropertyCase& c)
                                " i=" + std::to_string(i);
         std::string f = first_bit_difference(at + " O", std::span(a.out.o).subspan(o, n(s.head_dim)),
                                              std::span(z.out.o).subspan(o, n(s.head_dim)));
-        if (f.empty()) f = first_bit_difference(at + " LSE", std::span(a.out.lse).subspan(l, 1),
-                                                std::span(z.out.lse).subspan(l, 1));
+        if (f.empty() && !a.out.lse.empty()) {  // a kernel without LSE: O alone
+          f = first_bit_difference(at + " LSE", std::span(a.out.lse).subspan(l, 1), std::span(z.out.lse).subspan(l, 1));
+        }
         if (!f.empty()) return f;
       }
     }
@@ -283,6 +275,7 @@ std::string check_nonfinite_inputs(const CheckContext& ctx, const PropertyCase& 
   }
   const LayoutRun poisoned = run(ctx, c), ref = run(ctx, clean);
   if (!poisoned.stray_write.empty()) return poisoned.stray_write;
+  const bool has_lse = lse_given(ctx, c);
   const auto exact = reference::attention_forward_exact(c.problem);
   const auto bits = [](float x) { return std::bit_cast<std::uint32_t>(x); };
   for (std::int64_t b = 0; b < s.batch; ++b) {
@@ -290,13 +283,13 @@ std::string check_nonfinite_inputs(const CheckContext& ctx, const PropertyCase& 
       for (std::int64_t i = 0; i < s.seqlen_q; ++i) {
         const std::size_t l = n((b * s.heads_q + h) * s.seqlen_q + i);
         const std::string row = "row b=" + std::to_string(b) + " h=" + std::to_string(h) + " i=" + std::to_string(i);
-        const float lse = poisoned.out.lse[l];
         // A row of infinite LSE (+inf: an +inf score; -inf: no weighed key) has its O and LSE
         // from the definition alone: the clean case says nothing about it.
         const bool inf_row = std::isinf(exact.lse[l]);
-        if (std::isnan(exact.lse[l])  ? !std::isnan(lse)
-            : inf_row                 ? static_cast<double>(lse) != exact.lse[l]
-                                      : bits(lse) != bits(ref.out.lse[l])) {
+        const float lse = has_lse ? poisoned.out.lse[l] : 0.0f;  // a kernel without LSE: O alone
+        if (has_lse && (std::isnan(exact.lse[l]) ? !std::isnan(lse)
+                        : inf_row                ? static_cast<double>(lse) != exact.lse[l]
+                                                 : bits(lse) != bits(ref.out.lse[l]))) {
           return row + ": LSE " + std::to_string(lse) + ", the definition gives " + std::to_string(exact.lse[l]) +
                  " (the clean case's kernel LSE: " + std::to_string(ref.out.lse[l]) + ")";
         }
@@ -321,7 +314,7 @@ std::string check_nonfinite_inputs(const CheckContext& ctx, const PropertyCase& 
       }
     }
   }
-  return verdict(clean.problem, reference::attention_forward_exact(clean.problem), ref.out, c.mode,
+  return verdict(clean.problem, reference::attention_forward_exact(clean.problem), ref.out, c.mode, has_lse,
                  "the clean case");
 }
 

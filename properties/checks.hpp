@@ -11,15 +11,20 @@
 #include <string>
 #include <vector>
 
+#include "adapters/kernel_adapter.hpp"
 #include "properties/property_case.hpp"
 #include "simulator/simulator_executor.hpp"
 
 namespace cdna::properties {
 
 struct CheckContext {
-  // The code object run for a case of rounding mode `mode` (the correct kernel's, or a mutant's).
+  // The code object run for a case of rounding mode `mode` (the correct kernel's, or a mutant's)
+  // through device::launch_attention in the case's layout (run_in_layout).
   std::function<std::span<const std::byte>(numerics::Rounding mode)> code_object;
   simulator::SimulatorExecutor* executor = nullptr;  // schedule RoundRobin between checks
+  // When set, cases run through this adapter (with `mode` loaded) instead, contiguous BSHD only
+  // (run_through_adapter); without an LSE output (features().writes_lse false) only O is judged.
+  std::function<adapters::KernelAdapter&(numerics::Rounding mode)> adapter;
 };
 
 // The correct kernel's code objects (device::attention_code_object), read once per mode, from

@@ -1,5 +1,6 @@
 #include "properties/layout_run.hpp"
 
+#include <algorithm>
 #include <limits>
 #include <stdexcept>
 #include <vector>
@@ -131,6 +132,31 @@ LayoutRun run_in_layout(device::Executor& executor, std::span<const std::byte> c
       r.stray_write = "the kernel wrote O's buffer outside O's elements (varlen rows or padding) at element " +
                       std::to_string(e);
       break;
+    }
+  }
+  return r;
+}
+
+LayoutRun run_through_adapter(device::Executor& executor, adapters::KernelAdapter& adapter, const PropertyCase& c) {
+  if (!c.layout.contiguous())
+    throw std::logic_error("run_through_adapter: " + describe(c) + " is not contiguous BSHD (adapters take no strides)");
+  LayoutRun r;
+  if (!c.varlen()) {
+    r.out = adapter.run(executor, c.problem, c.mode);
+    return r;
+  }
+  const auto& s = c.problem.shape;
+  const bool lse = adapter.features().writes_lse;
+  r.out.o.assign(static_cast<std::size_t>(s.o_elements()), kOutputSentinel);
+  r.out.lse.assign(lse ? static_cast<std::size_t>(s.lse_elements()) : 0, std::numeric_limits<float>::quiet_NaN());
+  for (std::int64_t b = 0; b < s.batch; ++b) {
+    const reference::AttentionProblem alone = sequence_alone(c, b);
+    if (alone.shape.seqlen_q == 0) continue;  // no row; its rows keep the sentinel
+    const device::AttentionOutput got = adapter.run(executor, alone, c.mode);
+    std::copy(got.o.begin(), got.o.end(), r.out.o.begin() + b * s.seqlen_q * s.heads_q * s.head_dim);
+    for (std::int64_t h = 0; lse && h < s.heads_q; ++h) {
+      std::copy_n(got.lse.begin() + h * alone.shape.seqlen_q, alone.shape.seqlen_q,
+                  r.out.lse.begin() + (b * s.heads_q + h) * s.seqlen_q);
     }
   }
   return r;

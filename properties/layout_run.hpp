@@ -9,6 +9,7 @@
 #include <string>
 
 #include "device/attention_launcher.hpp"
+#include "adapters/kernel_adapter.hpp"
 #include "device/executor.hpp"
 #include "properties/property_case.hpp"
 
@@ -34,5 +35,13 @@ struct LayoutRun {
 // case the kernel rejects (device::attention_unsupported_reason), and what the executor throws.
 LayoutRun run_in_layout(device::Executor& executor, std::span<const std::byte> code_object,
                         const PropertyCase& c);
+
+// Runs case `c` through a kernel adapter, whose interface has no strides: the layout must be
+// contiguous BSHD (std::logic_error otherwise); a varlen case runs as one adapter.run per
+// sequence (sequence_alone; none for Sq_b = 0), its rows beyond Sq_b holding kOutputSentinel and
+// NaN. out.lse is empty when the kernel writes no LSE. stray_write is always "": writes outside
+// O cannot be seen through the adapter, which owns its buffers. Throws std::invalid_argument
+// for a case (or sequence) the kernel rejects, and what the executor throws.
+LayoutRun run_through_adapter(device::Executor& executor, adapters::KernelAdapter& adapter, const PropertyCase& c);
 
 }  // namespace cdna::properties

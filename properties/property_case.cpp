@@ -41,6 +41,24 @@ const std::string& at(const std::map<std::string, std::string>& m, const std::st
 
 }  // namespace
 
+reference::AttentionProblem sequence_alone(const PropertyCase& c, std::int64_t b) {
+  const auto& p = c.problem;
+  const auto& s = p.shape;
+  reference::AttentionProblem e;
+  const auto i = static_cast<std::size_t>(b);
+  e.shape = {1, c.seqlens_q[i], c.seqlens_k[i], s.heads_q, s.heads_kv, s.head_dim};
+  e.mask = p.mask, e.scale = p.scale;
+  const auto rows = [&](const std::vector<std::uint16_t>& x, std::int64_t seq, std::int64_t heads,
+                        std::int64_t len) {
+    const auto first = x.begin() + b * seq * heads * s.head_dim;
+    return std::vector<std::uint16_t>(first, first + len * heads * s.head_dim);
+  };
+  e.q = rows(p.q, s.seqlen_q, s.heads_q, e.shape.seqlen_q);
+  e.k = rows(p.k, s.seqlen_k, s.heads_kv, e.shape.seqlen_k);
+  e.v = rows(p.v, s.seqlen_k, s.heads_kv, e.shape.seqlen_k);
+  return e;
+}
+
 bool PropertyCase::has_output_row() const {
   if (problem.shape.o_elements() == 0) return false;
   return !varlen() || std::any_of(seqlens_q.begin(), seqlens_q.end(), [](std::int64_t n) { return n > 0; });

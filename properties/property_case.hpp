@@ -42,6 +42,10 @@ struct PropertyCase {
   bool has_output_row() const;
 };
 
+// Sequence b of a varlen case as its own problem: B = 1, Sq_b and Sk_b, BSHD contiguous (the
+// first rows of entry b of each tensor).
+reference::AttentionProblem sequence_alone(const PropertyCase& c, std::int64_t b);
+
 // The case as "case_*" metadata strings (shape, mask, scale and inputs travel in the golden
 // file itself), and back. case_from_metadata throws std::invalid_argument naming a missing or
 // malformed key.
