@@ -177,6 +177,29 @@ void expect_pass(const AttentionProblem& p, Rounding mode, const char* name) {
               cmp.rel_rms_err_o, cmp.floor_rel_rms_o);
 }
 
+// Finding (docs/peer-kernels.md): its V transpose writes ⌈Sk/64⌉·64 rows per (b, h) into a V_t of
+// V's byte size (the launcher's contract), Sk rows per (b, h): past the end unless 64 | Sk.
+TEST(MoonmathFinding, VTransposeWritesPastVtUnlessSkIsAMultipleOf64) {
+  SKIP_WITHOUT_MOONMATH();
+  MoonmathAdapter a;
+  a.load(Rounding::RTZ, "");
+  const auto first_error = [&](std::int64_t sk) -> std::string {
+    simulator::SimulatorExecutor ex;
+    try {
+      a.run(ex, problem(1, 16, sk, 1, 1, 128, Mask::None, 34), Rounding::RTZ);
+    } catch (const std::runtime_error& e) {
+      return e.what();
+    }
+    return "";
+  };
+  const std::string e300 = first_error(300);
+  EXPECT_NE(e300.find("v_transpose_kernel_16x16"), std::string::npos) << e300;
+  EXPECT_NE(e300.find("outside every buffer (nearest: argument 1 ('V_t') (output) [0x"), std::string::npos) << e300;
+  EXPECT_NE(e300.find(", +76800)"), std::string::npos) << e300;  // 300 rows × 128 × 2 bytes
+  const std::string e320 = first_error(320);                      // 64 | Sk: no store past V_t
+  EXPECT_EQ(e320.find("'V_t'"), std::string::npos) << e320;
+}
+
 class MoonmathOnSimulator : public ::testing::TestWithParam<Rounding> {};
 
 TEST_P(MoonmathOnSimulator, SmallShapesPassTheOracle) {
