@@ -37,6 +37,14 @@ std::span<std::byte> out(std::vector<T>& v) { return std::as_writable_bytes(std:
 
 }  // namespace
 
+std::string moonmath_missing_reason(const std::filesystem::path& sources, const std::filesystem::path& code_object) {
+  if (std::filesystem::exists(code_object)) return "";
+  if (!std::filesystem::exists(sources / "attention_kernel.hip"))
+    return "moonmath: folder '" + sources.string() + "' with MoonMath's attention_kernel.hip is absent, so its "
+           "code objects were not built; put the sources there and re-run cmake";
+  return "moonmath: code object '" + code_object.string() + "' is not built; build the target moonmath_code_objects";
+}
+
 float moonmath_scale_log2e(float scale) { return scale * kLog2e; }  // one fp32 RTNE product
 
 KernelFeatures MoonmathAdapter::features() const {
@@ -56,13 +64,9 @@ std::string MoonmathAdapter::default_source() const { return CDNA_MOONMATH_DIR; 
 std::vector<LoadedCodeObject> MoonmathAdapter::load(numerics::Rounding mode, const std::filesystem::path& source) {
   std::filesystem::path path = source.empty() ? std::filesystem::path(default_source()) : source;
   if (std::filesystem::is_directory(path)) path /= code_object_name(mode);
-  if (source.empty() && !std::filesystem::exists(path)) {
-    const std::filesystem::path sources = peers_dir() / "moonmath-attention";
-    if (!std::filesystem::exists(sources / "attention_kernel.hip"))
-      throw std::runtime_error("moonmath: folder '" + sources.string() + "' with MoonMath's attention_kernel.hip "
-                               "is absent, so its code objects were not built; put the sources there and re-run cmake");
-    throw std::runtime_error("moonmath: code object '" + path.string() +
-                             "' is not built; build the target moonmath_code_objects");
+  if (source.empty()) {
+    if (std::string why = moonmath_missing_reason(peers_dir() / "moonmath-attention", path); !why.empty())
+      throw std::runtime_error(why);
   }
   Loaded L{load_attention_code_object(path, mode, kKernels), {}};
   const simulator::CodeObject co = simulator::CodeObject::load(L.code.bytes, path.string());

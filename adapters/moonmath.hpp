@@ -71,6 +71,11 @@ class MoonmathAdapter : public KernelAdapter {
   std::map<numerics::Rounding, Loaded> code_;
 };
 
+// Why the default code object `code_object` cannot be loaded, one line: MoonMath's folder
+// `sources` (../shared/peers/moonmath-attention) lacks attention_kernel.hip, so the build skipped
+// it (naming the folder), or the code object is not built yet; "" if it exists.
+std::string moonmath_missing_reason(const std::filesystem::path& sources, const std::filesystem::path& code_object);
+
 // fl(σ · fl(log₂e)): the `scale_log2e` the moonmath adapter passes for problem scale σ.
 float moonmath_scale_log2e(float scale);
 

@@ -60,6 +60,15 @@ TEST(MoonmathAdapter, ScaleConstantIsOneProductWithFlLog2e) {
   EXPECT_EQ(moonmath_scale_log2e(0.0f), 0.0f);
 }
 
+TEST(MoonmathAdapter, MissingSourcesAreNamed) {
+  const std::string why = moonmath_missing_reason("/nonexistent/moonmath-attention", "/nonexistent/moonmath_rtz.hsaco");
+  EXPECT_NE(why.find("folder '/nonexistent/moonmath-attention'"), std::string::npos) << why;
+  EXPECT_EQ(why.find('\n'), std::string::npos);
+  SKIP_WITHOUT_MOONMATH();
+  EXPECT_NE(moonmath_missing_reason(kSources, "/nonexistent/moonmath_rtz.hsaco").find("not built"), std::string::npos);
+  EXPECT_EQ(moonmath_missing_reason(kSources, std::filesystem::path(CDNA_MOONMATH_DIR) / "moonmath_rtz.hsaco"), "");
+}
+
 TEST(MoonmathAdapter, EachCodeObjectRecordsItsMode) {
   SKIP_WITHOUT_MOONMATH();
   for (Rounding built : numerics::kAllRoundings) {
