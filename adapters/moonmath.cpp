@@ -89,7 +89,7 @@ std::optional<std::string> MoonmathAdapter::unsupported_detail(const reference::
                                                                numerics::Rounding) const {
   const auto& s = problem.shape;
   if (s.seqlen_k == 0) return "Sk = 0: moonmath takes Sk >= 1 (its launcher refuses Sk <= 0)";
-  if (std::signbit(problem.scale))
+  if (problem.scale < 0.0f)
     return "scale " + std::to_string(problem.scale) + " < 0: moonmath's running maximum is the largest raw score "
            "times the scale, the largest scaled score only for scale >= 0 (its launcher passes 1/sqrt(128))";
   if (!std::isfinite(moonmath_scale_log2e(problem.scale)))

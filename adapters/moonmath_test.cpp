@@ -45,6 +45,8 @@ TEST(MoonmathAdapter, RejectsWhatTheKernelDoesNotTake) {
   AttentionProblem negative = problem(1, 8, 8, 1, 1, 128, Mask::None, 1);
   negative.scale = -0.25f;
   EXPECT_NE(why(negative).find("< 0"), std::string::npos);
+  negative.scale = -0.0f;  // equal to 0: every score times it is ±0, the maximum is right
+  EXPECT_EQ(why(negative), "");
   EXPECT_EQ(why(problem(2, 8, 8, 3, 3, 128, Mask::None, 1)), "");  // and the taken shape passes
   EXPECT_THROW(a.run(*static_cast<device::Executor*>(nullptr), problem(1, 8, 8, 2, 1, 128, Mask::None, 1),
                      Rounding::RTNE),
