@@ -1,3 +1,4 @@
+#include <algorithm>
 #include "reference/exact_rows.hpp"
 
 #include <bit>
@@ -60,7 +61,6 @@ std::vector<double> exactly_computed_o(const AttentionProblem& problem) {
   validate(problem);
   const AttentionShape& s = problem.shape;
   std::vector<double> out(static_cast<std::size_t>(s.o_elements()), kNaN);
-  if (problem.scale != 0.0f) return out;
   const std::int64_t D = s.head_dim, Sq = s.seqlen_q, group = s.heads_q / s.heads_kv;
   for (std::int64_t b = 0; b < s.batch; ++b)
     for (std::int64_t i = 0; i < Sq; ++i) {
@@ -68,6 +68,11 @@ std::vector<double> exactly_computed_o(const AttentionProblem& problem) {
       if (n < 1 || n > (std::int64_t{1} << 24) || !std::has_single_bit(static_cast<std::uint64_t>(n))) continue;
       for (std::int64_t h = 0; h < s.heads_q; ++h) {
         const std::size_t row = static_cast<std::size_t>(((b * Sq + i) * s.heads_q + h) * D);
+        // Every score ±0: σ = 0, or q_i all ±0 (σ is finite: validate()).
+        const bool zero_q = std::all_of(problem.q.begin() + static_cast<std::ptrdiff_t>(row),
+                                        problem.q.begin() + static_cast<std::ptrdiff_t>(row) + D,
+                                        [](std::uint16_t x) { return (x & 0x7FFF) == 0; });
+        if (problem.scale != 0.0f && !zero_q) continue;
         if (!scores_finite(problem, &problem.q[row], b, h / group, n)) continue;
         for (std::int64_t d = 0; d < D; ++d) out[row + static_cast<std::size_t>(d)] = exact_column_mean(problem, b, h / group, d, n);
       }

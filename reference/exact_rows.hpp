@@ -1,5 +1,5 @@
 // Exactly computed rows, an exact fact of the pass rule (docs/pass-rule.md, verdict item 1;
-// derivation: docs/error-analysis.md §13). Where the scale is 0 and a row sees a power-of-two
+// derivation: docs/error-analysis.md §13). Where every score is 0 (scale 0, or a zero query row) and a row sees a power-of-two
 // number n of keys whose V columns lie on a coarse enough grid, every kernel with the declared
 // arithmetic (docs/error-analysis.md §1, A1–A10) computes O before its final bf16 rounding
 // exactly: the mean of the visible V rows. The stored O must then be that mean rounded in the
@@ -21,7 +21,7 @@ namespace cdna::reference {
 // Per O element [B, Sq, Hq, D] (the layout of O): the value every correct kernel holds in fp32
 // just before the final rounding of O, where the problem alone decides it, else NaN. An element
 // (b, i, h, d) is decided when all hold (the reasons: docs/error-analysis.md §13):
-//   - scale == 0 (either sign);
+//   - scale == 0 (either sign), or q_i is all ±0 (then every score is ±0 for any finite scale);
 //   - the row sees n visible keys, n a power of two, 1 <= n <= 2^24;
 //   - q_i and k_j (j < n) are finite and sum_d |q_d k_jd| <= 2^126 for every j (no score can
 //     overflow fp32, so each computed score is a finite value times 0);

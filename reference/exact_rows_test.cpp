@@ -98,6 +98,19 @@ TEST(ExactRows, NotDecidedWhenAConditionFails) {
   }
 }
 
+// §13 (a), second form: a zero query row makes every score ±0 for any finite scale.
+TEST(ExactRows, ZeroQueryRowDecidesItUnderANonzeroScale) {
+  AttentionProblem p = tie_problem();
+  p.scale = 0.35f;
+  for (std::int64_t d = 0; d < 8; ++d) p.q[static_cast<std::size_t>(8 + d)] = d % 2 ? 0x8000 : 0x0000;  // row 1: ±0
+  const std::vector<double> pre = exactly_computed_o(p);
+  EXPECT_EQ(pre[8], 128.5);  // row 1 decided, the same mean as under scale 0
+  EXPECT_TRUE(std::isnan(pre[0]));   // row 0 (randn query) is not: its scores are not 0
+  EXPECT_TRUE(std::isnan(pre[24]));  // row 3 neither
+  p.q[8] = bf(0x1p-133);  // one nonzero (subnormal) component: undecided
+  EXPECT_TRUE(std::isnan(exactly_computed_o(p)[8]));
+}
+
 // The derivation's core step (error-analysis.md §13 (c)) against the block model itself: with
 // P = 1, a decided column's sum is exact whatever the blocking, the order and the VALU adds.
 TEST(ExactRows, BlockModelSumsADecidedColumnExactlyInAnyBlocking) {

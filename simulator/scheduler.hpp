@@ -38,6 +38,11 @@ struct SchedulerOptions {
   // What a violation does when check_hazards is on: stop the run (Error), be recorded (Report),
   // or be judged by a second run with the old values (Differential; simulator/hazard_policy.hpp).
   HazardPolicy hazard_policy = HazardPolicy::Error;
+  // Differential only: when a site changes the output (or cannot be judged), throw (true, the
+  // default: nothing passes silently), or finish the run with the as-written outputs copied back
+  // and the finding recorded in the executor's hazards (false: the audit, which fails the case
+  // itself and still shows the figures of the as-written run).
+  bool differential_throws = true;
   Schedule schedule = Schedule::RoundRobin;
   std::uint64_t seed = 0;                               // Schedule::Random
   // Workgroups resident at once. A kernel whose resident workgroups wait for one not yet

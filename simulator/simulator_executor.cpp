@@ -322,7 +322,7 @@ void SimulatorExecutor::run(std::span<const std::byte> bytes, const device::Disp
           output_labels, result);
       counters = first;
       hazards_ = std::move(judged.violations);
-      if (!judged.error.empty()) throw std::runtime_error(judged.error);
+      if (!judged.error.empty() && options_.differential_throws) throw std::runtime_error(judged.error);
     } else if (options_.check_hazards && options_.hazard_policy == HazardPolicy::Report) {
       HazardMonitor m(*prog);
       result = execute(&m, counters);

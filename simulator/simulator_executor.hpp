@@ -41,6 +41,8 @@ class SimulatorExecutor : public device::Executor {
   // The same, summed over every run() of this executor (a site seen in several runs: counts
   // added), for tools that run many dispatches (the audit).
   const std::vector<HazardViolation>& all_hazards() const { return all_hazards_; }
+  // Forgets all_hazards() (the audit reads them per case).
+  void clear_all_hazards() { all_hazards_.clear(); }
   SchedulerOptions& options() { return options_; }
   // Names code objects in messages (e.g. the file name); default "<N-byte code object>".
   void set_code_object_label(std::string label) { label_ = std::move(label); }

@@ -118,7 +118,8 @@ std::string outcome_line(const AuditResult& result) {
 }
 
 AuditResult run_audit(const AuditOptions& options, device::Executor& executor,
-                      const std::function<std::uint64_t()>& wave_instructions) {
+                      const std::function<std::uint64_t()>& wave_instructions,
+                      const std::function<CaseHazards()>& hazards) {
   const auto t_start = Clock::now();
   AuditResult result;
   result.executor = executor.name();
@@ -203,6 +204,16 @@ AuditResult run_audit(const AuditOptions& options, device::Executor& executor,
         r.kernel_seconds = seconds_since(t_kernel);
         r.verdict = Verdict::Fail;
         r.note = e.what();
+      }
+      if (hazards) {
+        const CaseHazards h = hazards();
+        r.hazards = h.summary;
+        if (!h.failure.empty()) {
+          // The figures stay those of the run as written; the verdict cannot be a pass.
+          r.note = h.failure + (r.verdict == Verdict::Pass ? "; as written the output passes the pass rule"
+                                                           : "; as written: " + r.note);
+          r.verdict = Verdict::Fail;
+        }
       }
       ++done;
       progress(r);
@@ -308,6 +319,7 @@ void write_reports(const AuditResult& result, const std::filesystem::path& dir) 
                           {"rounding", r.mode},
                           {"verdict", to_string(r.verdict)},
                           {"note", r.note},
+                          {"hazards", r.hazards},
                           {"kernel_seconds", r.kernel_seconds},
                           {"oracle_seconds", r.oracle_seconds},
                           {"wave_instructions", r.wave_instructions},

@@ -55,6 +55,9 @@ struct CaseResult {
   reference::AttentionComparison comparison;
   bool compared = false;  // comparison holds figures
   OErrorSums o_sums;      // signed-error sums of O for the rounding audit (when compared)
+  // Simulator hazard policy findings of this case's launches ("" if none): a site whose value
+  // changes the output (differential) fails the case, whatever its figures say.
+  std::string hazards;
   double kernel_seconds = 0, oracle_seconds = 0;
   std::uint64_t wave_instructions = 0;  // simulator only; 0 on hardware
 };
@@ -98,8 +101,16 @@ struct AuditResult {
 // std::runtime_error (one line) before running any case if a code object cannot be read or
 // parsed, lacks a kernel, or records a mode other than the one it is audited for
 // (adapters/code_object_mode.hpp); and std::regex_error for a bad case_filter.
+// What the executor's hazard policy found in the launches since the last call: a one-line
+// summary ("" if nothing) and, if a site changed the output, the failure line
+// (tools/hazard_option.hpp hazard_failure).
+struct CaseHazards {
+  std::string summary, failure;
+};
+
 AuditResult run_audit(const AuditOptions& options, device::Executor& executor,
-                      const std::function<std::uint64_t()>& wave_instructions = {});
+                      const std::function<std::uint64_t()>& wave_instructions = {},
+                      const std::function<CaseHazards()>& hazards = {});
 
 // "PASS", "FAIL", "NOTHING JUDGED" followed by the counts, one line (tables and reports).
 std::string outcome_line(const AuditResult& result);

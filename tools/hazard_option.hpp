@@ -23,5 +23,8 @@ void apply_hazards_option(simulator::SimulatorExecutor& sim, const std::string& 
 std::string hazard_lines(const std::vector<simulator::HazardViolation>& v);
 // For executor_settings: "none", or "N sites (B benign, C changes the output, ...)".
 std::string hazard_summary(const std::vector<simulator::HazardViolation>& v);
+// "" when no site changes the output or went unjudged under the differential policy; else one
+// line: "the output depends on N wait-state hazard site(s) (differential): <first site>".
+std::string hazard_failure(const std::vector<simulator::HazardViolation>& v);
 
 }  // namespace cdna::tools

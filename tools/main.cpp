@@ -58,8 +58,8 @@ struct SimSettings {
   std::string schedule = "round-robin";
   std::optional<std::uint64_t> schedule_seed;
   std::optional<std::uint64_t> envelope_seed;
-  std::string hazards = "error";
-  bool any() const { return schedule != "round-robin" || schedule_seed || envelope_seed || hazards != "error"; }
+  std::string hazards;  // "": error for our kernel, differential for a peer (default_hazards)
+  bool any() const { return schedule != "round-robin" || schedule_seed || envelope_seed || !hazards.empty(); }
 };
 
 void add_sim_options(CLI::App* cmd, SimSettings& s) {
@@ -79,7 +79,15 @@ void add_sim_options(CLI::App* cmd, SimSettings& s) {
 
 // Applies `s` to the chosen executor; returns the settings for the report. Throws when they are
 // given but the executor is not the simulator.
-std::vector<std::pair<std::string, std::string>> apply_sim_settings(const ChosenExecutor& c, const SimSettings& s) {
+// The hazard policy when --hazards is not given: error for our kernel (its wait states are ours
+// to get right), differential for a peer kernel (AITER reads MFMA results early, on purpose or by
+// timing: the audit reports whether its output depends on it; docs/peer-kernels.md).
+std::string default_hazards(const std::string& kernel) { return kernel == "attention-fwd" ? "error" : "differential"; }
+
+std::vector<std::pair<std::string, std::string>> apply_sim_settings(const ChosenExecutor& c, const SimSettings& given,
+                                                                     const std::string& kernel) {
+  SimSettings s = given;
+  if (s.hazards.empty()) s.hazards = default_hazards(kernel);
   if (!c.sim) {
     if (s.any())
       throw CLI::ValidationError("--schedule/--schedule-seed/--envelope-seed/--hazards", "apply to the simulator only");
@@ -136,18 +144,44 @@ int run_audit_command(const std::string& out_dir, const std::string& kernel, con
   }
 
   ChosenExecutor chosen = choose_executor(executor_name);
-  auto settings = apply_sim_settings(chosen, sim_settings);
+  auto settings = apply_sim_settings(chosen, sim_settings, kernel);
   std::function<std::uint64_t()> wave_instructions;
   if (auto* sim = chosen.sim) wave_instructions = [sim] { return sim->last_stats().wave_instructions; };
 
-  tools::AuditResult result = tools::run_audit(options, *chosen.executor, wave_instructions);
+  std::function<tools::CaseHazards()> case_hazards;
+  if (auto* sim = chosen.sim) {
+    sim->options().differential_throws = false;  // the audit fails such a case itself, with its figures
+    sim->clear_all_hazards();
+    case_hazards = [sim] {
+      tools::CaseHazards h;
+      const auto& v = sim->all_hazards();
+      if (!v.empty()) h.summary = tools::hazard_summary(v);
+      h.failure = tools::hazard_failure(v);
+      sim->clear_all_hazards();
+      return h;
+    };
+  }
+  std::vector<simulator::HazardViolation> audit_hazards;  // every case's, for the listing below
+  tools::AuditResult result = tools::run_audit(options, *chosen.executor, wave_instructions, [&] {
+    if (chosen.sim) {
+      for (const auto& v : chosen.sim->all_hazards()) {  // the same site in several cases: counts added
+        auto same = std::find_if(audit_hazards.begin(), audit_hazards.end(), [&](const auto& x) {
+          return x.kernel == v.kernel && x.pc == v.pc && x.producer_pc == v.producer_pc && x.rule == v.rule &&
+                 x.verdict == v.verdict;
+        });
+        if (same == audit_hazards.end()) audit_hazards.push_back(v);
+        else same->count += v.count;
+      }
+    }
+    return case_hazards ? case_hazards() : tools::CaseHazards{};
+  });
   result.executor_settings = std::move(settings);
-  if (chosen.sim && sim_settings.hazards != "error")
-    result.executor_settings.emplace_back("hazard_violations", tools::hazard_summary(chosen.sim->all_hazards()));
+  if (chosen.sim && chosen.sim->options().hazard_policy != simulator::HazardPolicy::Error)
+    result.executor_settings.emplace_back("hazard_violations", tools::hazard_summary(audit_hazards));
   for (const auto& c : result.code_objects)
     if (!c.mode_recorded) std::cerr << "cdna-verify: note: " << adapters::unchecked_mode_notice(c.path, c.mode) << "\n";
   std::cout << tools::summary_table(result);
-  if (chosen.sim) std::cout << tools::hazard_lines(chosen.sim->all_hazards());
+  if (chosen.sim) std::cout << tools::hazard_lines(audit_hazards);
   const tools::AuditOutcome outcome = result.outcome();
   // Mutation testing judges our verifier, not the audited kernel; an audit that judged nothing
   // is an input error, so it ends without that extra work.
@@ -231,10 +265,11 @@ int run_one_command(const RunArgs& a) {
   }
   ChosenExecutor chosen = choose_executor(a.executor);
   std::string settings_text;
-  for (const auto& [k, v] : apply_sim_settings(chosen, a.sim)) settings_text += " " + k + "=" + v;
+  for (const auto& [k, v] : apply_sim_settings(chosen, a.sim, a.kernel)) settings_text += " " + k + "=" + v;
   // A run stopped by the hazard policy still lists the sites it judged (stdout; the error
   // itself stays one stderr line).
-  const bool list_hazards = chosen.sim && a.sim.hazards != "error";
+  const bool list_hazards = chosen.sim && chosen.sim->options().hazard_policy != simulator::HazardPolicy::Error;
+  if (chosen.sim) chosen.sim->options().differential_throws = false;  // judged below, with the figures
   auto hazards_text = [&] {
     return "hazard violations: " + tools::hazard_summary(chosen.sim->all_hazards()) + "\n" +
            tools::hazard_lines(chosen.sim->all_hazards());
@@ -257,7 +292,9 @@ int run_one_command(const RunArgs& a) {
             << (c.pass() ? "pass: " : "FAIL: " + c.first_failure + "; ") << c.o_judged << " O elements and "
             << c.lse_judged << " LSE values judged (" << c.o_exact_facts << " as exact facts)\n";
   if (list_hazards) std::cout << hazards_text();
-  return c.pass() ? 0 : 1;
+  const std::string hazard = chosen.sim ? tools::hazard_failure(chosen.sim->all_hazards()) : "";
+  if (!hazard.empty()) std::cout << "FAIL: " << hazard << (c.pass() ? " (as written, the output passes)" : "") << "\n";
+  return c.pass() && hazard.empty() ? 0 : 1;
 }
 
 }  // namespace

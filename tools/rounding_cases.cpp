@@ -1,5 +1,7 @@
 #include "tools/rounding_cases.hpp"
 
+#include <algorithm>
+#include <cmath>
 #include <random>
 
 #include "numerics/bf16.hpp"
@@ -58,7 +60,7 @@ namespace {
 // B 1, Sq = Sk = 64, Hq = Hkv = heads, D = head_dim, scale 0; Q, K = randn (seeds q_seed,
 // q_seed + 1); V column by column from mt19937_64(v_seed), heads after each other.
 RoundingCase make_case(std::string id, std::int64_t head_dim, std::int64_t heads, reference::Mask mask,
-                       std::uint64_t q_seed, std::uint64_t v_seed) {
+                       std::uint64_t q_seed, std::uint64_t v_seed, bool zero_q = false) {
   RoundingCase c;
   c.id = std::move(id);
   auto& p = c.problem;
@@ -66,6 +68,11 @@ RoundingCase make_case(std::string id, std::int64_t head_dim, std::int64_t heads
   p.mask = mask;
   p.scale = 0.0f;
   reference::fill_randn(p, q_seed);
+  if (zero_q) {
+    // Every score 0 through Q = 0 rather than scale 0 (docs/error-analysis.md §13 (a)).
+    std::fill(p.q.begin(), p.q.end(), std::uint16_t{0});
+    p.scale = static_cast<float>(1.0 / std::sqrt(static_cast<double>(head_dim)));
+  }
   std::mt19937_64 gen(v_seed);
   for (std::int64_t h = 0; h < heads; ++h)
     for (std::int64_t d = 0; d < head_dim; ++d) {
@@ -96,14 +103,14 @@ std::vector<RoundingCase> rounding_cases() {
 }
 
 std::vector<RoundingCase> rounding_cases_d128() {
-  RoundingCase causal = make_case("R02", 128, 1, reference::Mask::CausalBottomRight, 8200, 8202);
-  causal.description = "R01 at D 128 (the peer kernels' head dim): causal, rows of 2^k keys, scale 0, exact means on "
-                       "ties of both parities and above half-ULPs";
-  causal.inputs = "as R01, D 128, V from mt19937_64 seed 8202";
-  RoundingCase none = make_case("R03", 128, 4, reference::Mask::None, 8300, 8302);
-  none.description = "D 128, mask none, heads 4/4, scale 0: every row the exact mean of 64 integer keys, on ties of "
+  RoundingCase causal = make_case("R02", 128, 1, reference::Mask::CausalBottomRight, 8200, 8202, true);
+  causal.description = "R01 at D 128 (the peer kernels' head dim) with Q = 0 and scale 1/sqrt(D) instead of scale 0: "
+                       "causal, rows of 2^k keys, exact means on ties of both parities and above half-ULPs";
+  causal.inputs = "Q = 0, K = randn (seed 8201), scale fl(1/sqrt(128)); V as R01 from mt19937_64 seed 8202";
+  RoundingCase none = make_case("R03", 128, 4, reference::Mask::None, 8300, 8302, true);
+  none.description = "D 128, mask none, heads 4/4, Q = 0: every row the exact mean of 64 integer keys, on ties of "
                      "both parities or 3/4 ULP above, cycling with the column (kernels without causal or GQA)";
-  none.inputs = "as R01 with 64 keys visible to every row, D 128, heads 4, V from mt19937_64 seed 8302";
+  none.inputs = "as R02 with 64 keys visible to every row, heads 4, V from mt19937_64 seed 8302";
   return {causal, none};
 }
 

@@ -31,8 +31,9 @@ struct RoundingCase {
 std::vector<RoundingCase> rounding_cases();
 
 // The same construction at D 128, the head dim of the peer kernels (AITER FMHA v3, MoonMath),
-// which do not take R01: R02 causal bottom-right, heads 1/1; R03 mask none, heads 4/4 (MoonMath
-// takes neither a mask nor GQA), where every row sees all 64 keys. In the audit's handed cases;
+// which do not take R01, and with Q = 0 and scale fl(1/sqrt(128)) in place of scale 0 (AITER
+// gives NaN for scale 0; docs/error-analysis.md §13 (a)): R02 causal bottom-right, heads 1/1; R03
+// mask none, heads 4/4 (MoonMath takes neither a mask nor GQA), every row seeing all 64 keys. In the audit's handed cases;
 // not in the golden set or the mutation-testing inputs (R01 covers our kernel there).
 std::vector<RoundingCase> rounding_cases_d128();
 
