@@ -6,6 +6,7 @@
 
 #include "adapters/aiter_fmha_v3.hpp"
 #include "adapters/attention_fwd.hpp"
+#include "adapters/moonmath.hpp"
 
 namespace cdna::adapters {
 namespace {
@@ -62,7 +63,7 @@ std::vector<std::string> adapter_names() { return {"attention-fwd", "aiter-fmha-
 std::unique_ptr<KernelAdapter> make_adapter(std::string_view name) {
   if (name == "attention-fwd") return std::make_unique<AttentionFwdAdapter>();
   if (name == "aiter-fmha-v3") return std::make_unique<AiterFmhaV3Adapter>();
-  if (name == "moonmath") throw std::invalid_argument("kernel 'moonmath': its adapter is not in this build yet");
+  if (name == "moonmath") return std::make_unique<MoonmathAdapter>();
   std::string names;
   for (const auto& n : adapter_names()) names += (names.empty() ? "" : ", ") + n;
   throw std::invalid_argument("unknown kernel '" + std::string(name) + "'; expected one of: " + names);

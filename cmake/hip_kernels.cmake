@@ -27,10 +27,12 @@ add_custom_command(
 add_custom_target(cdna_device_libs DEPENDS ${CDNA_DEVICE_LIB_DIR}/oclc_isa_version_942.bc)
 
 # cdna_add_code_object(<target> SOURCE <file.hip> OUTPUT <file.hsaco>
-#                      [DEFINES A=1 ...] [OPT -O3 [more clang flags]] [DEPENDS headers...])
-# Compiles one HIP source for gfx942 into one code object; <target> builds it.
+#                      [DEFINES A=1 ...] [OPT -O3 [more clang flags]] [DEPENDS headers...]
+#                      [LAST flags...])
+# Compiles one HIP source for gfx942 into one code object; <target> builds it. LAST flags come
+# after the defaults, so they can override them (e.g. -Wno-error for third-party sources).
 function(cdna_add_code_object target)
-  cmake_parse_arguments(K "" "SOURCE;OUTPUT" "OPT;DEFINES;DEPENDS" ${ARGN})
+  cmake_parse_arguments(K "" "SOURCE;OUTPUT" "OPT;DEFINES;DEPENDS;LAST" ${ARGN})
   if(NOT K_OPT)
     set(K_OPT -O3)
   endif()
@@ -44,7 +46,7 @@ function(cdna_add_code_object target)
     COMMAND ${CDNA_HIP_CLANG} -x hip --offload-arch=gfx942 --offload-device-only
             --no-gpu-bundle-output ${K_OPT} -std=c++20 -Wall -Werror
             --rocm-path=/usr --rocm-device-lib-path=${CDNA_DEVICE_LIB_DIR}
-            -I${PROJECT_SOURCE_DIR} ${defs} -c ${src} -o ${K_OUTPUT}
+            -I${PROJECT_SOURCE_DIR} ${defs} ${K_LAST} -c ${src} -o ${K_OUTPUT}
     DEPENDS ${src} ${K_DEPENDS} cdna_device_libs
     COMMENT "gfx942 code object ${K_OUTPUT}"
     VERBATIM)

@@ -21,12 +21,7 @@ using reference::Mask;
 
 AttentionProblem problem(std::int64_t b, std::int64_t sq, std::int64_t sk, std::int64_t hq,
                          std::int64_t hkv, std::int64_t d, Mask mask, std::uint64_t seed) {
-  AttentionProblem p;
-  p.shape = {b, sq, sk, hq, hkv, d};
-  p.mask = mask;
-  p.scale = static_cast<float>(1.0 / std::sqrt(static_cast<double>(d)));
-  reference::fill_randn(p, seed);
-  return p;
+  return reference::randn_problem({b, sq, sk, hq, hkv, d}, mask, seed);
 }
 
 struct Case {

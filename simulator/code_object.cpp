@@ -151,6 +151,49 @@ llvm::msgpack::DocNode* find_key(llvm::msgpack::MapDocNode& map, llvm::StringRef
   return it == map.end() ? nullptr : &it->second;
 }
 
+// The dynamic relocations of the SHF_ALLOC SHT_RELA sections, resolved against `loaded` (see
+// Relocation in code_object.hpp). A code object is linked, so every symbol must be defined in it.
+std::vector<Relocation> dynamic_relocations(const llvm::object::ELFFile<llvm::object::ELF64LE>& ef,
+                                            llvm::ArrayRef<llvm::object::ELF64LE::Shdr> sections,
+                                            const std::vector<CodeSection>& loaded, const std::string& L) {
+  std::vector<Relocation> out;
+  for (const auto& sh : sections) {
+    if (!(sh.sh_flags & llvm::ELF::SHF_ALLOC)) continue;
+    if (sh.sh_type == llvm::ELF::SHT_REL)
+      fail(L, "has an SHT_REL dynamic relocation section; expected SHT_RELA (LLVM AMDGPUUsage, Relocation Records)");
+    if (sh.sh_type != llvm::ELF::SHT_RELA) continue;
+    auto relas = ef.relas(sh);
+    if (!relas) fail(L, "malformed relocation section: " + one_line(take(relas.takeError())) +
+                            "; expected well-formed .rela.dyn entries");
+    auto symtab = ef.getSection(sh.sh_link);
+    if (!symtab) fail(L, "relocation section names no readable symbol table: " + one_line(take(symtab.takeError())));
+    for (const auto& r : *relas) {
+      const std::uint32_t type = r.getType(false);
+      auto value = static_cast<std::uint64_t>(r.r_addend);
+      if (type == llvm::ELF::R_AMDGPU_ABS64) {
+        auto sym = ef.getRelocationSymbol(r, *symtab);
+        if (!sym) fail(L, "relocation at " + hex(r.r_offset) + ": " + one_line(take(sym.takeError())));
+        if (!*sym || (*sym)->st_shndx == llvm::ELF::SHN_UNDEF)
+          fail(L, "relocation at " + hex(r.r_offset) + " names an undefined symbol; expected every symbol "
+                  "defined in the code object (there is nothing to link it against)");
+        value += (*sym)->st_value;
+      } else if (type != llvm::ELF::R_AMDGPU_RELATIVE64) {
+        fail(L, "dynamic relocation type " + std::to_string(type) + " at " + hex(r.r_offset) +
+                    " is not supported; expected R_AMDGPU_ABS64 (3) or R_AMDGPU_RELATIVE64 (13)");
+      }
+      std::size_t i = 0;
+      while (i < loaded.size() && !(r.r_offset >= loaded[i].address && loaded[i].bytes.size() >= 8 &&
+                                    r.r_offset - loaded[i].address <= loaded[i].bytes.size() - 8))
+        ++i;
+      if (i == loaded.size() || loaded[i].executable)
+        fail(L, "relocation at " + hex(r.r_offset) + " does not patch 8 bytes of one loaded data section; "
+                "expected it inside .got or .data");
+      out.push_back(Relocation{i, r.r_offset - loaded[i].address, value});
+    }
+  }
+  return out;
+}
+
 }  // namespace
 
 std::size_t KernelInfo::explicit_arg_count() const {
@@ -256,6 +299,8 @@ CodeObject CodeObject::load(std::span<const std::byte> bytes, std::string label)
     }
     co.code_.push_back(std::move(cs));
   }
+
+  co.relocations_ = dynamic_relocations(ef, *sections_or, co.code_, L);
 
   // Metadata note.
   std::string blob;

@@ -125,6 +125,17 @@ struct CodeSection {
   bool writable = false;
 };
 
+// A dynamic relocation (an SHF_ALLOC SHT_RELA section, .rela.dyn) the loader applies as the HSA
+// runtime's does: the 8 bytes at `offset` in sections()[`section`] become the load base + `value`
+// (R_AMDGPU_ABS64: the symbol's value + addend; R_AMDGPU_RELATIVE64: the addend; LLVM
+// AMDGPUUsage "Relocation Records"). Clang emits one GOT entry per __device__ variable a kernel
+// reads, e.g. MoonMath's `tail_sched`.
+struct Relocation {
+  std::size_t section = 0;
+  std::uint64_t offset = 0;
+  std::uint64_t value = 0;
+};
+
 class CodeObject {
  public:
   // Parses `bytes`; `label` names the code object in error messages (e.g. its file name).
@@ -139,6 +150,8 @@ class CodeObject {
   // Every allocated section (code and data), as loaded at its virtual address.
   const std::vector<CodeSection>& sections() const { return code_; }
   std::uint32_t e_flags() const { return e_flags_; }
+  // The dynamic relocations to apply when the sections are loaded (see Relocation).
+  const std::vector<Relocation>& relocations() const { return relocations_; }
   // The bytes of the data object `name` (an ELF symbol of type OBJECT, st_size bytes at its
   // address in an allocated non-executable section), or nullopt if the code object defines no
   // such symbol. Throws std::runtime_error (one line) if the symbol lies outside its section.
@@ -157,6 +170,7 @@ class CodeObject {
   std::uint32_t e_flags_ = 0;
   std::vector<KernelInfo> kernels_;
   std::vector<CodeSection> code_;
+  std::vector<Relocation> relocations_;
   struct ObjectSymbol {
     std::uint64_t address = 0, size = 0;
   };

@@ -135,6 +135,41 @@ TEST(SimCodeObject, BrokenSectionTable) {
 
 // Single-byte and multi-byte corruptions anywhere in the file: either a code object that still
 // loads, or a one-line error; never a crash.
+// The dynamic relocation of a __device__ variable's GOT entry is read (R_AMDGPU_ABS64, the
+// variable's address); any other type is refused by name rather than left unapplied.
+TEST(SimCodeObject, DynamicRelocationsAreReadAndUnknownTypesRefused) {
+  auto bytes = testdata("device_global");
+  const CodeObject co = CodeObject::load(bytes, "x.hsaco");
+  ASSERT_EQ(co.relocations().size(), 1u);
+  const Relocation& r = co.relocations()[0];
+  EXPECT_EQ(co.sections()[r.section].name, ".got");
+  EXPECT_EQ(r.value, co.sections()[co.object_location("_ZN12_GLOBAL__N_110cdna_tableE").section].address +
+                         co.object_location("_ZN12_GLOBAL__N_110cdna_tableE").offset);
+  // Patch the entry's type (low 32 bits of r_info, 8 bytes into the SHT_RELA section) to 1.
+  auto u64 = [&](std::size_t at) {
+    std::uint64_t v;
+    std::memcpy(&v, bytes.data() + at, 8);
+    return v;
+  };
+  const std::uint64_t shoff = u64(0x28);
+  std::uint16_t shnum;
+  std::memcpy(&shnum, bytes.data() + 0x3c, 2);
+  bool patched = false;
+  for (std::size_t i = 0; i < shnum && !patched; ++i) {
+    const std::size_t sh = shoff + 64 * i;
+    std::uint32_t type;
+    std::memcpy(&type, bytes.data() + sh + 4, 4);
+    if (type != 4) continue;  // SHT_RELA
+    const std::uint32_t abs32_lo = 1;
+    std::memcpy(bytes.data() + u64(sh + 24) + 8, &abs32_lo, 4);
+    patched = true;
+  }
+  ASSERT_TRUE(patched);
+  const std::string msg = load_error(bytes);
+  expect_one_line(msg);
+  EXPECT_NE(msg.find("dynamic relocation type 1"), std::string::npos) << msg;
+}
+
 TEST(SimCodeObject, CorruptionNeverCrashes) {
   auto good = testdata("vector_add");
   auto r = testing::random_u32(3000, 11);

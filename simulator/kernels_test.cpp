@@ -42,6 +42,24 @@ TEST(SimKernels, VectorAddWithTailMasking) {
   EXPECT_EQ(ex.name(), "simulator");
 }
 
+// A __device__ variable: the GOT entry holding its address is filled by the loader's relocation
+// (CodeObject::relocations), and the host's write (Dispatch::symbols) is what the kernel reads.
+TEST(SimKernels, DeviceVariableThroughRelocatedGotAndSymbolWrite) {
+  auto co = testdata("device_global");
+  const CodeObject parsed = CodeObject::load(co, "device_global.hsaco");
+  ASSERT_EQ(parsed.relocations().size(), 1u);  // clang-19: one R_AMDGPU_ABS64 GOT entry for cdna_table
+  std::vector<int> table(64), o(64, -1);
+  for (int i = 0; i < 64; ++i) table[static_cast<std::size_t>(i)] = 1000 + 7 * i;
+  auto d = dispatch("read_table", {1, 1, 1}, {64, 1, 1}, {out(o)});
+  const auto bytes = std::as_bytes(std::span(table));
+  d.symbols.push_back({"_ZN12_GLOBAL__N_110cdna_tableE", {bytes.begin(), bytes.end()}});
+  executor().run(co, d);
+  EXPECT_EQ(o, table);
+  // Without the write the variable holds its initial zeros (.bss), in a fresh copy per dispatch.
+  executor().run(co, dispatch("read_table", {1, 1, 1}, {64, 1, 1}, {out(o)}));
+  EXPECT_EQ(o, std::vector<int>(64, 0));
+}
+
 TEST(SimKernels, TwoDimensionalGridAndHiddenArguments) {
   auto co = testdata("vector_add");
   const int w = 37, h = 11;

@@ -203,6 +203,11 @@ void SimulatorExecutor::run_once(std::span<const std::byte> bytes, const device:
                  "code object section " + sec.name);
     }
 
+    // The loader's relocations (GOT entries of __device__ variables), against where the image lies.
+    for (const Relocation& r : entry->co.relocations()) {
+      const std::uint64_t v = kCodeBase + r.value;
+      std::memcpy(storage[first_section + r.section].data() + r.offset, &v, sizeof v);
+    }
     for (const device::SymbolWrite& w : dispatch.symbols) {
       const CodeObject::ObjectLocation at = entry->co.object_location(w.symbol);
       if (w.bytes.size() > at.size)
