@@ -76,6 +76,10 @@ int CompareCommand::run() {
   switch (r.outcome()) {
     case CompareOutcome::Held: return 0;
     case CompareOutcome::Broken: return 1;
+    case CompareOutcome::RunFailed:
+      std::cerr << "cdna-verify: error: " << r.count(ProblemStatus::Error)
+                << " problem(s) could not run (see the table); the claims are not known there\n";
+      return 1;
     case CompareOutcome::NothingCompared:
       std::cerr << "cdna-verify: error: nothing compared: no problem"
                 << (cases_.empty() ? "" : " matching --cases '" + cases_ + "'")

@@ -63,7 +63,10 @@ std::string compare_outcome_line(const CompareResult& r) {
   int held = 0;
   for (const auto& c : r.claims) held += c.held();
   const CompareOutcome out = r.outcome();
-  std::string line = out == CompareOutcome::Held ? "HELD" : out == CompareOutcome::Broken ? "BROKEN" : "NOTHING COMPARED";
+  const std::string line = out == CompareOutcome::Held        ? "HELD"
+                           : out == CompareOutcome::Broken    ? "BROKEN"
+                           : out == CompareOutcome::RunFailed ? "RUN FAILED (not a pass)"
+                                                              : "NOTHING COMPARED";
   return line + ": " + std::to_string(held) + " of " + std::to_string(r.claims.size()) + " claim(s) held over " +
          std::to_string(r.count(ProblemStatus::Compared)) + " problem(s) compared (" + std::to_string(r.o_total.elements) +
          " O elements), " + std::to_string(r.count(ProblemStatus::Skipped)) + " skipped, " +

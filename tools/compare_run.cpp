@@ -224,6 +224,7 @@ std::string_view to_string(CompareOutcome o) {
   switch (o) {
     case CompareOutcome::Held: return "held";
     case CompareOutcome::Broken: return "broken";
+    case CompareOutcome::RunFailed: return "run_failed";
     case CompareOutcome::NothingCompared: return "nothing_compared";
   }
   return "?";
@@ -235,7 +236,8 @@ int CompareResult::count(ProblemStatus s) const {
 
 CompareOutcome CompareResult::outcome() const {
   const bool broken = std::any_of(claims.begin(), claims.end(), [](const ClaimResult& c) { return !c.held(); });
-  if (count(ProblemStatus::Error) > 0 || (count(ProblemStatus::Compared) > 0 && broken)) return CompareOutcome::Broken;
+  if (count(ProblemStatus::Compared) > 0 && broken) return CompareOutcome::Broken;
+  if (count(ProblemStatus::Error) > 0) return CompareOutcome::RunFailed;
   return count(ProblemStatus::Compared) > 0 ? CompareOutcome::Held : CompareOutcome::NothingCompared;
 }
 

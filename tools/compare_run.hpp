@@ -95,8 +95,10 @@ struct ClaimResult {
   std::optional<Shrunk> shrunk;
 };
 
-enum class CompareOutcome { Held, Broken, NothingCompared };
-std::string_view to_string(CompareOutcome o);  // "held", "broken", "nothing_compared"
+// Broken: a claim broke. RunFailed: no claim broke but a kernel failed to run on some problem
+// (its claims are not known there: no pass). NothingCompared: no problem was taken by both.
+enum class CompareOutcome { Held, Broken, RunFailed, NothingCompared };
+std::string_view to_string(CompareOutcome o);  // "held", "broken", "run_failed", "nothing_compared"
 
 struct CompareResult {
   std::string kernel_a, kernel_b, executor;
@@ -107,8 +109,8 @@ struct CompareResult {
   TensorDiff o_total, lse_total;    // over compared problems
   double seconds = 0;
   int count(ProblemStatus s) const;
-  // Broken if a claim broke or a problem could not run (Error); else Held if something was
-  // compared; else NothingCompared.
+  // Broken if a claim broke; else RunFailed if a problem could not run (Error); else Held if
+  // something was compared; else NothingCompared.
   CompareOutcome outcome() const;
 };
 

@@ -165,6 +165,8 @@ TEST(CompareClaims, OutcomeNeedsSomethingCompared) {
   r.claims.back().problems_broken = 0;
   r.problems.push_back({});
   r.problems.back().status = ProblemStatus::Error;  // a kernel that could not run is no pass
+  EXPECT_EQ(r.outcome(), CompareOutcome::RunFailed);
+  r.claims.back().problems_broken = 1;  // a broken claim says more than a failed run
   EXPECT_EQ(r.outcome(), CompareOutcome::Broken);
 }
 
