@@ -26,6 +26,7 @@ expect_bad() {  # NAME PATTERN ARGS...  (nothing may be written)
 }
 expect_bad unknown-kernel "unknown kernel 'nope'; expected one of: attention-fwd" nope attention-fwd
 expect_bad one-kernel "B is required" attention-fwd
+expect_bad bad-set "--set: nope not in" attention-fwd attention-fwd --set nope
 expect_bad negative-ulp "'-1' is not an unsigned integer" attention-fwd attention-fwd --ulp -1
 expect_bad bad-mode "unknown rounding mode 'rtx'" attention-fwd attention-fwd --modes rtx
 expect_bad bad-regex "--cases is not a valid regular expression" attention-fwd attention-fwd --cases '('
@@ -84,5 +85,13 @@ for n in 1 0; do
     echo "FAIL O_RTZ --ulp $n: exit $rc (want $want_rc): $out"; failures=$((failures + 1))
   fi
 done
+# A +inf score: INF_SCORE_NAIVE writes NaN where the definition (and ours) give V of the +inf key,
+# the convention AITER and MoonMath follow; shrunk to that one key.
+out=$("${run[@]}" attention-fwd attention-fwd --code-object-b "$dev/attention_fwd_mutant_inf_score_naive.hsaco" \
+      --set special --cases S01 --modes rtne); rc=$?
+if [ $rc -ne 1 ] || ! grep -q "\[BROKEN\] NaN/inf handling identical" <<<"$out" ||
+   ! grep -q -E "shrunk to B1 Sq1 Sk1 H1/1 D128 \(b \[0, 1\), i \[[0-3], [1-4]\), j \[3, 4\).*B 0x7FFF" <<<"$out"; then
+  echo "FAIL broken (+inf score): exit $rc (want 1): $out"; failures=$((failures + 1))
+fi
 "$cli" compare --help | grep -q "NOTHING COMPARED" || { echo "FAIL --help"; failures=$((failures + 1)); }
 exit $((failures > 0))

@@ -16,8 +16,8 @@ namespace cdna::tools {
 CompareCommand::CompareCommand(CLI::App& app) {
   cmd_ = app.add_subcommand(
       "compare",
-      "Run kernels A and B (adapter names: attention-fwd, aiter-fmha-v3, moonmath) on the audit's cases that both "
-      "take, in each of --modes, and compare their outputs element by element: the histogram of |A - B| in bf16 ULPs "
+      "Run kernels A and B (adapter names: attention-fwd, aiter-fmha-v3, moonmath) on the audit's cases and the "
+      "special-value cases S01-S05 (NaN and inf inputs) that both take, in each of --modes, and compare their outputs element by element: the histogram of |A - B| in bf16 ULPs "
       "(distance in representable values) over O elements finite in both, NaN/inf positions and bit patterns, and "
       "each kernel's determinism (two runs, and on the simulator a third under a random wave schedule). Checks the "
       "claims: every finite O element within --ulp bf16 ULP; NaN/inf handling identical; A deterministic; B "
@@ -31,7 +31,12 @@ CompareCommand::CompareCommand(CLI::App& app) {
                    "the one it runs in is refused");
   cmd_->add_option("--code-object-b", code_object_b_, "DIR|FILE: kernel B's code objects, as --code-object-a");
   cmd_->add_option("--modes", modes_, "bf16 rounding modes: rtne, rtna, rtz")->delimiter(',')->capture_default_str();
-  cmd_->add_option("--cases", cases_, "Only the audit's cases whose id matches this regular expression");
+  cmd_->add_option("--cases", cases_, "Only the cases whose id matches this regular expression (e.g. 'C0[1-3]|S0')");
+  cmd_->add_option("--set", set_,
+                   "Which cases: all, audit (the audit's matrix and C01-C14, R01...), special (S01-S05: +inf and NaN "
+                   "scores, inf in V, rows without keys by -inf scores)")
+      ->check(CLI::IsMember({"all", "audit", "special"}))
+      ->capture_default_str();
   cmd_->add_option("--ulp", ulp_, "The claim's N: every finite O element within N bf16 ULP")
       ->check(unsigned_integer())
       ->capture_default_str();
@@ -56,6 +61,8 @@ int CompareCommand::run() {
   o.code_object_b = code_object_b_;
   o.modes = parse_modes(modes_);
   o.case_filter = cases_;
+  o.audit_cases = set_ != "special";
+  o.special_cases = set_ != "audit";
   o.ulp = ulp_;
   o.schedule_seed = schedule_seed_;
   o.shrink = !no_shrink_;

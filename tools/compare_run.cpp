@@ -6,6 +6,7 @@
 #include <stdexcept>
 
 #include "tools/audit_cases.hpp"
+#include "tools/special_value_cases.hpp"
 
 namespace cdna::tools {
 namespace {
@@ -120,10 +121,16 @@ Shrunk shrink(Runner& runner, const reference::AttentionProblem& full, const Pro
   return best;
 }
 
-std::vector<AuditCase> chosen_cases(const std::string& filter) {
-  std::vector<AuditCase> cases = default_matrix();
-  auto h = handed_cases();
-  cases.insert(cases.end(), std::make_move_iterator(h.begin()), std::make_move_iterator(h.end()));
+std::vector<AuditCase> chosen_cases(const std::string& filter, bool audit, bool special) {
+  std::vector<AuditCase> cases;
+  auto add = [&](std::vector<AuditCase> more) {
+    cases.insert(cases.end(), std::make_move_iterator(more.begin()), std::make_move_iterator(more.end()));
+  };
+  if (audit) {
+    add(default_matrix());
+    add(handed_cases());
+  }
+  if (special) add(special_value_cases());
   if (!filter.empty()) {
     const std::regex re(filter);
     std::erase_if(cases, [&](const AuditCase& c) { return !std::regex_search(c.id, re); });
@@ -248,9 +255,9 @@ CompareResult run_compare(const CompareOptions& options, device::Executor& execu
   result.ulp = options.ulp;
   result.schedule_seed = options.schedule_seed;
   result.executor = executor.name();
-  const std::vector<AuditCase> cases = chosen_cases(options.case_filter);
-  auto a = adapters::make_adapter(options.kernel_a);
+  auto a = adapters::make_adapter(options.kernel_a);  // an unknown name fails before any work
   auto b = adapters::make_adapter(options.kernel_b);
+  const std::vector<AuditCase> cases = chosen_cases(options.case_filter, options.audit_cases, options.special_cases);
   result.kernel_a = a->name();
   result.kernel_b = b->name();
   for (numerics::Rounding mode : options.modes) {

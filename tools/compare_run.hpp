@@ -2,7 +2,8 @@
 // same problems in each mode, compares their outputs element by element (tools/kernel_diff.hpp),
 // checks each kernel's determinism across repeated runs and simulator schedules, and decides
 // four claims — every finite O element within N bf16 ULP, NaN/inf handling identical, A
-// deterministic, B deterministic — each with the smallest problem that breaks it, shrunk.
+// deterministic, B deterministic — each with the smallest problem that breaks it, shrunk. The
+// problems: the audit's cases and the special-value cases S01–S05.
 #pragma once
 
 #include <cstdint>
@@ -25,7 +26,9 @@ struct CompareOptions {
   std::string kernel_a = "attention-fwd", kernel_b = "attention-fwd";  // adapter names
   std::filesystem::path code_object_a, code_object_b;  // KernelAdapter::load's source; empty: default
   std::vector<numerics::Rounding> modes{std::begin(numerics::kAllRoundings), std::end(numerics::kAllRoundings)};
-  std::string case_filter;         // ECMAScript regex searched in the audit's case ids; empty: all
+  std::string case_filter;         // ECMAScript regex searched in the case ids; empty: all
+  bool audit_cases = true;         // the audit's default matrix and handed cases (tools/audit_cases.hpp)
+  bool special_cases = true;       // S01–S05, NaN and inf inputs (tools/special_value_cases.hpp)
   std::uint64_t ulp = 1;           // the claim "every finite O element within ulp bf16 ULP"
   std::uint64_t schedule_seed = 1;  // seed of the third run under Schedule::Random (simulator only)
   bool shrink = true;              // shrink the smallest breaking problem of each broken claim
@@ -116,8 +119,8 @@ struct CompareResult {
 
 // Loads both kernels' code objects for every mode (throws std::runtime_error / invalid_argument
 // with one line on bad input: unknown kernel, missing code object, a code object recording
-// another mode; std::regex_error for a bad case_filter), then runs the audit's cases
-// (tools/audit_cases.hpp) that both kernels take. `sim`: the executor as the simulator (for the
+// another mode; std::regex_error for a bad case_filter), then runs the chosen cases that both
+// kernels take. `sim`: the executor as the simulator (for the
 // random-schedule run), or nullptr.
 CompareResult run_compare(const CompareOptions& options, device::Executor& executor,
                           simulator::SimulatorExecutor* sim);
