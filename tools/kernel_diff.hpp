@@ -4,9 +4,9 @@
 //
 // Distance of a pair of finite values, in ULPs: the number of steps between them along the
 // ordered representable values of the format (bf16 for O, fp32 for LSE), with +0 and -0 one
-// value. Map bits to key(x) = +|bits without sign| for a positive sign bit clear, −that for the
-// sign bit set; the distance is |key(a) − key(b)|. So adjacent values are 1 apart, subnormals
-// included, and 1.0 vs −1.0 in bf16 is 2·0x3F80 apart.
+// value. With key(x) = the bits without the sign bit, negated when the sign bit is set, the
+// distance is |key(a) − key(b)|: adjacent values are 1 apart, subnormals included, and 1.0 vs
+// −1.0 in bf16 is 2·0x3F80 apart.
 #pragma once
 
 #include <array>
