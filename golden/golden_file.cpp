@@ -57,7 +57,7 @@ const std::vector<std::string> kOptionalKeys = {"fact_o_equals_v"};
 // failed; the stored reference values are always those of the dense problem.
 const std::vector<std::string> kToolProvenanceKeys = {
     "seeds",         "inputs",         "executor",       "generated_by",       "reduction",
-    "kernel_code_object", "kernel",    "source_q",       "source_k",           "source_v",
+    "kernel_code_object", "kernel",    "kernel_adapter", "source_q",       "source_k",           "source_v",
     "property",      "failure",        "failed_code_object", "rc_params",      "case_aux_seed",
     "case_layout",   "case_pad_bits",  "case_row_pad",   "case_seq_slack",     "case_seqlens_q",
     "case_seqlens_k"};
@@ -278,7 +278,8 @@ SafetensorsFile to_safetensors(const GoldenFile& g) {
   f.tensors["o_floor"] = make_f64(q_shape, g.o_floor);
   if (g.kernel) {
     f.tensors["o_kernel"] = make_bf16(q_shape, g.kernel->o);
-    f.tensors["lse_kernel"] = make_f32(lse_shape, g.kernel->lse);
+    // A kernel without an LSE output (MoonMath) stores O only.
+    if (!g.kernel->lse.empty()) f.tensors["lse_kernel"] = make_f32(lse_shape, g.kernel->lse);
   }
   m[kDigestKey] = golden_digest(f);
   return f;
@@ -376,11 +377,11 @@ GoldenFile from_safetensors(const SafetensorsFile& f, const std::string& label) 
   g.lse_bound = as_f64(expect_tensor(f, label, "lse_bound", Dtype::F64, lse_shape), label);
   g.o_floor = as_f64(expect_tensor(f, label, "o_floor", Dtype::F64, q_shape), label);
   const bool has_o = f.find("o_kernel") != nullptr, has_lse = f.find("lse_kernel") != nullptr;
-  if (has_o != has_lse) bad(label, "o_kernel and lse_kernel must be present together");
+  if (has_lse && !has_o) bad(label, "lse_kernel without o_kernel; expected o_kernel with it");
   if (has_o) {
     KernelOutput k;
     k.o = as_bf16(expect_tensor(f, label, "o_kernel", Dtype::BF16, q_shape), label);
-    k.lse = as_f32(expect_tensor(f, label, "lse_kernel", Dtype::F32, lse_shape), label);
+    if (has_lse) k.lse = as_f32(expect_tensor(f, label, "lse_kernel", Dtype::F32, lse_shape), label);
     g.kernel = std::move(k);
   }
   try {

@@ -42,7 +42,7 @@ inline constexpr const char* kNotePrefix = "note.";
 // A kernel's outputs: O bf16 bits [B, Sq, Hq, D], LSE fp32 [B, Hq, Sq].
 struct KernelOutput {
   std::vector<std::uint16_t> o;
-  std::vector<float> lse;
+  std::vector<float> lse;  // empty for a kernel without an LSE output (no lse_kernel tensor)
 };
 
 // "O rows first..last (every batch and head) equal V row `key` bit for bit": a fact of the
@@ -59,7 +59,7 @@ struct GoldenFile {
   reference::AttentionProblem problem;
   numerics::Rounding mode = numerics::Rounding::RTNE;
   // Provenance written into the metadata as it is: the tools' keys (seeds, inputs, executor,
-  // generated_by, reduction, kernel_code_object, kernel, source_q/k/v; is_provenance_key) and
+  // generated_by, reduction, kernel_code_object, kernel, kernel_adapter, source_q/k/v; is_provenance_key) and
   // free keys "note.<name>". Any other key makes to_safetensors throw.
   std::map<std::string, std::string> provenance;
   std::optional<RowsEqualV> fact_o_equals_v;

@@ -193,12 +193,9 @@ bool parse_operand(std::string_view t, Ctx& c, Operand& o) {
     o.kind = OperandKind::Vreg;
     o.agpr = agpr;
     o.width = static_cast<std::uint8_t>(count);
+    // One unified file (simulator/README.md "Unified VGPR file"): a[n] is row ACCUM_OFFSET + n,
+    // v[n] is row n, so v[n] for n >= ACCUM_OFFSET names the same row as a[n - ACCUM_OFFSET].
     std::uint32_t row = agpr ? c.accum_offset + first : first;
-    if (!agpr && first + count > c.accum_offset) {
-      c.reason = "register " + std::string(t) + " reaches past ACCUM_OFFSET " +
-                 std::to_string(c.accum_offset) + " (the first AGPR) of the kernel descriptor";
-      return false;
-    }
     if (row + count > c.allocated || row + count > kVgprFileRows) {
       c.reason = "register " + std::string(t) + " lies outside the " + std::to_string(c.allocated) +
                  " vector registers the kernel descriptor allocates";

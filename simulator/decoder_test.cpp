@@ -4,6 +4,7 @@
 #include <cstring>
 
 #include "simulator/decoder.hpp"
+#include "simulator/hazard.hpp"
 #include "simulator/test_util.hpp"
 #include "simulator/wave.hpp"
 
@@ -138,12 +139,42 @@ TEST(SimDecoder, AgprsMapIntoTheUnifiedFile) {
   EXPECT_EQ(m.ops[0].width, 4);
 }
 
+// The unified file: v[n] at or past ACCUM_OFFSET is the row of a[n - ACCUM_OFFSET] (AMD's
+// shipped AITER code objects name v160-v235 with ACCUM_OFFSET 160), up to the allocated rows.
+TEST(SimDecoder, VgprNamesPastAccumOffsetAliasAgprRows) {
+  std::string reason;
+  Inst v = parse("ds_read_b128 v[160:163], v2 offset:17408", &reason, 160, 256);
+  EXPECT_EQ(reason, "");
+  EXPECT_EQ(v.ops[0].reg, 160);
+  EXPECT_FALSE(v.ops[0].agpr);
+  Inst a = parse("v_accvgpr_read_b32 v0, a0", &reason, 160, 256);
+  EXPECT_EQ(a.ops[1].reg, 160);
+  parse("v_mov_b32_e32 v255, v1", &reason, 160, 256);
+  EXPECT_EQ(reason, "");
+  parse("v_mov_b32_e32 v255, v1", &reason, 160, 248);
+  EXPECT_NE(reason.find("outside the 248 vector registers"), std::string::npos) << reason;
+}
+
+// The hazard rules see rows: an MFMA writing a[0:3] (rows 160-163 with ACCUM_OFFSET 160) and a
+// VALU reading v160 5 wait states later is AITER's "MFMA result read early"; v164 is another row.
+TEST(SimDecoder, HazardRulesTreatAnAliasedRowAsTheSameRegister) {
+  const HazardInfo mfma = classify_hazards(parse("v_mfma_f32_16x16x16_bf16 a[0:3], v[0:1], v[2:3], a[0:3]", nullptr, 160, 256));
+  std::vector<HazardHit> hits;
+  hazard_hits(mfma, classify_hazards(parse("v_max3_f32 v25, v160, v161, v28", nullptr, 160, 256)), 5, 160, hits);
+  ASSERT_EQ(hits.size(), 1u);
+  EXPECT_EQ(std::string(hits[0].rule->id), "mfma-result-valu");
+  EXPECT_EQ(hits[0].reg, "a[0:3]");
+  hits.clear();
+  hazard_hits(mfma, classify_hazards(parse("v_max3_f32 v25, v164, v165, v28", nullptr, 160, 256)), 5, 160, hits);
+  EXPECT_TRUE(hits.empty());
+}
+
 TEST(SimDecoder, RefusesWhatItCannotHonour) {
   std::string reason;
   parse("v_screen_partition_4se_b32_e32 v0, v1", &reason);
   EXPECT_NE(reason.find("not implemented"), std::string::npos);
-  parse("v_mov_b32_e32 v70, v1", &reason, 64, 128);
-  EXPECT_NE(reason.find("ACCUM_OFFSET"), std::string::npos) << reason;
+  parse("v_mov_b32_e32 v[127:128], v1", &reason, 64, 128);
+  EXPECT_NE(reason.find("outside the 128 vector registers"), std::string::npos) << reason;
   parse("v_accvgpr_read_b32 v0, a70", &reason, 64, 128);
   EXPECT_NE(reason.find("outside"), std::string::npos) << reason;
   parse("v_mfma_f32_32x32x8_f16 v[0:15], v[4:5], v[6:7], v[0:15] cbsz:1 abid:1 blgp:2", &reason);

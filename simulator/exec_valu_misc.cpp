@@ -1,6 +1,7 @@
 // SDWA and DPP forms (wrappers around the plain handlers), packed (VOP3P) f32 operations,
 // f16 packing, v_dot2_f32_f16 / v_dot2c_f32_f16, the fp8/bf8 conversions, and the handler for
 // unsupported instructions.
+#include <algorithm>
 #include <atomic>
 #include <cmath>
 
@@ -149,13 +150,21 @@ namespace {
 
 // ---- VOP3P packed f32: each source is a register pair; op_sel picks the half that feeds
 // the low result, op_sel_hi the half that feeds the high result.
+// An inline constant is a 32-bit value (LLVM encodes it as for an f32 operand,
+// AMDGPUMCCodeEmitter getLitEncoding, OPERAND_REG_INLINE_C_V2FP32) that a half select of 0
+// reads; LLVM's code generation relies on that, folding a splat constant as the operand with
+// op_sel_hi 0 (llc-19 -mcpu=gfx942: fma(<2 x float> %v, splat 2.0, splat 1.0) gives
+// `v_pk_fma_f32 v[0:1], s[2:3], 2.0, 1.0 op_sel_hi:[1,0,0]`). What a half select of 1 reads
+// from a constant is not published: refused (nullptr half, pk_f32).
 struct Pk {
   const u32* half[2];
 };
 Pk pk_src(Wave& w, const Inst& I, int i, Lanes& t0, Lanes& t1) {
   const Operand& o = I.ops[1 + i];
-  if (o.kind == OperandKind::Const)
-    sim_fail("packed f32 instruction with a constant operand is not supported");
+  if (o.kind == OperandKind::Const) {
+    std::fill(t0.u, t0.u + kLanes, o.k32);
+    return Pk{{t0.u, nullptr}};
+  }
   Pk p;
   p.half[0] = vsrc(w, o, t0, 0);
   p.half[1] = vsrc(w, o, t1, 1);
@@ -182,6 +191,9 @@ void pk_f32(Wave& w, const Inst& I) {
     for (int i = 0; i < N; ++i) {
       int half = h == 0 ? (I.op_sel >> i) & 1 : (sel_hi >> i) & 1;
       const u32* p = s[i].half[half];
+      if (!p)
+        sim_fail("packed f32 instruction reading the high half of an inline constant (op_sel or "
+                 "op_sel_hi bit 1 on a constant operand): not published; LLVM emits op_sel_hi 0 there");
       for (int l = 0; l < kLanes; ++l) {
         u32 x = pk_mod(p[l], I, i, h == 1);
         in[i].u[l] = fi ? ftz32(x) : x;

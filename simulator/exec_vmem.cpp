@@ -75,19 +75,24 @@ std::uint8_t* locate(Wave& w, Space space, u64 addr, u32 n, bool write, int lane
 
 // ---- MUBUF buffer loads/stores (untyped), with a buffer resource descriptor V# in 4 SGPRs:
 // dword0 base[31:0]; dword1 bits 15:0 base[47:32], 29:16 stride, 30 cache swizzle, 31
-// swizzle_enable; dword2 num_records (bytes); dword3 bit 23 add_tid_enable. Addressing
-// (swizzle off): index = idxen ? vaddr[0] : 0; offset = (offen ? vaddr[idxen] : 0) + inst
-// offset; address = base + soffset + stride * index + offset. Range check: a structured access
-// (idxen with stride != 0) is out of range as a whole if index >= num_records (num_records counts
-// records of `stride` bytes); otherwise (raw buffers, num_records in bytes) each dword (or the
-// whole sub-dword element) at range = stride * index + offset (soffset not included) is out of
-// range if range >= num_records. Out-of-range loads give 0, stores are dropped. Refused:
-// swizzle_enable, add_tid_enable. Sources for num_records in records on gfx9-family chips with
-// a stride: Mesa's radv/radeonsi divide the byte size by the stride on every generation but GFX8
-// (radv_buffer.c, si_descriptors.c), and LLVM notes that on GFX9 IDXEN decides how buffer sizes
-// are read (review D44401); the CDNA3 ISA guide's range-checking table was not at hand.
-// LDS form (`lds`, dword only): the dword goes to LDS at M0 + inst offset + 4 * lane instead of
-// a VGPR (0 if out of range).
+// swizzle_enable; dword2 num_records; dword3 bit 23 add_tid_enable.
+// Addressing (swizzle off): index = idxen ? vaddr[0] : 0; offset = (offen ? vaddr[idxen] : 0)
+// + inst offset, a 32-bit sum (wraps); address = base + stride * index + offset + soffset.
+// Range check (simulator/README.md "Buffer range checking", with its sources):
+//  - structured (idxen with stride != 0): num_records counts records; the whole access is out
+//    of range iff index >= num_records (offsets and soffset do not enter);
+//  - otherwise (raw; also offen-only on a strided V#): num_records counts bytes and a piece of
+//    the access at byte b of it is in range iff offset + soffset + b + size <= num_records, the
+//    sum taken without wrapping. Pieces: each dword of loads/stores of 1-4 dwords (a sub-dword
+//    element is one piece); atomics, format and MTBUF accesses are one piece (all or nothing).
+// Out-of-range loads give 0 (the `lds` form writes that 0 to LDS), stores and atomics are
+// dropped (a returning atomic returns 0). Refused: swizzle_enable, add_tid_enable.
+// Sources for num_records in records on gfx9-family chips with a stride: Mesa's radv/radeonsi
+// divide the byte size by the stride on every generation but GFX8 (radv_buffer.c,
+// si_descriptors.c), and LLVM notes that on GFX9 IDXEN decides how buffer sizes are read
+// (review D44401).
+// LDS form (`lds`, one dword or less): the value goes to LDS at M0 + inst offset + 4 * lane
+// instead of a VGPR.
 u64 range_limit(const BufDesc& v, const Inst& I) {
   return I.idxen && v.stride != 0 ? kOutOfRange : u64{v.num_records};
 }
@@ -109,11 +114,12 @@ void buffer_addresses(Wave& w, const Inst& I, const Operand& vaddr, const Operan
   if (I.offen) off = vsrc(w, vaddr, t1, I.idxen ? 1u : 0u);
   const bool structured = idx && v.stride != 0;
   for (int l = 0; l < kLanes; ++l) {
-    const u64 r = u64{v.stride} * (idx ? idx[l] : 0u) + (off ? off[l] : 0u) +
-                  static_cast<u32>(I.offset);
+    const u32 offset = (off ? off[l] : 0u) + static_cast<u32>(I.offset);  // 32-bit: wraps
+    const u64 rel = u64{v.stride} * (idx ? idx[l] : 0u) + offset + so;
     // Structured: the whole record is in or out (compared with range_limit() = kOutOfRange).
-    range.a[l] = structured ? (idx[l] < v.num_records ? 0 : kOutOfRange) : r;
-    addr.a[l] = v.base + so + r;
+    // Raw: stride * index is 0 here (no idxen, or stride 0), so rel is offset + soffset.
+    range.a[l] = structured ? (idx[l] < v.num_records ? 0 : kOutOfRange) : rel;
+    addr.a[l] = v.base + rel;
   }
 }
 
@@ -237,7 +243,7 @@ void bload(Wave& w, const Inst& I) {
     if (!((e >> l) & 1)) continue;
     for (u32 i = 0; i < Dwords; ++i) {
       u32 x = 0;
-      if (rg.a[l] + 4 * i < limit) {
+      if (in_range(rg.a[l], 4 * i + bytes, limit)) {
         const std::uint8_t* p = locate(w, Space::Global, ad.a[l] + 4 * i, bytes, false, l);
         if (bytes == 4) std::memcpy(&x, p, 4);
         else x = bytes == 1 ? u32{p[0]} : u32{p[0]} | (u32{p[1]} << 8);
@@ -264,7 +270,7 @@ void bstore(Wave& w, const Inst& I) {
   for (int l = 0; l < kLanes; ++l) {
     if (!((e >> l) & 1)) continue;
     for (u32 i = 0; i < Dwords; ++i) {
-      if (rg.a[l] + 4 * i >= limit) continue;  // dropped
+      if (!in_range(rg.a[l], 4 * i + bytes, limit)) continue;  // dropped
       std::uint8_t* p = locate(w, Space::Global, ad.a[l] + 4 * i, bytes, true, l);
       u32 x = w.row(I.ops[0].reg + i)[l];
       if (K == SK::B8Hi || K == SK::B16Hi) x >>= 16;

@@ -50,7 +50,7 @@ namespace {
 using namespace vmem;
 
 // ---- MUBUF atomics. ops: vdata, vaddr, rsrc, soffset; with sc0 (glc) the old value returns
-// into vdata. Out of range (any dword of the element): nothing is read or written and 0 returns.
+// into vdata. Out of range (all or nothing, exec_vmem.cpp): nothing is read or written and 0 returns.
 template <AK K, bool Wide>
 void batomic(Wave& w, const Inst& I) {
   const BufDesc v = read_vsharp(w, I.ops[2]);
@@ -63,7 +63,7 @@ void batomic(Wave& w, const Inst& I) {
     if (!((e >> l) & 1)) continue;
     u64 src, cmp, old = 0;
     atomic_operands<K, Wide>(w, I.ops[0], l, src, cmp);
-    if (rg.a[l] + bytes - 4 < limit) {
+    if (in_range(rg.a[l], bytes, limit)) {
       std::uint8_t* p = locate(w, Space::Global, ad.a[l], bytes, true, l);
       std::memcpy(&old, p, bytes);
       const u64 nv = atomic_value<K, Wide>(old, src, cmp, l);
@@ -207,10 +207,10 @@ void format_load(Wave& w, const Inst& I) {
   for (int l = 0; l < kLanes; ++l) {
     if (!((e >> l) & 1)) continue;
     u32 ch[4] = {0, 0, 0, one_of(f, D16)};
+    const bool inside = in_range(x.rg.a[l], f.comps * x.bpc, x.limit);  // all or nothing
     for (u32 c = 0; c < f.comps; ++c) {
       u32 raw = 0;
-      if (x.rg.a[l] + c * x.bpc < x.limit)
-        std::memcpy(&raw, locate(w, Space::Global, x.ad.a[l] + c * x.bpc, x.bpc, false, l), x.bpc);
+      if (inside) std::memcpy(&raw, locate(w, Space::Global, x.ad.a[l] + c * x.bpc, x.bpc, false, l), x.bpc);
       ch[c] = convert_in(f, raw, D16);
     }
     for (u32 i = 0; i < N; ++i) {
@@ -237,9 +237,8 @@ void format_store(Wave& w, const Inst& I) {
              "-component format " + format_name(f.dfmt, f.nfmt) + ": the bytes of the missing components are not modelled");
   const u64 e = w.exec();
   for (int l = 0; l < kLanes; ++l) {
-    if (!((e >> l) & 1)) continue;
+    if (!((e >> l) & 1) || !in_range(x.rg.a[l], f.comps * x.bpc, x.limit)) continue;  // dropped
     for (u32 c = 0; c < f.comps; ++c) {
-      if (x.rg.a[l] + c * x.bpc >= x.limit) continue;  // dropped
       u32 d = w.row(I.ops[0].reg + (D16 ? c / 2 : c))[l];
       if (D16) d = (Hi || (c & 1)) ? d >> 16 : d & 0xffffu;
       const u32 y = convert_out(f, d, D16);

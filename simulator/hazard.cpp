@@ -238,7 +238,8 @@ void hazard_hits(const HazardInfo& p, const HazardInfo& c, int present, std::uin
   }
 }
 
-void check_hazards(HazardState& s, const HazardInfo& h, const Program& p, std::uint32_t) {
+void collect_hazards(const HazardState& s, const HazardInfo& h, const Program& p, std::vector<HazardEvent>& out) {
+  out.clear();
   const std::uint64_t c = s.clock;
   thread_local std::vector<HazardHit> hits;
   for (const auto& q : s.ring) {
@@ -246,15 +247,28 @@ void check_hazards(HazardState& s, const HazardInfo& h, const Program& p, std::u
     const int present = static_cast<int>(c - q.clock - 1);
     hits.clear();
     hazard_hits(p.hazards[q.index], h, present, p.accum_offset, hits);
-    if (hits.empty()) continue;
-    const HazardHit& worst = *std::max_element(hits.begin(), hits.end(),
-                                               [](const auto& a, const auto& b) { return a.need < b.need; });
-    sim_fail("hazard: " + std::string(worst.rule->what) + (worst.reg.empty() ? "" : " (" + worst.reg + ")") +
-             " " + std::to_string(present) + " wait states after '" + p.text[q.index] + "' at pc " +
-             hex(p.insts[q.index].address - p.code_entry) + "; gfx942 needs " + std::to_string(worst.need) +
-             " (rule " + std::string(worst.rule->id) + ", " + worst.rule->source +
-             "; on hardware the value would be stale or corrupt)");
+    for (auto& hit : hits) out.push_back(HazardEvent{q.index, q.clock, present, std::move(hit)});
   }
+}
+
+std::string hazard_message(const HazardEvent& e, const Program& p) {
+  const HazardHit& hit = e.hit;
+  return "hazard: " + std::string(hit.rule->what) + (hit.reg.empty() ? "" : " (" + hit.reg + ")") + " " +
+         std::to_string(e.present) + " wait states after '" + p.text[e.producer] + "' at pc " +
+         hex(p.insts[e.producer].address - p.code_entry) + "; gfx942 needs " + std::to_string(hit.need) +
+         " (rule " + std::string(hit.rule->id) + ", " + hit.rule->source +
+         "; on hardware the value would be stale or corrupt)";
+}
+
+void check_hazards(HazardState& s, const HazardInfo& h, const Program& p, std::uint32_t) {
+  thread_local std::vector<HazardEvent> events;
+  collect_hazards(s, h, p, events);
+  if (events.empty()) return;
+  // The first producer with a violation; of its rules, the one needing the most wait states.
+  const HazardEvent* worst = &events.front();
+  for (const auto& e : events)
+    if (e.producer_clock == worst->producer_clock && e.hit.need > worst->hit.need) worst = &e;
+  sim_fail(hazard_message(*worst, p));
 }
 
 }  // namespace cdna::simulator

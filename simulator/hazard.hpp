@@ -144,8 +144,23 @@ struct HazardState {
   void reset() { *this = HazardState{}; }
 };
 
+// One violated rule found for an instruction about to issue: its producer (instruction index
+// and the wait-state clock it issued at), the wait states present and the rule's hit.
+struct HazardEvent {
+  std::uint32_t producer = 0;
+  std::uint64_t producer_clock = 0;
+  int present = 0;
+  HazardHit hit;
+};
+// Every violation of the instruction about to issue (`h`) against the wave's recent producers,
+// oldest ring slot first; `out` is cleared first.
+void collect_hazards(const HazardState& s, const HazardInfo& h, const Program& program,
+                     std::vector<HazardEvent>& out);
+// The one-line message of a violation ("hazard: ... gfx942 needs N (rule ..., source; ...)").
+std::string hazard_message(const HazardEvent& e, const Program& program);
 // Checks the instruction at `index` (about to issue) against the wave's recent producers;
-// throws SimError naming the producer, the rule, the wait states needed and present.
+// throws SimError naming the producer, the rule, the wait states needed and present (the
+// first producer with a violation, its rule needing the most wait states).
 void check_hazards(HazardState& s, const HazardInfo& h, const Program& program, std::uint32_t index);
 // Records the instruction as a producer and advances the wait-state clock.
 inline void retire_hazards(HazardState& s, const HazardInfo& h, std::uint32_t index);

@@ -668,29 +668,32 @@ TEST(SimIsa, BufferLoadsStoresAndOutOfRange) {
   std::vector<u32> src(64 + 8);
   auto r = random_u32(src.size(), 77);
   for (std::size_t i = 0; i < src.size(); ++i) src[i] = r[i];
-  const u32 n_src = 4 * 40 + 2;  // dwords 0..39 fully inside, dword 40 half inside
+  // Dwords 0..39 fully inside, dword 40 half inside (out: a piece must end within num_records;
+  // simulator/README.md "Buffer range checking", which also counts soffset and inst offset).
+  const u32 n_src = 4 * 40 + 2;
   const u32 n_dst = 4 * 50;
   std::vector<u32> dst(128, 0xabababab), o(64 * 8, 0xdeadbeef);
   executor().run(isa_co(), dispatch("buffer_ops", {1, 1, 1}, {64, 1, 1},
                                     {in(src), out(dst), out(o), val(n_src), val(n_dst)}));
   auto bytes = reinterpret_cast<const std::uint8_t*>(src.data());
-  auto byte_at = [&](u32 off) { return off < n_src ? u32{bytes[off]} : 0u; };
+  auto byte_at = [&](u32 off) { return off + 1 <= n_src ? u32{bytes[off]} : 0u; };
+  auto fits = [&](u32 rel, u32 size) { return rel + size <= n_src; };
   for (u32 t = 0; t < 64; ++t) {
     const u32* q = &o[8 * t];
-    const u32 d0 = 4 * t < n_src ? src[t] : 0u;
+    const u32 d0 = fits(4 * t, 4) ? src[t] : 0u;
     EXPECT_EQ(q[0], d0) << "dword lane " << t;
     EXPECT_EQ(q[1], byte_at(3 * t + 1)) << "ubyte lane " << t;
-    const u32 sh = 2 * t < n_src ? static_cast<u32>(static_cast<i32>(static_cast<std::int16_t>(bytes[2 * t] | (bytes[2 * t + 1] << 8)))) : 0u;
+    const u32 sh = fits(2 * t, 2) ? static_cast<u32>(static_cast<i32>(static_cast<std::int16_t>(bytes[2 * t] | (bytes[2 * t + 1] << 8)))) : 0u;
     EXPECT_EQ(q[2], sh) << "sshort lane " << t;
     EXPECT_EQ(q[3], static_cast<u32>(static_cast<i32>(static_cast<std::int8_t>(byte_at(3 * t + 2))))) << "sbyte lane " << t;
-    EXPECT_EQ(q[4], 8 * t < n_src ? src[2 * t] : 0u) << "dwordx2.x lane " << t;
-    EXPECT_EQ(q[5], 8 * t + 4 < n_src ? src[2 * t + 1] : 0u) << "dwordx2.y lane " << t;
-    EXPECT_EQ(q[6], 4 * t < n_src ? src[t + 2] : 0u) << "soffset lane " << t;
-    EXPECT_EQ(q[7], 4 * t + 16 < n_src ? src[t + 4] : 0u) << "lds lane " << t;
+    EXPECT_EQ(q[4], fits(8 * t, 4) ? src[2 * t] : 0u) << "dwordx2.x lane " << t;
+    EXPECT_EQ(q[5], fits(8 * t + 4, 4) ? src[2 * t + 1] : 0u) << "dwordx2.y lane " << t;
+    EXPECT_EQ(q[6], fits(4 * t + 8, 4) ? src[t + 2] : 0u) << "soffset lane " << t;  // soffset 8 counts
+    EXPECT_EQ(q[7], fits(4 * t + 16, 4) ? src[t + 4] : 0u) << "lds lane " << t;
   }
   for (u32 i = 0; i < 64; ++i) {
-    const u32 d0 = 4 * i < n_src ? src[i] : 0u;
-    EXPECT_EQ(dst[i], 4 * i < n_dst ? d0 + 1 : 0xababababu) << "store dword " << i;
+    const u32 d0 = fits(4 * i, 4) ? src[i] : 0u;
+    EXPECT_EQ(dst[i], 4 * i + 4 <= n_dst ? d0 + 1 : 0xababababu) << "store dword " << i;
   }
   // buffer_store_short at 256 + 2t: only below n_dst = 200: all dropped.
   for (u32 i = 64; i < 128; ++i) EXPECT_EQ(dst[i], 0xababababu) << "store short dword " << i;

@@ -48,6 +48,7 @@ struct Resident {
   std::vector<Wave> waves;
   std::unique_ptr<VectorFiles> vregs;
   std::vector<std::vector<std::uint8_t>> priv;
+  std::vector<HazardMonitor::Shadow> shadows;  // per wave, with a HazardMonitor in old-value mode
 };
 
 std::string wave_name(const Workgroup& wg, std::uint32_t wave) {
@@ -146,7 +147,7 @@ std::uint64_t hash_bytes(const std::vector<std::uint8_t>& b, std::uint64_t h) {
 }  // namespace
 
 void run_dispatch(DispatchEnv& env, const LaunchAddresses& addresses,
-                  const SchedulerOptions& options, RunCounters& counters) {
+                  const SchedulerOptions& options, RunCounters& counters, HazardMonitor* monitor) {
   const KernelInfo& k = *env.kernel;
   const Program& prog = *env.program;
   const std::uint32_t items = env.block[0] * env.block[1] * env.block[2];
@@ -204,6 +205,10 @@ void run_dispatch(DispatchEnv& env, const LaunchAddresses& addresses,
         w.v = r->vregs->wave(i);
         w.priv = r->priv[i].empty() ? nullptr : r->priv[i].data();
         init_wave(w, env, wg, i, addresses);
+      }
+      if (monitor) {
+        r->shadows.resize(nwaves);
+        for (auto& sh : r->shadows) sh.reset();
       }
       resident.push_back(std::move(r));
     }
@@ -271,7 +276,12 @@ void run_dispatch(DispatchEnv& env, const LaunchAddresses& addresses,
           if (index >= ninsts) sim_fail("control left the decoded code");
           const Inst& I = insts[index];
           const HazardInfo& h = hz[index];
-          if (check && hazard_check_due(w.hazards, h)) check_hazards(w.hazards, h, prog, index);
+          bool swapped = false;
+          if (check && hazard_check_due(w.hazards, h)) {
+            if (!monitor) check_hazards(w.hazards, h, prog, index);
+            else swapped = monitor->before(w, t.r->shadows[t.wave], wg.id, t.wave, index, h);
+          }
+          if (monitor && monitor->saves_at(index)) monitor->save(w, t.r->shadows[t.wave], index, h);
           w.pc = index + 1;
           ++n;
           if (stats) {
@@ -281,6 +291,7 @@ void run_dispatch(DispatchEnv& env, const LaunchAddresses& addresses,
           }
           if (w.vector_mode == 0) [[likely]] I.fn(w, I);
           else run_vector_mode(w, I, h.kind);
+          if (swapped) monitor->restore(w, h);
           retire_hazards(w.hazards, h, index);
           // Yield points: a taken backward branch (a loop, perhaps a spin) and s_sleep.
           if (w.pc <= index || I.op == Opcode::s_sleep) break;

@@ -24,6 +24,7 @@
 #include <vector>
 
 #include "simulator/code_object.hpp"
+#include "simulator/hazard_policy.hpp"
 #include "simulator/wave.hpp"
 
 namespace cdna::simulator {
@@ -34,6 +35,9 @@ struct SchedulerOptions {
   std::uint32_t quantum = 64;                           // instructions per wave turn
   std::uint64_t max_wave_instructions = 1ull << 30;     // per wave: beyond this it is hung
   bool check_hazards = true;                            // simulator/hazard.hpp
+  // What a violation does when check_hazards is on: stop the run (Error), be recorded (Report),
+  // or be judged by a second run with the old values (Differential; simulator/hazard_policy.hpp).
+  HazardPolicy hazard_policy = HazardPolicy::Error;
   Schedule schedule = Schedule::RoundRobin;
   std::uint64_t seed = 0;                               // Schedule::Random
   // Workgroups resident at once. A kernel whose resident workgroups wait for one not yet
@@ -66,8 +70,11 @@ struct LaunchAddresses {
 };
 
 // Runs every workgroup of the dispatch described by `env`. Throws std::runtime_error with
-// kernel, workgroup, wave, pc and instruction on any simulation error.
+// kernel, workgroup, wave, pc and instruction on any simulation error. With a `monitor`,
+// wait-state violations go to it instead of stopping the run (options.hazard_policy is then
+// not read: the caller chose the monitor for its policy).
 void run_dispatch(DispatchEnv& env, const LaunchAddresses& addresses,
-                  const SchedulerOptions& options, RunCounters& counters);
+                  const SchedulerOptions& options, RunCounters& counters,
+                  HazardMonitor* monitor = nullptr);
 
 }  // namespace cdna::simulator

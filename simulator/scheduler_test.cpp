@@ -227,5 +227,21 @@ TEST(SimBounds, LdsAccessOutsideTheAllocationIsAnError) {
   EXPECT_NE(msg.find("ds_read"), std::string::npos) << msg;
 }
 
+// The 64 KiB of LDS a workgroup may have is inclusive (AITER and MoonMath ask 65536 bytes):
+// 256 static + 65280 dynamic runs, one byte more is refused at launch naming the limit.
+TEST(SimBounds, LdsOf65536BytesLaunchesAndOneMoreIsRefused) {
+  auto co = testdata("sched");
+  SimulatorExecutor ex;
+  std::vector<int> idx(64, 7), o(64, 0);
+  auto d = dispatch("lds_oob", {1, 1, 1}, {64, 1, 1}, {in(idx), out(o)});
+  d.dynamic_lds_bytes = 65536 - 256;
+  ex.run(co, d);
+  EXPECT_EQ(o[0], 7);
+  d.dynamic_lds_bytes += 1;
+  const std::string msg = error_of([&] { ex.run(co, d); });
+  EXPECT_NE(msg.find("LDS of 65537 bytes"), std::string::npos) << msg;
+  EXPECT_NE(msg.find("exceeds the 65536 bytes"), std::string::npos) << msg;
+}
+
 }  // namespace
 }  // namespace cdna::simulator

@@ -4,9 +4,11 @@
 #include <chrono>
 #include <cstring>
 #include <map>
+#include <optional>
 #include <stdexcept>
 
 #include "simulator/decoder.hpp"
+#include "simulator/inst_class.hpp"
 #include "simulator/memory.hpp"
 #include "simulator/wave.hpp"
 
@@ -92,9 +94,22 @@ std::shared_ptr<const Program> SimulatorExecutor::program(std::span<const std::b
   return p;
 }
 
+void SimulatorExecutor::merge_hazards() {
+  for (const auto& v : hazards_) {
+    auto same = [&](const HazardViolation& x) {
+      return x.kernel == v.kernel && x.pc == v.pc && x.producer_pc == v.producer_pc && x.rule == v.rule &&
+             x.wait_states == v.wait_states && x.verdict == v.verdict;
+    };
+    auto it = std::find_if(all_hazards_.begin(), all_hazards_.end(), same);
+    if (it == all_hazards_.end()) all_hazards_.push_back(v);
+    else it->count += v.count;
+  }
+}
+
 void SimulatorExecutor::run(std::span<const std::byte> bytes, const device::Dispatch& dispatch) {
   auto t0 = std::chrono::steady_clock::now();
   stats_ = SimStats{};
+  hazards_.clear();
   auto entry = entry_for(bytes);
   const KernelInfo& k = entry->co.kernel(dispatch.kernel);
   auto prog = program(bytes, dispatch.kernel);
@@ -140,145 +155,192 @@ void SimulatorExecutor::run(std::span<const std::byte> bytes, const device::Disp
                     " but the enabled user SGPRs add up to " + std::to_string(user) +
                     "; expected them to agree");
 
-  // ---- memory: code object image, buffers, kernarg segment, dispatch packet
-  GlobalMemory mem;
-  mem.set_track_writes(options_.poison);
-  std::vector<std::vector<std::uint8_t>> storage;
-  storage.reserve(dispatch.args.size() + entry->co.sections().size() + 2);
-  const std::size_t first_section = storage.size();
-  for (const auto& sec : entry->co.sections()) {
-    storage.emplace_back(sec.bytes.begin(), sec.bytes.end());
-    mem.map_at(kCodeBase + sec.address, storage.back().data(), storage.back().size(), sec.writable,
-               "code object section " + sec.name);
-  }
+  // One execution of the dispatch on fresh memory (Differential runs it more than once): returns
+  // the contents of every writable buffer, in argument order.
+  using Outputs = std::vector<std::vector<std::uint8_t>>;
+  std::vector<std::string> output_labels;
+  auto execute = [&](HazardMonitor* monitor, RunCounters& counters) -> Outputs {
+    // ---- memory: code object image, buffers, kernarg segment, dispatch packet
+    GlobalMemory mem;
+    mem.set_track_writes(options_.poison);
+    std::vector<std::vector<std::uint8_t>> storage;
+    storage.reserve(dispatch.args.size() + entry->co.sections().size() + 2);
+    const std::size_t first_section = storage.size();
+    for (const auto& sec : entry->co.sections()) {
+      storage.emplace_back(sec.bytes.begin(), sec.bytes.end());
+      mem.map_at(kCodeBase + sec.address, storage.back().data(), storage.back().size(), sec.writable,
+                 "code object section " + sec.name);
+    }
 
-  for (const device::SymbolWrite& w : dispatch.symbols) {
-    const CodeObject::ObjectLocation at = entry->co.object_location(w.symbol);
-    if (w.bytes.size() > at.size)
-      launch_fail(kn, "writes " + std::to_string(w.bytes.size()) + " bytes into symbol '" + w.symbol + "' of " +
-                      std::to_string(at.size) + " bytes; expected at most its size");
-    std::memcpy(storage[first_section + at.section].data() + at.offset, w.bytes.data(), w.bytes.size());
-  }
+    for (const device::SymbolWrite& w : dispatch.symbols) {
+      const CodeObject::ObjectLocation at = entry->co.object_location(w.symbol);
+      if (w.bytes.size() > at.size)
+        launch_fail(kn, "writes " + std::to_string(w.bytes.size()) + " bytes into symbol '" + w.symbol + "' of " +
+                        std::to_string(at.size) + " bytes; expected at most its size");
+      std::memcpy(storage[first_section + at.section].data() + at.offset, w.bytes.data(), w.bytes.size());
+    }
 
-  std::vector<const ArgInfo*> explicit_args;
-  for (const auto& a : k.args)
-    if (!a.is_hidden()) explicit_args.push_back(&a);
-  if (explicit_args.size() != dispatch.args.size())
-    launch_fail(kn, "dispatch passes " + std::to_string(dispatch.args.size()) +
-                    " arguments; the kernel declares " + std::to_string(explicit_args.size()));
+    std::vector<const ArgInfo*> explicit_args;
+    for (const auto& a : k.args)
+      if (!a.is_hidden()) explicit_args.push_back(&a);
+    if (explicit_args.size() != dispatch.args.size())
+      launch_fail(kn, "dispatch passes " + std::to_string(dispatch.args.size()) +
+                      " arguments; the kernel declares " + std::to_string(explicit_args.size()));
 
-  std::vector<std::uint8_t> kernarg(std::max<std::uint32_t>(k.kernarg_segment_size, 1), 0);
-  struct Out {
-    std::size_t storage_index;
-    std::span<std::byte> host;
-  };
-  std::vector<Out> outputs;
-  for (std::size_t i = 0; i < explicit_args.size(); ++i) {
-    const ArgInfo& a = *explicit_args[i];
-    const device::KernelArg& arg = dispatch.args[i];
-    if (arg.kind == device::KernelArg::Kind::Buffer) {
-      if (a.kind != ArgKind::GlobalBuffer || a.size != 8)
-        launch_fail(kn, arg_name(a, i) + " is passed as a buffer but the kernel declares value_kind '" +
-                        a.value_kind + "' of " + std::to_string(a.size) +
-                        " bytes; expected a global_buffer pointer (8 bytes)");
-      if (arg.null) {
-        put(kernarg, a.offset, 8, 0);
-        continue;
+    std::vector<std::uint8_t> kernarg(std::max<std::uint32_t>(k.kernarg_segment_size, 1), 0);
+    struct Out {
+      std::size_t storage_index;
+      std::string label;
+    };
+    std::vector<Out> outputs;
+    for (std::size_t i = 0; i < explicit_args.size(); ++i) {
+      const ArgInfo& a = *explicit_args[i];
+      const device::KernelArg& arg = dispatch.args[i];
+      if (arg.kind == device::KernelArg::Kind::Buffer) {
+        if (a.kind != ArgKind::GlobalBuffer || a.size != 8)
+          launch_fail(kn, arg_name(a, i) + " is passed as a buffer but the kernel declares value_kind '" +
+                          a.value_kind + "' of " + std::to_string(a.size) +
+                          " bytes; expected a global_buffer pointer (8 bytes)");
+        if (arg.null) {
+          put(kernarg, a.offset, 8, 0);
+          continue;
+        }
+        storage.emplace_back(arg.buffer.size());
+        if (arg.writable && options_.poison)
+          std::fill(storage.back().begin(), storage.back().end(), std::uint8_t{0xff});  // NaN bytes
+        else if (!arg.buffer.empty())
+          std::memcpy(storage.back().data(), arg.buffer.data(), arg.buffer.size());
+        std::uint64_t addr = mem.map(storage.back().data(), storage.back().size(), arg.writable,
+                                     arg_name(a, i) + (arg.writable ? " (output)" : " (input)"));
+        put(kernarg, a.offset, 8, addr);
+        if (arg.writable) outputs.push_back(Out{storage.size() - 1, arg_name(a, i)});
+      } else {
+        if (a.kind != ArgKind::ByValue)
+          launch_fail(kn, arg_name(a, i) + " is passed as a " + std::to_string(arg.value.size()) +
+                          "-byte value but the kernel declares value_kind '" + a.value_kind +
+                          "'; expected a buffer");
+        if (arg.value.size() != a.size)
+          launch_fail(kn, arg_name(a, i) + " is " + std::to_string(arg.value.size()) +
+                          " bytes; the kernel's by_value argument is " + std::to_string(a.size) + " bytes");
+        std::memcpy(kernarg.data() + a.offset, arg.value.data(), a.size);
       }
-      storage.emplace_back(arg.buffer.size());
-      if (arg.writable && options_.poison)
-        std::fill(storage.back().begin(), storage.back().end(), std::uint8_t{0xff});  // NaN bytes
-      else if (!arg.buffer.empty())
-        std::memcpy(storage.back().data(), arg.buffer.data(), arg.buffer.size());
-      std::uint64_t addr = mem.map(storage.back().data(), storage.back().size(), arg.writable,
-                                   arg_name(a, i) + (arg.writable ? " (output)" : " (input)"));
-      put(kernarg, a.offset, 8, addr);
-      if (arg.writable) outputs.push_back(Out{storage.size() - 1, arg.buffer});
-    } else {
-      if (a.kind != ArgKind::ByValue)
-        launch_fail(kn, arg_name(a, i) + " is passed as a " + std::to_string(arg.value.size()) +
-                        "-byte value but the kernel declares value_kind '" + a.value_kind +
-                        "'; expected a buffer");
-      if (arg.value.size() != a.size)
-        launch_fail(kn, arg_name(a, i) + " is " + std::to_string(arg.value.size()) +
-                        " bytes; the kernel's by_value argument is " + std::to_string(a.size) + " bytes");
-      std::memcpy(kernarg.data() + a.offset, arg.value.data(), a.size);
     }
-  }
-  // Hidden arguments, as the HIP runtime fills them. The grid is a whole number of
-  // workgroups, so the remainders are 0; HIP launches always have 3 dimensions.
-  for (std::size_t i = 0; i < k.args.size(); ++i) {
-    const ArgInfo& a = k.args[i];
-    if (!a.is_hidden()) continue;
-    std::uint64_t v = 0;
-    switch (a.kind) {
-      case ArgKind::HiddenBlockCountX: v = dispatch.grid[0]; break;
-      case ArgKind::HiddenBlockCountY: v = dispatch.grid[1]; break;
-      case ArgKind::HiddenBlockCountZ: v = dispatch.grid[2]; break;
-      case ArgKind::HiddenGroupSizeX: v = dispatch.block[0]; break;
-      case ArgKind::HiddenGroupSizeY: v = dispatch.block[1]; break;
-      case ArgKind::HiddenGroupSizeZ: v = dispatch.block[2]; break;
-      case ArgKind::HiddenRemainderX: case ArgKind::HiddenRemainderY: case ArgKind::HiddenRemainderZ:
-      case ArgKind::HiddenGlobalOffsetX: case ArgKind::HiddenGlobalOffsetY: case ArgKind::HiddenGlobalOffsetZ:
-      case ArgKind::HiddenNone: case ArgKind::HiddenZeroPointer:
-        v = 0;
-        break;
-      case ArgKind::HiddenGridDims: v = 3; break;
-      case ArgKind::HiddenDynamicLdsSize: v = dispatch.dynamic_lds_bytes; break;
-      case ArgKind::HiddenPrivateBase: v = kPrivateAperture >> 32; break;
-      case ArgKind::HiddenSharedBase: v = kSharedAperture >> 32; break;
-      default:
-        launch_fail(kn, "hidden argument kind '" + a.value_kind + "' (" + arg_name(a, i) +
-                        ") is not supported by the simulator");
+    // Hidden arguments, as the HIP runtime fills them. The grid is a whole number of
+    // workgroups, so the remainders are 0; HIP launches always have 3 dimensions.
+    for (std::size_t i = 0; i < k.args.size(); ++i) {
+      const ArgInfo& a = k.args[i];
+      if (!a.is_hidden()) continue;
+      std::uint64_t v = 0;
+      switch (a.kind) {
+        case ArgKind::HiddenBlockCountX: v = dispatch.grid[0]; break;
+        case ArgKind::HiddenBlockCountY: v = dispatch.grid[1]; break;
+        case ArgKind::HiddenBlockCountZ: v = dispatch.grid[2]; break;
+        case ArgKind::HiddenGroupSizeX: v = dispatch.block[0]; break;
+        case ArgKind::HiddenGroupSizeY: v = dispatch.block[1]; break;
+        case ArgKind::HiddenGroupSizeZ: v = dispatch.block[2]; break;
+        case ArgKind::HiddenRemainderX: case ArgKind::HiddenRemainderY: case ArgKind::HiddenRemainderZ:
+        case ArgKind::HiddenGlobalOffsetX: case ArgKind::HiddenGlobalOffsetY: case ArgKind::HiddenGlobalOffsetZ:
+        case ArgKind::HiddenNone: case ArgKind::HiddenZeroPointer:
+          v = 0;
+          break;
+        case ArgKind::HiddenGridDims: v = 3; break;
+        case ArgKind::HiddenDynamicLdsSize: v = dispatch.dynamic_lds_bytes; break;
+        case ArgKind::HiddenPrivateBase: v = kPrivateAperture >> 32; break;
+        case ArgKind::HiddenSharedBase: v = kSharedAperture >> 32; break;
+        default:
+          launch_fail(kn, "hidden argument kind '" + a.value_kind + "' (" + arg_name(a, i) +
+                          ") is not supported by the simulator");
+      }
+      put(kernarg, a.offset, a.size, v);
     }
-    put(kernarg, a.offset, a.size, v);
-  }
-  storage.push_back(std::move(kernarg));
-  LaunchAddresses addrs;
-  addrs.kernarg = mem.map(storage.back().data(), k.kernarg_segment_size, false, "kernarg segment");
+    storage.push_back(std::move(kernarg));
+    LaunchAddresses addrs;
+    addrs.kernarg = mem.map(storage.back().data(), k.kernarg_segment_size, false, "kernarg segment");
 
-  if (props & kDispatchPtr) {
-    std::vector<std::uint8_t> pkt(64, 0);
-    put(pkt, 0, 2, 2);  // HSA_PACKET_TYPE_KERNEL_DISPATCH
-    put(pkt, 2, 2, 3);  // setup: dimensions
+    if (props & kDispatchPtr) {
+      std::vector<std::uint8_t> pkt(64, 0);
+      put(pkt, 0, 2, 2);  // HSA_PACKET_TYPE_KERNEL_DISPATCH
+      put(pkt, 2, 2, 3);  // setup: dimensions
+      for (int i = 0; i < 3; ++i) {
+        put(pkt, 4 + 2 * static_cast<std::uint32_t>(i), 2, dispatch.block[i]);
+        put(pkt, 12 + 4 * static_cast<std::uint32_t>(i), 4, std::uint64_t{dispatch.grid[i]} * dispatch.block[i]);
+      }
+      put(pkt, 24, 4, k.private_segment_fixed_size);
+      put(pkt, 28, 4, lds);
+      put(pkt, 32, 8, kCodeBase + k.descriptor_address);
+      put(pkt, 40, 8, addrs.kernarg);
+      storage.push_back(std::move(pkt));
+      addrs.dispatch_packet = mem.map(storage.back().data(), 64, false, "dispatch packet");
+    }
+
+    DispatchEnv env;
+    env.memory = &mem;
+    env.kernel = &k;
+    env.program = prog.get();
     for (int i = 0; i < 3; ++i) {
-      put(pkt, 4 + 2 * static_cast<std::uint32_t>(i), 2, dispatch.block[i]);
-      put(pkt, 12 + 4 * static_cast<std::uint32_t>(i), 4, std::uint64_t{dispatch.grid[i]} * dispatch.block[i]);
+      env.grid[static_cast<std::size_t>(i)] = dispatch.grid[i];
+      env.block[static_cast<std::size_t>(i)] = dispatch.block[i];
     }
-    put(pkt, 24, 4, k.private_segment_fixed_size);
-    put(pkt, 28, 4, lds);
-    put(pkt, 32, 8, kCodeBase + k.descriptor_address);
-    put(pkt, 40, 8, addrs.kernarg);
-    storage.push_back(std::move(pkt));
-    addrs.dispatch_packet = mem.map(storage.back().data(), 64, false, "dispatch packet");
-  }
-
-  DispatchEnv env;
-  env.memory = &mem;
-  env.kernel = &k;
-  env.program = prog.get();
-  for (int i = 0; i < 3; ++i) {
-    env.grid[static_cast<std::size_t>(i)] = dispatch.grid[i];
-    env.block[static_cast<std::size_t>(i)] = dispatch.block[i];
-  }
-  env.kernarg_address = addrs.kernarg;
-  env.private_lane_bytes = k.private_segment_fixed_size;
-  env.lds_bytes = static_cast<std::uint32_t>(lds);
-  env.transcendental_envelope = options_.transcendental_envelope;
+    env.kernarg_address = addrs.kernarg;
+    env.private_lane_bytes = k.private_segment_fixed_size;
+    env.lds_bytes = static_cast<std::uint32_t>(lds);
+    env.transcendental_envelope = options_.transcendental_envelope;
+    run_dispatch(env, addrs, options_, counters, monitor);
+    Outputs result;
+    output_labels.clear();
+    for (const auto& o : outputs) {
+      result.push_back(std::move(storage[o.storage_index]));
+      output_labels.push_back(o.label);
+    }
+    return result;
+  };
 
   RunCounters counters;
+  Outputs result;
   try {
-    run_dispatch(env, addrs, options_, counters);
+    const bool differential = options_.check_hazards && options_.hazard_policy == HazardPolicy::Differential;
+    if (differential) {
+      std::size_t runs = 0;
+      RunCounters first;
+      DifferentialResult judged = judge_differential(
+          *prog,
+          [&](HazardMonitor& m) {
+            // The statistics (counters and instruction classes) are the first, new-value run's.
+            RunCounters c;
+            InstStats discard;
+            std::optional<InstStatsScope> quiet;
+            if (runs > 0) quiet.emplace(discard);
+            Outputs o = execute(&m, c);
+            if (runs++ == 0) first = c;
+            return o;
+          },
+          output_labels, result);
+      counters = first;
+      hazards_ = std::move(judged.violations);
+      if (!judged.error.empty()) throw std::runtime_error(judged.error);
+    } else if (options_.check_hazards && options_.hazard_policy == HazardPolicy::Report) {
+      HazardMonitor m(*prog);
+      result = execute(&m, counters);
+      hazards_ = m.violations();
+    } else {
+      result = execute(nullptr, counters);
+    }
   } catch (...) {
     stats_.wave_instructions = counters.wave_instructions;
     stats_.mfma_instructions = counters.mfma_instructions;
     stats_.workgroups = counters.workgroups;
     stats_.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    merge_hazards();
     throw;
   }
 
-  for (const auto& o : outputs)
-    if (!o.host.empty()) std::memcpy(o.host.data(), storage[o.storage_index].data(), o.host.size());
+  std::size_t j = 0;
+  for (const auto& arg : dispatch.args)
+    if (arg.kind == device::KernelArg::Kind::Buffer && arg.writable && !arg.null) {
+      const auto& r = result[j++];
+      if (!arg.buffer.empty()) std::memcpy(arg.buffer.data(), r.data(), arg.buffer.size());
+    }
+  merge_hazards();
 
   stats_.wave_instructions = counters.wave_instructions;
   stats_.mfma_instructions = counters.mfma_instructions;

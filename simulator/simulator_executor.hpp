@@ -35,6 +35,12 @@ class SimulatorExecutor : public device::Executor {
   void run(std::span<const std::byte> code_object, const device::Dispatch& dispatch) override;
 
   const SimStats& last_stats() const { return stats_; }
+  // Wait-state violations of the last run() under hazard policy Report or Differential (with
+  // their verdicts; kept when the run fails), one record per site (simulator/hazard_policy.hpp).
+  const std::vector<HazardViolation>& last_hazards() const { return hazards_; }
+  // The same, summed over every run() of this executor (a site seen in several runs: counts
+  // added), for tools that run many dispatches (the audit).
+  const std::vector<HazardViolation>& all_hazards() const { return all_hazards_; }
   SchedulerOptions& options() { return options_; }
   // Names code objects in messages (e.g. the file name); default "<N-byte code object>".
   void set_code_object_label(std::string label) { label_ = std::move(label); }
@@ -50,7 +56,10 @@ class SimulatorExecutor : public device::Executor {
   std::shared_ptr<Entry> entry_for(std::span<const std::byte> code_object);
 
   std::vector<std::shared_ptr<Entry>> cache_;  // most recently used last
+  void merge_hazards();
+
   SimStats stats_;
+  std::vector<HazardViolation> hazards_, all_hazards_;
   SchedulerOptions options_;
   std::string label_;
 };

@@ -40,14 +40,18 @@ struct BufDesc {
   u64 base;
   u32 stride, num_records, word3;
 };
-// Range offsets at or above this are out of range (see buffer_addresses).
+// Range offset of a structured access whose record is out of range (see buffer_addresses).
 inline constexpr u64 kOutOfRange = 1ull << 62;
 // The limit the range offsets are compared with.
 u64 range_limit(const BufDesc& v, const Inst& I);
 BufDesc read_vsharp(Wave& w, const Operand& r);
-// Per lane: address of the element and its range-check offset.
+// Per lane: address of the element and its range-check offset (raw buffers: the byte offset
+// from the V# base including SOFFSET; structured: 0 or kOutOfRange).
 void buffer_addresses(Wave& w, const Inst& I, const Operand& vaddr, const Operand& soff,
                       const BufDesc& v, Addr& addr, Addr& range);
+// Whether the bytes [range, range + end) of an access lie in range: they must end within the
+// limit (exec_vmem.cpp, "range check"). `end` counts from the access's first byte.
+inline bool in_range(u64 range, u64 end, u64 limit) { return range + end <= limit; }
 
 // Load kinds: how the bytes read land in the destination register.
 enum class LK { U8, I8, U16, I16, D32, U8D16, U8D16Hi, I8D16, I8D16Hi, S16D16, S16D16Hi };

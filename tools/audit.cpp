@@ -125,6 +125,10 @@ AuditResult run_audit(const AuditOptions& options, device::Executor& executor,
     auto h = handed_cases();
     cases.insert(cases.end(), std::make_move_iterator(h.begin()), std::make_move_iterator(h.end()));
   }
+  if (options.tiles) {
+    auto t = tile_cases();
+    cases.insert(cases.end(), std::make_move_iterator(t.begin()), std::make_move_iterator(t.end()));
+  }
   if (!options.case_filter.empty()) {
     const std::regex re(options.case_filter);
     std::erase_if(cases, [&](const AuditCase& c) { return !std::regex_search(c.id, re); });

@@ -34,6 +34,7 @@ struct AuditOptions {
   std::string case_filter;  // ECMAScript regex searched in case ids; empty: every case
   bool matrix = true;       // run the default matrix
   bool handed = true;       // run C01–C14
+  bool tiles = true;        // run the shapes around the peers' query tiles (tile_cases)
   // The kernel audited: an adapter name (adapters/kernel_adapter.hpp, adapter_names()).
   std::string kernel = "attention-fwd";
   // Code object source (a file or a directory, as KernelAdapter::load takes it) for every mode;

@@ -84,6 +84,36 @@ std::vector<AuditCase> default_matrix() {
   return cases;
 }
 
+std::vector<AuditCase> tile_cases() {
+  // Around the query tiles of the peer kernels: AITER's 256 rows per workgroup, MoonMath's 384
+  // (ts_qo in AITER's fmha_fwd.csv; QTilesPerWG · QTileRows in MoonMath's attention_kernel.hip),
+  // and their key blocks (32 and 64, which divide these lengths' neighbours unevenly).
+  const std::int64_t lengths[] = {1, 255, 256, 257, 384, 385, 1000};
+  std::vector<AuditCase> cases;
+  std::uint64_t seed = 5000;
+  for (std::int64_t sq : lengths)
+    for (std::int64_t sk : lengths)
+      for (Mask mask : {Mask::None, Mask::CausalBottomRight}) {
+        std::ostringstream id, what;
+        id << "tiles/sq" << sq << "-sk" << sk << (mask == Mask::None ? "" : "/causal");
+        what << "around the peers' query tiles (256, 384): heads 1/1 D 128, Sq " << sq << ", Sk " << sk << ", "
+             << reference::to_string(mask);
+        cases.push_back(make_case(id.str(), what.str(), {1, sq, sk, 1, 1, 128}, mask, seed));
+        seed += 10;
+      }
+  // GQA and several batches and heads, where a kernel's batch/head strides and head grouping show.
+  const std::pair<std::int64_t, std::int64_t> gqa_lengths[] = {{257, 257}, {385, 1000}, {1000, 385}};
+  for (auto [sq, sk] : gqa_lengths)
+    for (Mask mask : {Mask::None, Mask::CausalBottomRight}) {
+      std::ostringstream id, what;
+      id << "tiles-gqa/sq" << sq << "-sk" << sk << (mask == Mask::None ? "" : "/causal");
+      what << "B 2, heads 8/2 D 128, Sq " << sq << ", Sk " << sk << ", " << reference::to_string(mask);
+      cases.push_back(make_case(id.str(), what.str(), {2, sq, sk, 8, 2, 128}, mask, seed));
+      seed += 10;
+    }
+  return cases;
+}
+
 std::vector<AuditCase> handed_cases() {
   std::vector<AuditCase> cases;
   {
@@ -174,11 +204,15 @@ std::vector<AuditCase> handed_cases() {
                             {1, 4, 33000, 1, 1, 128}, Mask::None, 114));
   // Crafted: exact pre-rounding O on bf16 ties (tools/rounding_cases.hpp); the rounding-mode
   // fact itself is part of compare_attention (reference/exact_rows.hpp).
-  for (const RoundingCase& r : rounding_cases()) {
+  std::vector<RoundingCase> crafted = rounding_cases();
+  for (RoundingCase& r : rounding_cases_d128()) crafted.push_back(std::move(r));
+  std::uint64_t seed = 8100;
+  for (const RoundingCase& r : crafted) {
     AuditCase c;
     c.id = r.id;
     c.description = r.description;
-    c.seed = 8100;
+    c.seed = seed;  // Q's seed (8100, 8200, 8300)
+    seed += 100;
     c.problem = r.problem;
     cases.push_back(std::move(c));
   }

@@ -32,6 +32,10 @@ struct AuditCase {
 // sized for the simulator, no mask and causal bottom-right.
 std::vector<AuditCase> default_matrix();
 
+// Shapes around the peer kernels' query tiles: Sq, Sk ∈ {1, 255, 256, 257, 384, 385, 1000}
+// (B 1, heads 1/1, D 128), no mask and causal bottom-right; and B 2, heads 8/2 at three of them.
+std::vector<AuditCase> tile_cases();
+
 // C01–C14 (C02 and C13 as two problems each), then the crafted rounding cases R01, …
 // (tools/rounding_cases.hpp).
 std::vector<AuditCase> handed_cases();

@@ -245,6 +245,12 @@ GoldenCommand::GoldenCommand(CLI::App& app) {
   gen_->add_option("--out", out_dir_, "Directory to write the files to")->required();
   gen_->add_option("--cases", cases_, "Only cases whose id matches this regular expression (e.g. 'C0[1-4]|grid')");
   gen_->add_option("--modes", modes_, "bf16 rounding modes: rtne, rtna, rtz")->delimiter(',')->capture_default_str();
+  gen_->add_option("--kernel", gen_kernel_,
+                   "Kernel whose output goes into o_kernel, through its adapter: attention-fwd (ours), aiter-fmha-v3, "
+                   "moonmath (docs/peer-kernels.md)")
+      ->capture_default_str();
+  gen_->add_option("--code-object", gen_code_object_,
+                   "The kernel's code objects: a directory or one file (default: the adapter's own)");
   gen_->add_option("--executor", gen_executor_,
                    "Executor of the kernel whose output goes into o_kernel: simulator, hip, auto, or none (no o_kernel)")
       ->check(CLI::IsMember({"simulator", "hip", "auto", "none"}))
@@ -319,7 +325,7 @@ int GoldenCommand::run_gen() {
   if (ec) throw std::runtime_error("cannot create '" + out_dir_ + "': " + ec.message());
 
   auto executor = make_executor(gen_executor_);
-  CodeObjects code;
+  CodeObjects code(gen_kernel_, gen_code_object_);
   std::size_t written = 0;
   for (const GoldenCaseSpec& c : cases) {
     for (numerics::Rounding mode : modes) {
@@ -356,7 +362,7 @@ int GoldenCommand::run_verify() {
 
   std::unique_ptr<device::Executor> executor;
   bool executor_made = false;
-  CodeObjects code;
+  std::map<std::string, CodeObjects> kernels;  // by the files' kernel_adapter
   int failed = 0, kernels_rerun = 0, empty = 0;
   for (std::size_t n = 0; n < files.size(); ++n) {
     const golden::GoldenFile& g = goldens[n];
@@ -379,10 +385,14 @@ int GoldenCommand::run_verify() {
         executor = make_executor(verify_executor_);
         executor_made = true;
       }
-      if (auto why = device::attention_unsupported_reason(g.problem)) {
-        problem = "o_kernel is stored but the kernel does not take this problem: " + *why;
+      const auto named = g.provenance.find("kernel_adapter");
+      const std::string name = named == g.provenance.end() ? "attention-fwd" : named->second;
+      if (!kernels.contains(name)) kernels.emplace(name, CodeObjects(name));
+      adapters::KernelAdapter& kernel = kernels.at(name).get(g.mode);
+      if (auto why = kernel.unsupported_reason(g.problem, g.mode)) {
+        problem = "o_kernel is stored but the kernel " + name + " does not take this problem: " + *why;
       } else {
-        const device::AttentionOutput out = device::run_attention(*executor, code.get(g.mode), g.problem);
+        const device::AttentionOutput out = kernel.run(*executor, g.problem, g.mode);
         std::string what;
         if (!same_bits(*g.kernel, out, what)) problem = what + " (" + executor->name() + ")";
         ++kernels_rerun;

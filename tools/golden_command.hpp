@@ -58,6 +58,8 @@ class GoldenCommand {
   std::string cases_;
   std::vector<std::string> modes_{"rtne", "rtna", "rtz"};
   std::string gen_executor_ = "simulator";
+  std::string gen_kernel_ = "attention-fwd";
+  std::string gen_code_object_;
   bool quiet_ = false;
   // verify
   std::string verify_path_;

@@ -8,15 +8,6 @@
 #include "simulator/simulator_executor.hpp"
 
 namespace cdna::tools {
-namespace {
-
-std::string kernel_description(const reference::AttentionProblem& p, numerics::Rounding mode) {
-  return device::attention_code_object(mode).filename().string() + " (device/kernels/attention_fwd.hip, kernel " +
-         (p.shape.head_dim == 64 ? device::kAttentionKernels[0] : device::kAttentionKernels[1]) + ")";
-}
-
-}  // namespace
-
 std::unique_ptr<device::Executor> make_executor(const std::string& name) {
   if (name == "none") return nullptr;
   if (name != "simulator") {
@@ -29,21 +20,35 @@ std::unique_ptr<device::Executor> make_executor(const std::string& name) {
   return std::make_unique<simulator::SimulatorExecutor>();
 }
 
-const std::vector<std::byte>& CodeObjects::get(numerics::Rounding mode) {
-  auto it = code_.find(mode);
-  if (it == code_.end()) {
-    it = code_.emplace(mode, device::read_file(device::attention_code_object(mode), "code object")).first;
+CodeObjects::CodeObjects(const std::string& kernel, std::filesystem::path source)
+    : adapter_(adapters::make_adapter(kernel)), source_(std::move(source)) {}
+
+adapters::KernelAdapter& CodeObjects::get(numerics::Rounding mode) {
+  if (!paths_.contains(mode)) {
+    std::string paths;
+    for (const auto& c : adapter_->load(mode, source_))
+      paths += (paths.empty() ? "" : ", ") + std::filesystem::path(c.path).filename().string();
+    paths_[mode] = paths;
   }
-  return it->second;
+  return *adapter_;
 }
 
 void fill_kernel_output(golden::GoldenFile& g, device::Executor* executor, CodeObjects& code) {
-  const auto why = device::attention_unsupported_reason(g.problem);
+  adapters::KernelAdapter& kernel = code.get(g.mode);
+  const auto why = kernel.unsupported_reason(g.problem, g.mode);
   if (executor && !why) {
-    const device::AttentionOutput out = device::run_attention(*executor, code.get(g.mode), g.problem);
-    g.kernel = golden::KernelOutput{out.o, out.lse};
+    const device::AttentionOutput out = kernel.run(*executor, g.problem, g.mode);
+    g.kernel = golden::KernelOutput{out.o, kernel.features().writes_lse ? out.lse : std::vector<float>{}};
     g.provenance["executor"] = executor->name();
-    g.provenance["kernel_code_object"] = kernel_description(g.problem, g.mode);
+    if (kernel.name() == "attention-fwd") {
+      // Ours: no kernel_adapter key (absent means ours), so files of earlier versions still match.
+      g.provenance["kernel_code_object"] =
+          device::attention_code_object(g.mode).filename().string() + " (device/kernels/attention_fwd.hip, kernel " +
+          (g.problem.shape.head_dim == 64 ? device::kAttentionKernels[0] : device::kAttentionKernels[1]) + ")";
+    } else {
+      g.provenance["kernel_adapter"] = kernel.name();
+      g.provenance["kernel_code_object"] = code.file_names(g.mode);
+    }
   } else {
     g.kernel.reset();
     g.provenance["executor"] = "none";

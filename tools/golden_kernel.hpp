@@ -8,6 +8,9 @@
 #include <string>
 #include <vector>
 
+#include <filesystem>
+
+#include "adapters/kernel_adapter.hpp"
 #include "device/executor.hpp"
 #include "golden/golden_file.hpp"
 
@@ -18,19 +21,27 @@ namespace cdna::tools {
 // there, else the simulator (with a note on stderr).
 std::unique_ptr<device::Executor> make_executor(const std::string& name);
 
-// Code objects of the built attention kernel, read once per mode.
+// A kernel (adapters/kernel_adapter.hpp) whose code objects are loaded once per mode from
+// `source` (empty: the adapter's default).
 class CodeObjects {
  public:
-  const std::vector<std::byte>& get(numerics::Rounding mode);
+  explicit CodeObjects(const std::string& kernel = "attention-fwd", std::filesystem::path source = {});
+  // Loads `mode` on first use; throws what KernelAdapter::load throws.
+  adapters::KernelAdapter& get(numerics::Rounding mode);
+  // The file names of the code object(s) loaded for `mode` (after get(mode)), comma-separated:
+  // provenance that does not depend on where the build or the peers folder is.
+  const std::string& file_names(numerics::Rounding mode) const { return paths_.at(mode); }
 
  private:
-  std::map<numerics::Rounding, std::vector<std::byte>> code_;
+  std::unique_ptr<adapters::KernelAdapter> adapter_;
+  std::filesystem::path source_;
+  std::map<numerics::Rounding, std::string> paths_;
 };
 
-// Runs our kernel on g.problem in g.mode and stores its output as g.kernel, with provenance
-// "executor" and "kernel_code_object"; or, without an executor or for a problem the kernel
-// rejects (device::attention_unsupported_reason: D not 64/128, causal top-left), leaves g.kernel
-// empty and records why in provenance "kernel" (executor "none").
+// Runs the kernel on g.problem in g.mode and stores its output as g.kernel (LSE empty for a
+// kernel without one), with provenance "executor", "kernel_adapter" and "kernel_code_object";
+// or, without an executor or for a problem the kernel rejects (KernelAdapter::unsupported_reason),
+// leaves g.kernel empty and records why in provenance "kernel" (executor "none").
 void fill_kernel_output(golden::GoldenFile& g, device::Executor* executor, CodeObjects& code);
 
 }  // namespace cdna::tools

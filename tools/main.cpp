@@ -16,6 +16,7 @@
 #include "adapters/kernel_adapter.hpp"
 #include "tools/audit.hpp"
 #include "tools/golden_command.hpp"
+#include "tools/hazard_option.hpp"
 #include "tools/mutants.hpp"
 #include "tools/sim_command.hpp"
 #include "tools/lint_command.hpp"
@@ -30,12 +31,14 @@ using namespace cdna;
 using tools::ChosenExecutor;
 using tools::choose_executor;
 
-// Simulator settings of `audit` and `run`: the schedule and the transcendental envelope.
+// Simulator settings of `audit` and `run`: the schedule, the transcendental envelope and the
+// hazard policy.
 struct SimSettings {
   std::string schedule = "round-robin";
   std::optional<std::uint64_t> schedule_seed;
   std::optional<std::uint64_t> envelope_seed;
-  bool any() const { return schedule != "round-robin" || schedule_seed || envelope_seed; }
+  std::string hazards = "error";
+  bool any() const { return schedule != "round-robin" || schedule_seed || envelope_seed || hazards != "error"; }
 };
 
 void add_sim_options(CLI::App* cmd, SimSettings& s) {
@@ -50,13 +53,15 @@ void add_sim_options(CLI::App* cmd, SimSettings& s) {
                   "round-down or round-up of the exact value (within the documented 1 ULP), chosen by this seed "
                   "(default: correctly rounded)")
       ->check(tools::unsigned_integer());
+  tools::add_hazards_option(cmd, s.hazards);
 }
 
 // Applies `s` to the chosen executor; returns the settings for the report. Throws when they are
 // given but the executor is not the simulator.
 std::vector<std::pair<std::string, std::string>> apply_sim_settings(const ChosenExecutor& c, const SimSettings& s) {
   if (!c.sim) {
-    if (s.any()) throw CLI::ValidationError("--schedule/--schedule-seed/--envelope-seed", "apply to the simulator only");
+    if (s.any())
+      throw CLI::ValidationError("--schedule/--schedule-seed/--envelope-seed/--hazards", "apply to the simulator only");
     return {};
   }
   if (s.schedule_seed && s.schedule != "random") {
@@ -69,6 +74,8 @@ std::vector<std::pair<std::string, std::string>> apply_sim_settings(const Chosen
   std::vector<std::pair<std::string, std::string>> out{{"schedule", s.schedule}};
   if (s.schedule == "random") out.emplace_back("schedule_seed", std::to_string(o.seed));
   out.emplace_back("transcendental_envelope_seed", s.envelope_seed ? std::to_string(*s.envelope_seed) : "none");
+  tools::apply_hazards_option(*c.sim, s.hazards);
+  out.emplace_back("hazards", s.hazards);
   return out;
 }
 
@@ -80,8 +87,12 @@ int run_audit_command(const std::string& out_dir, const std::string& kernel, con
   options.kernel = kernel;
   options.modes = tools::parse_modes(mode_names);
   options.case_filter = cases;
-  options.matrix = set != "handed";
-  options.handed = set != "matrix";
+  // "default": the matrix and the handed cases, and for a peer kernel the shapes around its tiles
+  // (ours has its own tiles of 16-64 rows, covered by the matrix; `--set all` adds them for any).
+  const bool peer = kernel != "attention-fwd";
+  options.matrix = set == "all" || set == "default" || set == "matrix";
+  options.handed = set == "all" || set == "default" || set == "handed";
+  options.tiles = set == "all" || set == "tiles" || (set == "default" && peer);
   options.progress = quiet ? nullptr : &std::cerr;
   for (const auto& item : code_object_overrides) {
     const auto eq = item.find('=');
@@ -110,9 +121,12 @@ int run_audit_command(const std::string& out_dir, const std::string& kernel, con
 
   tools::AuditResult result = tools::run_audit(options, *chosen.executor, wave_instructions);
   result.executor_settings = std::move(settings);
+  if (chosen.sim && sim_settings.hazards != "error")
+    result.executor_settings.emplace_back("hazard_violations", tools::hazard_summary(chosen.sim->all_hazards()));
   for (const auto& c : result.code_objects)
     if (!c.mode_recorded) std::cerr << "cdna-verify: note: " << adapters::unchecked_mode_notice(c.path, c.mode) << "\n";
   std::cout << tools::summary_table(result);
+  if (chosen.sim) std::cout << tools::hazard_lines(chosen.sim->all_hazards());
   const tools::AuditOutcome outcome = result.outcome();
   // Mutation testing judges our verifier, not the audited kernel; an audit that judged nothing
   // is an input error, so it ends without that extra work.
@@ -197,7 +211,20 @@ int run_one_command(const RunArgs& a) {
   ChosenExecutor chosen = choose_executor(a.executor);
   std::string settings_text;
   for (const auto& [k, v] : apply_sim_settings(chosen, a.sim)) settings_text += " " + k + "=" + v;
-  const device::AttentionOutput out = adapter->run(*chosen.executor, p, *mode);
+  // A run stopped by the hazard policy still lists the sites it judged (stdout; the error
+  // itself stays one stderr line).
+  const bool list_hazards = chosen.sim && a.sim.hazards != "error";
+  auto hazards_text = [&] {
+    return "hazard violations: " + tools::hazard_summary(chosen.sim->all_hazards()) + "\n" +
+           tools::hazard_lines(chosen.sim->all_hazards());
+  };
+  device::AttentionOutput out;
+  try {
+    out = adapter->run(*chosen.executor, p, *mode);
+  } catch (...) {
+    if (list_hazards) std::cout << hazards_text() << std::flush;
+    throw;
+  }
   const reference::AttentionResult exact = reference::attention_forward_exact(p);
   const bool lse_given = adapter->features().writes_lse;
   const reference::AttentionComparison c = reference::compare_attention(p, exact, out.o, out.lse, *mode, lse_given);
@@ -208,6 +235,7 @@ int run_one_command(const RunArgs& a) {
             << c.max_err_to_bound_lse << " of bound)\n"
             << (c.pass() ? "pass: " : "FAIL: " + c.first_failure + "; ") << c.o_judged << " O elements and "
             << c.lse_judged << " LSE values judged (" << c.o_exact_facts << " as exact facts)\n";
+  if (list_hazards) std::cout << hazards_text();
   return c.pass() ? 0 : 1;
 }
 
@@ -231,7 +259,7 @@ int main(int argc, char** argv) {
       "bad input or when nothing was judged (NOTHING JUDGED: no case matched, or every matched case was rejected).");
   std::string out_dir = "report";
   std::vector<std::string> modes{"rtne", "rtna", "rtz"};
-  std::string cases, set = "all", executor = "auto";
+  std::string cases, set = "default", executor = "auto";
   std::vector<std::string> code_objects;
   bool quiet = false;
   bool no_mutants = false;
@@ -240,8 +268,11 @@ int main(int argc, char** argv) {
       ->delimiter(',')
       ->capture_default_str();
   audit->add_option("--cases", cases, "Only cases whose id matches this regular expression (e.g. 'C0[1-4]')");
-  audit->add_option("--set", set, "Which cases: all, matrix (model layouts), handed (C01-C14)")
-      ->check(CLI::IsMember({"all", "matrix", "handed"}))
+  audit->add_option("--set", set,
+                    "Which cases: default (matrix + handed, + tiles for a peer kernel), all (matrix + handed + tiles), "
+                    "matrix (model layouts), handed (C01-C14 and the crafted R cases), tiles (Sq, Sk in {1, 255, 256, "
+                    "257, 384, 385, 1000} around the peer kernels' 256- and 384-row query tiles, and GQA at three)")
+      ->check(CLI::IsMember({"default", "all", "matrix", "handed", "tiles"}))
       ->capture_default_str();
   audit->add_option("--executor", executor, "auto (HIP device if present, else simulator), simulator, hip")
       ->check(CLI::IsMember({"auto", "simulator", "hip"}))

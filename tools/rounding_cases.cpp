@@ -53,9 +53,38 @@ std::vector<std::int64_t> column(std::mt19937_64& gen, std::int64_t d) {
 
 }  // namespace
 
-std::vector<RoundingCase> rounding_cases() {
+namespace {
+
+// B 1, Sq = Sk = 64, Hq = Hkv = heads, D = head_dim, scale 0; Q, K = randn (seeds q_seed,
+// q_seed + 1); V column by column from mt19937_64(v_seed), heads after each other.
+RoundingCase make_case(std::string id, std::int64_t head_dim, std::int64_t heads, reference::Mask mask,
+                       std::uint64_t q_seed, std::uint64_t v_seed) {
   RoundingCase c;
-  c.id = "R01";
+  c.id = std::move(id);
+  auto& p = c.problem;
+  p.shape = {1, 64, 64, heads, heads, head_dim};
+  p.mask = mask;
+  p.scale = 0.0f;
+  reference::fill_randn(p, q_seed);
+  std::mt19937_64 gen(v_seed);
+  for (std::int64_t h = 0; h < heads; ++h)
+    for (std::int64_t d = 0; d < head_dim; ++d) {
+      const std::vector<std::int64_t> col = column(gen, d);
+      const double sign = d % 2 == 0 ? 1.0 : -1.0;
+      for (std::int64_t j = 0; j < 64; ++j)
+        p.v[static_cast<std::size_t>((j * heads + h) * head_dim + d)] = numerics::bf16_from_f32(
+            static_cast<float>(sign * static_cast<double>(col[static_cast<std::size_t>(j)])),
+            numerics::Rounding::RTNE);  // integers <= 256: exact
+    }
+  c.seeds = "q=" + std::to_string(q_seed) + " k=" + std::to_string(q_seed + 1) +
+            " (reference::randn_bf16); V: mt19937_64 seed " + std::to_string(v_seed) + " in tools/rounding_cases.cpp";
+  return c;
+}
+
+}  // namespace
+
+std::vector<RoundingCase> rounding_cases() {
+  RoundingCase c = make_case("R01", 64, 1, reference::Mask::CausalBottomRight, 8100, 8102);
   c.description =
       "Sq = Sk = 64 causal, scale 0, integer V: rows of 2^k keys compute their mean exactly, placed on bf16 ties "
       "of both parities and above half-ULPs, so RTNE, RTNA and RTZ give different bits";
@@ -63,22 +92,19 @@ std::vector<RoundingCase> rounding_cases() {
       "Q, K = randn; V = integers in +-[1, 256] (tools/rounding_cases.cpp, mt19937_64 seed 8102) whose means over "
       "keys 0..n-1, n = 2..64 a power of two, are ties (lower neighbour even or odd) or 3/4 ULP above a bf16 number; "
       "scale 0";
-  c.seeds = "q=8100 k=8101 (reference::randn_bf16); V: mt19937_64 seed 8102 in tools/rounding_cases.cpp";
-  auto& p = c.problem;
-  p.shape = {1, 64, 64, 1, 1, 64};
-  p.mask = reference::Mask::CausalBottomRight;
-  p.scale = 0.0f;
-  reference::fill_randn(p, 8100);
-  std::mt19937_64 gen(8102);
-  for (std::int64_t d = 0; d < 64; ++d) {
-    const std::vector<std::int64_t> col = column(gen, d);
-    const double sign = d % 2 == 0 ? 1.0 : -1.0;
-    for (std::int64_t j = 0; j < 64; ++j)
-      p.v[static_cast<std::size_t>(j * 64 + d)] =
-          numerics::bf16_from_f32(static_cast<float>(sign * static_cast<double>(col[static_cast<std::size_t>(j)])),
-                                  numerics::Rounding::RTNE);  // integers <= 256: exact
-  }
   return {c};
+}
+
+std::vector<RoundingCase> rounding_cases_d128() {
+  RoundingCase causal = make_case("R02", 128, 1, reference::Mask::CausalBottomRight, 8200, 8202);
+  causal.description = "R01 at D 128 (the peer kernels' head dim): causal, rows of 2^k keys, scale 0, exact means on "
+                       "ties of both parities and above half-ULPs";
+  causal.inputs = "as R01, D 128, V from mt19937_64 seed 8202";
+  RoundingCase none = make_case("R03", 128, 4, reference::Mask::None, 8300, 8302);
+  none.description = "D 128, mask none, heads 4/4, scale 0: every row the exact mean of 64 integer keys, on ties of "
+                     "both parities or 3/4 ULP above, cycling with the column (kernels without causal or GQA)";
+  none.inputs = "as R01 with 64 keys visible to every row, D 128, heads 4, V from mt19937_64 seed 8302";
+  return {causal, none};
 }
 
 }  // namespace cdna::tools

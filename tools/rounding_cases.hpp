@@ -30,4 +30,10 @@ struct RoundingCase {
 // down; an exact bf16 value for n = 2, which cannot hold a quarter).
 std::vector<RoundingCase> rounding_cases();
 
+// The same construction at D 128, the head dim of the peer kernels (AITER FMHA v3, MoonMath),
+// which do not take R01: R02 causal bottom-right, heads 1/1; R03 mask none, heads 4/4 (MoonMath
+// takes neither a mask nor GQA), where every row sees all 64 keys. In the audit's handed cases;
+// not in the golden set or the mutation-testing inputs (R01 covers our kernel there).
+std::vector<RoundingCase> rounding_cases_d128();
+
 }  // namespace cdna::tools

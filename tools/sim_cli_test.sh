@@ -64,6 +64,13 @@ printf '[{"buffer": "a.bin"}, {"buffer": "b.bin"}, {"output": "c.bin", "bytes": 
 expect unknown_key "unknown key" -- "$co" vector_add --args key.json "${run_args[@]}"
 printf '[{"buffer": "a.bin"}, {"buffer": "b.bin"}, {"output": "c.bin", "bytes": 40}, {"i32": 1000}]' >small.json
 expect output_too_small "outside" -- "$co" vector_add --args small.json "${run_args[@]}"
+printf '[{"buffer": "a.bin"}, {"null": false}, {"output": "c.bin", "bytes": 4000}, {"i32": 1000}]' >nullfalse.json
+expect null_not_true '"null" takes true' -- "$co" vector_add --args nullfalse.json "${run_args[@]}"
+printf '[{"buffer": "a.bin"}, {"buffer": "b.bin"}, {"output": "c.bin", "bytes": 4000}, {"null": true}]' >nullvalue.json
+expect null_for_value "not a buffer" -- "$co" vector_add --args nullvalue.json "${run_args[@]}"
+# A null b that the kernel reads: the simulator reports the access at address 0.
+printf '[{"buffer": "a.bin"}, {"null": true}, {"output": "c.bin", "bytes": 4000}, {"i32": 1000}]' >nullread.json
+expect null_read "load from address 0x0 " -- "$co" vector_add --args nullread.json "${run_args[@]}"
 expect bad_grid "grid" -- "$co" vector_add --args good.json --grid 0 --block 256
 expect negative_grid "--grid: '-1' is not an unsigned integer" -- "$co" vector_add --args good.json --grid -1 --block 256
 expect negative_lds "--lds: '-5' is not an unsigned integer" -- "$co" vector_add --args good.json "${run_args[@]}" --lds -5
@@ -85,6 +92,17 @@ else
   failures=$((failures + 1))
 fi
 ls ./*.tmp-* >/dev/null 2>&1 && { echo "FAIL temporaries left"; failures=$((failures + 1)); }
+
+# A null b the kernel never reads (n = 0): the run succeeds.
+printf '[{"buffer": "a.bin"}, {"null": true}, {"output": "c.bin", "bytes": 4000}, {"i32": 0}]' >nullok.json
+if "$cli" sim "$co" vector_add --args nullok.json --grid 4 --block 256 >out.txt 2>err.txt && [ ! -s err.txt ]; then
+  echo "ok   null_unread: a null pointer argument the kernel does not read"
+else
+  echo "FAIL null_unread:"
+  cat out.txt err.txt
+  failures=$((failures + 1))
+fi
+rm -f c.bin
 
 # --list-instructions: one mnemonic a line and a count line that matches.
 if "$cli" sim --list-instructions >list.txt 2>err.txt && grep -qx "v_add_f32" list.txt &&

@@ -15,6 +15,7 @@
 
 #include "simulator/inst_class.hpp"
 #include "tools/cli_checks.hpp"
+#include "tools/hazard_option.hpp"
 #include "simulator/isa.hpp"
 #include "simulator/simulator_executor.hpp"
 #include "simulator/wave.hpp"
@@ -46,6 +47,7 @@ std::string describe(const simulator::ArgInfo& a, std::size_t i) {
 struct HostArg {
   std::vector<std::byte> data;
   bool buffer = false, writable = false;
+  bool null = false;  // a buffer argument passed as the null pointer (address 0)
   fs::path write_to;  // outputs and inouts
 };
 
@@ -68,7 +70,7 @@ HostArg parse_arg(const json& e, std::size_t i, const fs::path& base, const simu
   std::string key = e.begin().key();
   for (const char* k : {"buffer", "output", "inout"})
     if (e.contains(k)) key = k;
-  const bool is_buffer_key = key == "buffer" || key == "output" || key == "inout";
+  const bool is_buffer_key = key == "buffer" || key == "output" || key == "inout" || key == "null";
   if (e.size() != (key == "output" ? 2u : 1u))
     fail(who + ": expected exactly one key (\"output\" also takes \"bytes\")");
   if (e.contains("output")) {
@@ -82,6 +84,10 @@ HostArg parse_arg(const json& e, std::size_t i, const fs::path& base, const simu
   } else if (e.contains("buffer")) {
     a.data = read_whole_file(path_of("buffer"), "buffer file");
     a.buffer = true;
+  } else if (key == "null") {
+    if (!e.at("null").is_boolean() || !e.at("null").get<bool>())
+      fail(who + ": \"null\" takes true (a buffer argument passed as the null pointer)");
+    a.buffer = a.null = true;
   } else if (e.contains("inout")) {
     a.write_to = path_of("inout");
     a.data = read_whole_file(a.write_to, "buffer file");
@@ -127,7 +133,7 @@ HostArg parse_arg(const json& e, std::size_t i, const fs::path& base, const simu
           a.data.push_back(static_cast<std::byte>(x));
         }
       } else {
-        fail(who + ": unknown key \"" + key + "\"; expected buffer, output, inout, i32, u32, i64, u64, f32, f64 or bytes_hex");
+        fail(who + ": unknown key \"" + key + "\"; expected buffer, output, inout, null, i32, u32, i64, u64, f32, f64 or bytes_hex");
       }
     } catch (const json::exception& x) {
       fail(who + ": " + x.what());
@@ -208,11 +214,13 @@ SimCommand::SimCommand(CLI::App& app) {
   sim_->add_option("kernel", kernel_, "Kernel symbol name");
   sim_->add_option("--args", args_,
                    "JSON array of the explicit arguments: {\"buffer\": F}, {\"output\": F, \"bytes\": N}, "
-                   "{\"inout\": F}, {\"i32\"|\"u32\"|\"i64\"|\"u64\"|\"f32\"|\"f64\": X}, {\"bytes_hex\": \"..\"}");
+                   "{\"inout\": F}, {\"null\": true} (a buffer passed as the null pointer, address 0), "
+                   "{\"i32\"|\"u32\"|\"i64\"|\"u64\"|\"f32\"|\"f64\": X}, {\"bytes_hex\": \"..\"}");
   sim_->add_option("--grid", grid_, "Workgroups X[,Y,Z]")->delimiter(',')->check(unsigned_integer());
   sim_->add_option("--block", block_, "Work-items per workgroup X[,Y,Z]")->delimiter(',')->check(unsigned_integer());
   sim_->add_option("--lds", lds_, "Dynamic LDS bytes")->check(unsigned_integer())->capture_default_str();
   sim_->add_flag("--list-instructions", list_, "Print the instruction mnemonics the simulator implements");
+  add_hazards_option(sim_, hazards_);
 }
 
 bool SimCommand::parsed() const { return sim_->parsed(); }
@@ -227,6 +235,7 @@ int SimCommand::run() {
   const std::vector<std::byte> code = read_whole_file(code_object_, "code object");
   simulator::SimulatorExecutor ex;
   ex.set_code_object_label(fs::path(code_object_).filename().string());
+  apply_hazards_option(ex, hazards_);
   const simulator::KernelInfo& k = ex.code_object(code).kernel(kernel_);
 
   json j;
@@ -257,7 +266,9 @@ int SimCommand::run() {
   d.dynamic_lds_bytes = lds_;
   for (auto& h : host) {
     device::KernelArg a;
-    if (h.buffer) {
+    if (h.null) {
+      a = device::KernelArg::null_pointer();
+    } else if (h.buffer) {
       a.kind = device::KernelArg::Kind::Buffer;
       a.buffer = std::span<std::byte>(h.data);
       a.writable = h.writable;
@@ -321,6 +332,8 @@ int SimCommand::run() {
   std::snprintf(rate, sizeof rate, "%.3f s, %.2f M wave-instructions/s\n", s.seconds,
                 s.seconds > 0 ? static_cast<double>(s.wave_instructions) / s.seconds / 1e6 : 0.0);
   o << "time: " << rate;
+  if (hazards_ != "error") o << "hazards (" << hazards_ << "): " << hazard_summary(ex.last_hazards()) << "\n";
+  o << hazard_lines(ex.last_hazards());
   for (const auto& [tmp, dest] : renames) o << "wrote " << dest.string() << "\n";
   std::cout << o.str();
   return 0;

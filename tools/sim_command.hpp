@@ -38,6 +38,7 @@ class SimCommand {
   std::vector<std::uint32_t> grid_, block_;
   std::uint32_t lds_ = 0;
   bool list_ = false;
+  std::string hazards_ = "error";
 };
 
 }  // namespace cdna::tools

@@ -18,6 +18,8 @@ std::vector<Case> all_cases() {
   add_salu_smem_cases(c);
   add_mfma_sparse_cases(c);
   add_valu_sat_cases(c);
+  add_vmem_range_cases(c);
+  add_launch_cases(c);
   return c;
 }
 

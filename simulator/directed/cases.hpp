@@ -24,6 +24,8 @@ void add_ds_atomic_cases(std::vector<Case>& cases);    // DS atomics, addtid
 void add_salu_smem_cases(std::vector<Case>& cases);    // movrel, gpr_idx, quadmask, SMEM stores/atomics
 void add_mfma_sparse_cases(std::vector<Case>& cases);  // MFMA cbsz/abid/blgp, v_smfmac_*
 void add_valu_sat_cases(std::vector<Case>& cases);     // v_add/sub_i32/i16 (clamp), v_cvt_pk_*16, v_trig_preop_f64
+void add_vmem_range_cases(std::vector<Case>& cases);   // buffer range check with SOFFSET/inst offset, each form
+void add_launch_cases(std::vector<Case>& cases);       // unified VGPR file aliasing, v_pk_fma_f32 inline constants
 
 std::vector<Case> all_cases();
 

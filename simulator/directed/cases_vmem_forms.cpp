@@ -17,13 +17,6 @@
 namespace cdna::simulator::directed {
 namespace {
 
-// Little-endian byte access to `mem`.
-u64 peek(const State& s, u32 at, u32 n) {
-  u64 v = 0;
-  std::memcpy(&v, reinterpret_cast<const unsigned char*>(s.mem.data()) + at, n);
-  return v;
-}
-void poke(State& s, u32 at, u64 v, u32 n) { std::memcpy(reinterpret_cast<unsigned char*>(s.mem.data()) + at, &v, n); }
 
 u32& out(State& s, int k, int l) { return s.vout[static_cast<std::size_t>(k)][static_cast<std::size_t>(l)]; }
 u32& in(State& s, int k, int l) { return s.vin[static_cast<std::size_t>(k)][static_cast<std::size_t>(l)]; }
@@ -393,7 +386,8 @@ u32 pack(const Fmt& f, u32 x, bool d16) {
 
 // n components; MUBUF (V# format) or MTBUF (instruction format, V# word3 format set to a
 // different one). Element of lane l at rel = 16 + E*l (raw V#, num_records = 16 + 40E + bpc:
-// lane 40 keeps only component x, later lanes nothing); DST_SEL `sel` (loads); masked.
+// lane 40's element crosses the limit and, format accesses being range-checked all or nothing,
+// reads 0 / is not written like the later lanes); DST_SEL `sel` (loads); masked.
 void format_case(std::vector<Case>& cs, bool typed, bool load, bool d16, bool hi, u32 n, const Fmt& f, u32 sel, Values vals) {
   const std::string m = std::string(typed ? "tbuffer_" : "buffer_") + (load ? "load" : "store") + "_format_" +
                         (d16 ? (hi ? "d16_hi_" : "d16_") : "") + std::string("xyzw").substr(0, n);
@@ -410,7 +404,7 @@ void format_case(std::vector<Case>& cs, bool typed, bool load, bool d16, bool hi
                     if (load) {
                       const u32 one = f.nfmt == UINT || f.nfmt == SINT ? 1u : d16 ? 0x3c00u : 0x3f800000u;
                       u32 ch[4] = {0, 0, 0, one};
-                      for (u32 c = 0; c < f.comps; ++c) ch[c] = fetch(f, at + c * bpc < nr ? static_cast<u32>(peek(s, at + c * bpc, bpc)) : 0u, d16);
+                      for (u32 c = 0; c < f.comps; ++c) ch[c] = fetch(f, at + E <= nr ? static_cast<u32>(peek(s, at + c * bpc, bpc)) : 0u, d16);
                       for (u32 i = 0; i < n; ++i) {
                         const u32 q = (sel >> (3 * i)) & 7u;
                         const u32 x = q == 0 ? 0u : q == 1 ? one : ch[q - 4];
@@ -420,7 +414,7 @@ void format_case(std::vector<Case>& cs, bool typed, bool load, bool d16, bool hi
                       }
                     } else {
                       for (u32 c = 0; c < f.comps; ++c) {
-                        if (at + c * bpc >= nr) continue;
+                        if (at + E > nr) continue;
                         u32 x = in(s, static_cast<int>(d16 ? c / 2 : c), l);
                         if (d16) x = (hi || (c & 1)) ? x >> 16 : x & 0xffffu;
                         poke(s, at + c * bpc, pack(f, x, d16), bpc);

@@ -244,4 +244,11 @@ u64 sgpr_pair(const State& s, int first_sin) {
          (static_cast<u64>(s.sin[static_cast<std::size_t>(first_sin + 1)]) << 32);
 }
 
+u64 peek(const State& s, u32 at, u32 n) {
+  u64 v = 0;
+  std::memcpy(&v, reinterpret_cast<const unsigned char*>(s.mem.data()) + at, n);
+  return v;
+}
+void poke(State& s, u32 at, u64 v, u32 n) { std::memcpy(reinterpret_cast<unsigned char*>(s.mem.data()) + at, &v, n); }
+
 }  // namespace cdna::simulator::directed

@@ -98,5 +98,8 @@ void for_active(const State& s, const std::function<void(int)>& f);
 u64 lane_pair(const Lanes& lo, const Lanes& hi, int lane);
 void set_lane_pair(Lanes& lo, Lanes& hi, int lane, u64 v);
 u64 sgpr_pair(const State& s, int first_sin);  // s[16+first_sin : 17+first_sin]
+// Little-endian access to `n` (1..8) bytes of s.mem at byte `at`.
+u64 peek(const State& s, u32 at, u32 n);
+void poke(State& s, u32 at, u64 v, u32 n);
 
 }  // namespace cdna::simulator::directed

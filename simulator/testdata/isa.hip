@@ -540,7 +540,7 @@ extern "C" __global__ void buffer_ops(const uint32_t* src, uint32_t* dst, uint32
   asm volatile("buffer_load_sshort %0, %1, %2, 0 offen\n\ts_waitcnt vmcnt(0)" : "=v"(r2) : "v"(off2), "s"(rs));
   asm volatile("buffer_load_sbyte %0, %1, %2, 0 offen offset:2\n\ts_waitcnt vmcnt(0)" : "=v"(r3) : "v"(off3), "s"(rs));
   asm volatile("buffer_load_dwordx2 %0, %1, %2, 0 offen\n\ts_waitcnt vmcnt(0)" : "=v"(r4) : "v"(off8), "s"(rs));
-  // soffset: a scalar 8 added to the address but not to the range check.
+  // soffset: a scalar 8 added to the address and counted by the range check.
   asm volatile("buffer_load_dword %0, %1, %2, %3 offen\n\ts_waitcnt vmcnt(0)" : "=v"(r5) : "v"(off4), "s"(rs), "s"(8));
   asm volatile("buffer_store_dword %0, %1, %2, 0 offen\n\ts_waitcnt vmcnt(0)" : : "v"(r0 + 1), "v"(off4), "s"(rd) : "memory");
   asm volatile("buffer_store_short %0, %1, %2, 0 offen offset:256\n\ts_waitcnt vmcnt(0)" : : "v"(r0), "v"(off2), "s"(rd) : "memory");
