@@ -10,6 +10,7 @@
 #include "tools/compare_report.hpp"
 #include "tools/compare_run.hpp"
 #include "tools/executor_choice.hpp"
+#include "tools/hazard_option.hpp"
 
 namespace cdna::tools {
 
@@ -46,6 +47,7 @@ CompareCommand::CompareCommand(CLI::App& app) {
   cmd_->add_option("--executor", executor_, "auto (HIP device if present, else simulator), simulator, hip")
       ->check(CLI::IsMember({"auto", "simulator", "hip"}))
       ->capture_default_str();
+  add_hazards_option(cmd_, hazards_);  // simulator only
   cmd_->add_option("--out", out_, "Directory for compare.json (written only when given)");
   cmd_->add_flag("--no-shrink", no_shrink_, "Do not shrink the smallest problem breaking a claim");
   cmd_->add_flag("--quiet", quiet_, "No progress lines");
@@ -74,8 +76,12 @@ int CompareCommand::run() {
       throw std::runtime_error("--out '" + *out_ + "' is not a directory that can be created or written; give a directory path");
   }
   ChosenExecutor chosen = choose_executor(executor_);
+  if (!chosen.sim && hazards_ != "error") throw CLI::ValidationError("--hazards", "applies to the simulator only");
+  if (chosen.sim) apply_hazards_option(*chosen.sim, hazards_);
   const CompareResult r = run_compare(o, *chosen.executor, chosen.sim);
   std::cout << compare_table(r);
+  if (chosen.sim && hazards_ != "error")
+    std::cout << "hazard violations (--hazards " << hazards_ << "): " << hazard_summary(chosen.sim->all_hazards()) << "\n";
   if (out_) {
     write_compare_json(r, *out_);
     std::cout << "written: " << (std::filesystem::path(*out_) / "compare.json").string() << "\n";

@@ -21,7 +21,8 @@ class CompareCommand {
 
  private:
   CLI::App* cmd_ = nullptr;
-  std::string kernel_a_, kernel_b_, code_object_a_, code_object_b_, cases_, set_ = "all", executor_ = "auto";
+  std::string kernel_a_, kernel_b_, code_object_a_, code_object_b_, cases_, set_ = "all", executor_ = "auto",
+      hazards_ = "error";
   std::vector<std::string> modes_{"rtne", "rtna", "rtz"};
   std::uint64_t ulp_ = 1, schedule_seed_ = 1;
   std::optional<std::string> out_;
