@@ -1,5 +1,6 @@
 #include "reference/compare.hpp"
 
+#include "reference/conventions.hpp"
 #include "reference/exact_rows.hpp"
 #include "reference/floor.hpp"
 
@@ -56,102 +57,118 @@ AttentionComparison compare_attention(const AttentionProblem& problem, const Att
         const double lse_exact = exact.lse[static_cast<std::size_t>(lse_idx)];
         const double lse_got = lse_given ? static_cast<double>(lse[static_cast<std::size_t>(lse_idx)]) : lse_exact;
 
-        // Exact semantic fact: a row with no visible key is O = +0.0, LSE = -inf.
-        if (lse_exact == -kInf) {
-          c.o_judged += D;
-          c.o_exact_facts += D;
-          c.lse_judged += lse_given;
-          bool ok = lse_got == -kInf;
-          for (std::int64_t d = 0; d < D; ++d) ok = ok && o[static_cast<std::size_t>(o_row + d)] == 0;
-          if (!ok) {
-            ++c.semantic_violations;
-            fail("fully masked row " + where(rc, -1) + " is not O = +0.0, LSE = -inf");
+        // The row's judgement; a row whose exact LSE is not finite that fails is a convention
+        // failure (reference/conventions.hpp): counted apart, its note naming the rule.
+        auto judge_row = [&] {
+          // Exact semantic fact: a row with no visible key is O = +0.0, LSE = -inf.
+          if (lse_exact == -kInf) {
+            c.o_judged += D;
+            c.o_exact_facts += D;
+            c.lse_judged += lse_given;
+            bool ok = lse_got == -kInf;
+            for (std::int64_t d = 0; d < D; ++d) ok = ok && o[static_cast<std::size_t>(o_row + d)] == 0;
+            if (!ok) {
+              ++c.semantic_violations;
+              fail("fully masked row " + where(rc, -1) + " is not O = +0.0, LSE = -inf");
+            }
+            return;
           }
-          continue;
-        }
 
-        for (std::int64_t d = 0; d < D; ++d) {
-          const double o_exact = exact.o[static_cast<std::size_t>(o_row + d)];
-          const double o_got = bf16_value(o[static_cast<std::size_t>(o_row + d)]);
-          ++c.o_judged;
-          if (!std::isfinite(o_exact)) ++c.o_exact_facts;
-          if (std::isnan(o_exact)) {
-            if (!std::isnan(o_got)) {
-              ++c.semantic_violations;
-              fail("O " + where(rc, d) + " is " + std::to_string(o_got) + " where the definition gives NaN");
+          for (std::int64_t d = 0; d < D; ++d) {
+            const double o_exact = exact.o[static_cast<std::size_t>(o_row + d)];
+            const double o_got = bf16_value(o[static_cast<std::size_t>(o_row + d)]);
+            ++c.o_judged;
+            if (!std::isfinite(o_exact)) ++c.o_exact_facts;
+            if (std::isnan(o_exact)) {
+              if (!std::isnan(o_got)) {
+                ++c.semantic_violations;
+                fail("O " + where(rc, d) + " is " + std::to_string(o_got) + " where the definition gives NaN");
+              }
+              continue;
             }
-            continue;
-          }
-          if (std::isinf(o_exact)) {  // a visible infinite V with nonzero weight
-            if (o_got != o_exact) {
-              ++c.semantic_violations;
-              fail("O " + where(rc, d) + " is " + std::to_string(o_got) + " where the definition gives " +
-                   std::to_string(o_exact));
+            if (std::isinf(o_exact)) {  // a visible infinite V with nonzero weight
+              if (o_got != o_exact) {
+                ++c.semantic_violations;
+                fail("O " + where(rc, d) + " is " + std::to_string(o_got) + " where the definition gives " +
+                     std::to_string(o_exact));
+              }
+              continue;
             }
-            continue;
+            if (!std::isfinite(o_got)) {
+              ++c.semantic_violations;
+              fail("O " + where(rc, d) + " is " + std::to_string(o_got) + " where the exact value is finite");
+              continue;
+            }
+            // Exact fact: rows every correct kernel computes exactly before rounding (exact_rows.hpp).
+            const double pre = exact_pre[static_cast<std::size_t>(o_row + d)];
+            if (!std::isnan(pre) && !exact_o_holds(pre, o[static_cast<std::size_t>(o_row + d)], mode)) {
+              ++c.semantic_violations;
+              fail("O " + where(rc, d) + " " + exact_o_violation(pre, o[static_cast<std::size_t>(o_row + d)], mode));
+            }
+            const double bound = bounds.o[static_cast<std::size_t>(o_row + d)];
+            const double err = std::abs(o_got - o_exact);
+            c.max_abs_err_o = std::max(c.max_abs_err_o, err);
+            c.max_ulp_err_o = std::max(c.max_ulp_err_o, err / numerics::bf16_ulp(o_exact));
+            c.max_err_to_bound_o = std::max(c.max_err_to_bound_o, err / bound);
+            if (!(err <= bound)) {
+              ++c.o_violations;
+              std::ostringstream m;
+              m << "O " << where(rc, d) << " = " << o_got << ", exact " << o_exact << ", |err| " << err
+                << " > bound " << bound;
+              fail(m.str());
+            }
           }
-          if (!std::isfinite(o_got)) {
+
+          // LSE = ln2 * (m + log2 l) in fp32 (§5). A NaN or +inf exact LSE (NaN or +inf scores)
+          // is a fact the kernel must reproduce exactly.
+          if (!lse_given) return;
+          ++c.lse_judged;
+          if (!std::isfinite(lse_exact)) {
+            if (!(lse_got == lse_exact || (std::isnan(lse_exact) && std::isnan(lse_got)))) {
+              ++c.semantic_violations;
+              fail("LSE " + where(rc, -1) + " is " + std::to_string(lse_got) + " where the definition gives " +
+                   std::to_string(lse_exact));
+            }
+            return;
+          }
+          // An exact LSE beyond fp32's range (scores near 2^128 and above): its nearest fp32 value
+          // is ±inf, the only right answer of an fp32 LSE, whatever the bound (+inf there).
+          if (const double nearest = static_cast<float>(lse_exact); std::isinf(nearest)) {
+            if (lse_got != nearest) {
+              ++c.semantic_violations;
+              fail("LSE " + where(rc, -1) + " is " + std::to_string(lse_got) + " where the exact value, beyond fp32's range, "
+                   "rounds to " + std::to_string(nearest));
+            }
+            return;
+          }
+          if (!std::isfinite(lse_got)) {
             ++c.semantic_violations;
-            fail("O " + where(rc, d) + " is " + std::to_string(o_got) + " where the exact value is finite");
-            continue;
+            fail("LSE " + where(rc, -1) + " is " + std::to_string(lse_got) + " where the exact value is finite");
+            return;
           }
-          // Exact fact: rows every correct kernel computes exactly before rounding (exact_rows.hpp).
-          const double pre = exact_pre[static_cast<std::size_t>(o_row + d)];
-          if (!std::isnan(pre) && !exact_o_holds(pre, o[static_cast<std::size_t>(o_row + d)], mode)) {
-            ++c.semantic_violations;
-            fail("O " + where(rc, d) + " " + exact_o_violation(pre, o[static_cast<std::size_t>(o_row + d)], mode));
-          }
-          const double bound = bounds.o[static_cast<std::size_t>(o_row + d)];
-          const double err = std::abs(o_got - o_exact);
-          c.max_abs_err_o = std::max(c.max_abs_err_o, err);
-          c.max_ulp_err_o = std::max(c.max_ulp_err_o, err / numerics::bf16_ulp(o_exact));
-          c.max_err_to_bound_o = std::max(c.max_err_to_bound_o, err / bound);
-          if (!(err <= bound)) {
-            ++c.o_violations;
+          const double lse_bound = bounds.lse[static_cast<std::size_t>(lse_idx)];
+          const double lse_err = std::abs(lse_got - lse_exact);
+          c.max_abs_err_lse = std::max(c.max_abs_err_lse, lse_err);
+          c.max_err_to_bound_lse = std::max(c.max_err_to_bound_lse, lse_err / lse_bound);
+          if (!(lse_err <= lse_bound)) {
+            ++c.lse_violations;
             std::ostringstream m;
-            m << "O " << where(rc, d) << " = " << o_got << ", exact " << o_exact << ", |err| " << err
-              << " > bound " << bound;
+            m << "LSE " << where(rc, -1) << " = " << lse_got << ", exact " << lse_exact << ", |err| " << lse_err
+              << " > bound " << lse_bound;
             fail(m.str());
           }
-        }
-
-        // LSE = ln2 * (m + log2 l) in fp32 (§5). A NaN or +inf exact LSE (NaN or +inf scores)
-        // is a fact the kernel must reproduce exactly.
-        if (!lse_given) continue;
-        ++c.lse_judged;
-        if (!std::isfinite(lse_exact)) {
-          if (!(lse_got == lse_exact || (std::isnan(lse_exact) && std::isnan(lse_got)))) {
-            ++c.semantic_violations;
-            fail("LSE " + where(rc, -1) + " is " + std::to_string(lse_got) + " where the definition gives " +
-                 std::to_string(lse_exact));
+        };
+        const std::int64_t violations_before = c.o_violations + c.lse_violations + c.semantic_violations;
+        const bool failure_before = !c.first_failure.empty();
+        judge_row();
+        const RowClass cls = exact_row_class(lse_exact);
+        if (cls != RowClass::Ordinary && c.o_violations + c.lse_violations + c.semantic_violations > violations_before) {
+          ++c.convention_rows;
+          if (!failure_before) {
+            const auto at = static_cast<std::size_t>(o_row), n = static_cast<std::size_t>(D);
+            c.first_failure = convention_note(cls, b, h, i, std::span(exact.o).subspan(at, n), o.subspan(at, n), lse_exact,
+                                              lse_given ? &lse[static_cast<std::size_t>(lse_idx)] : nullptr);
           }
-          continue;
-        }
-        // An exact LSE beyond fp32's range (scores near 2^128 and above): its nearest fp32 value
-        // is ±inf, the only right answer of an fp32 LSE, whatever the bound (+inf there).
-        if (const double nearest = static_cast<float>(lse_exact); std::isinf(nearest)) {
-          if (lse_got != nearest) {
-            ++c.semantic_violations;
-            fail("LSE " + where(rc, -1) + " is " + std::to_string(lse_got) + " where the exact value, beyond fp32's range, "
-                 "rounds to " + std::to_string(nearest));
-          }
-          continue;
-        }
-        if (!std::isfinite(lse_got)) {
-          ++c.semantic_violations;
-          fail("LSE " + where(rc, -1) + " is " + std::to_string(lse_got) + " where the exact value is finite");
-          continue;
-        }
-        const double lse_bound = bounds.lse[static_cast<std::size_t>(lse_idx)];
-        const double lse_err = std::abs(lse_got - lse_exact);
-        c.max_abs_err_lse = std::max(c.max_abs_err_lse, lse_err);
-        c.max_err_to_bound_lse = std::max(c.max_err_to_bound_lse, lse_err / lse_bound);
-        if (!(lse_err <= lse_bound)) {
-          ++c.lse_violations;
-          std::ostringstream m;
-          m << "LSE " << where(rc, -1) << " = " << lse_got << ", exact " << lse_exact << ", |err| " << lse_err
-            << " > bound " << lse_bound;
-          fail(m.str());
         }
       }
     }

@@ -32,6 +32,12 @@ struct AttentionComparison {
   // (reference/exact_rows.hpp) not rounded as the declared mode rounds it
   std::int64_t semantic_violations = 0;
   bool floor_violation = false;    // rel_rms_err_o > 2 × floor_rel_rms_o (oracles.md, "Verdict")
+  // Rows failing where the exact row is a special class of docs/semantics.md §5 (no visible
+  // key, a NaN score, +inf scores; reference/conventions.hpp): the kernel follows another
+  // convention there. Still failures (counted in the violations above too); when the first
+  // failure is such a row, first_failure names the rule ("row (b=.., h=.., i=..): the
+  // definition's +inf-score convention ... not followed: kernel writes O NaN 0x7FFF ...").
+  std::int64_t convention_rows = 0;
   // What was judged: O elements (against their bound or an exact fact of the definition) and
   // LSE values. A verdict over nothing (an empty output) is not a pass (docs/pass-rule.md).
   std::int64_t o_judged = 0;

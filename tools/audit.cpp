@@ -17,6 +17,7 @@
 #include "tools/plots.hpp"
 #include "tools/report_html.hpp"
 #include "tools/rounding_audit.hpp"
+#include "tools/shape_format.hpp"
 
 namespace cdna::tools {
 namespace {
@@ -25,13 +26,6 @@ using Clock = std::chrono::steady_clock;
 
 double seconds_since(Clock::time_point t0) {
   return std::chrono::duration<double>(Clock::now() - t0).count();
-}
-
-std::string shape_text(const reference::AttentionShape& s) {
-  std::ostringstream o;
-  o << "B" << s.batch << " Sq" << s.seqlen_q << " Sk" << s.seqlen_k << " H" << s.heads_q << "/" << s.heads_kv
-    << " D" << s.head_dim;
-  return o.str();
 }
 
 CaseResult base_row(const AuditCase& c) {
@@ -89,6 +83,8 @@ AuditCounts AuditResult::counts() const {
     c.cases_judged += r.comparison.judged();
     c.o_judged += r.comparison.o_judged;
     c.lse_judged += r.comparison.lse_judged;
+    c.convention_rows += r.comparison.convention_rows;
+    c.cases_with_convention_rows += r.comparison.convention_rows > 0;
   }
   return c;
 }
@@ -234,6 +230,12 @@ std::string settings_text(const AuditResult& result) {
 }
 }  // namespace
 
+std::string convention_line(const AuditCounts& c) {
+  return std::to_string(c.convention_rows) + " failing row(s) in " + std::to_string(c.cases_with_convention_rows) +
+         " case(s) are special rows (no visible key, NaN score, +inf score: docs/semantics.md §5) where the kernel "
+         "follows another convention than the definition; still failures";
+}
+
 std::string summary_table(const AuditResult& result) {
   std::ostringstream o;
   o << std::left << std::setw(34) << "case" << std::setw(6) << "mode" << std::setw(11) << "executor" << std::right
@@ -271,6 +273,7 @@ std::string summary_table(const AuditResult& result) {
     << result.count(Verdict::Rejected) << " rejected (not run: outside the kernel's features) in "
     << fmt(result.seconds, 3) << " s, kernel " << result.kernel << " on " << result.executor << settings_text(result) << "\n"
     << outcome_line(result) << "\n";
+  if (const AuditCounts c = result.counts(); c.convention_rows > 0) o << convention_line(c) << "\n";
   return o.str();
 }
 
@@ -297,7 +300,9 @@ void write_reports(const AuditResult& result, const std::filesystem::path& dir) 
   j["outcome"] = to_string(result.outcome());
   j["counts"] = {{"cases_judged", counts.cases_judged},     {"cases_passed", counts.cases_passed},
                  {"cases_failed", counts.cases_failed},     {"cases_rejected", counts.cases_rejected},
-                 {"o_elements_judged", counts.o_judged}, {"lse_values_judged", counts.lse_judged}};
+                 {"o_elements_judged", counts.o_judged}, {"lse_values_judged", counts.lse_judged},
+                 {"convention_rows", counts.convention_rows},
+                 {"cases_with_convention_rows", counts.cases_with_convention_rows}};
   if (result.outcome() == AuditOutcome::NothingJudged) j["nothing_judged_reason"] = result.nothing_judged_reason();
   auto& code_objects = j["code_objects"] = nlohmann::json::array();
   for (const auto& c : result.code_objects) {
@@ -311,8 +316,7 @@ void write_reports(const AuditResult& result, const std::filesystem::path& dir) 
   for (const auto& r : result.rows) {
     nlohmann::json row = {{"id", r.id},
                           {"description", r.description},
-                          {"shape", {{"B", r.shape.batch}, {"Sq", r.shape.seqlen_q}, {"Sk", r.shape.seqlen_k},
-                                     {"Hq", r.shape.heads_q}, {"Hkv", r.shape.heads_kv}, {"D", r.shape.head_dim}}},
+                          {"shape", shape_json(r.shape)},
                           {"mask", r.mask},
                           {"scale", r.scale},
                           {"seed", r.seed},
@@ -341,6 +345,7 @@ void write_reports(const AuditResult& result, const std::filesystem::path& dir) 
       row["o_violations"] = c.o_violations;
       row["lse_violations"] = c.lse_violations;
       row["semantic_violations"] = c.semantic_violations;
+      row["convention_rows"] = c.convention_rows;
       row["o_elements"] = r.o_sums.elements;
       row["sum_err_o"] = r.o_sums.sum_err;
       row["sum_sq_err_o"] = r.o_sums.sum_sq_err;
@@ -348,16 +353,19 @@ void write_reports(const AuditResult& result, const std::filesystem::path& dir) 
       row["sum_ulp_err_o"] = r.o_sums.sum_ulp_err;
       row["sum_sq_ulp_err_o"] = r.o_sums.sum_sq_ulp_err;
       row["ulp_histogram"] = r.o_sums.ulp_histogram;
+      row["abs_ulp_histogram"] = r.o_sums.abs_ulp_histogram;
     }
     rows.push_back(std::move(row));
   }
   auto& modes = j["rounding_audit"] = nlohmann::json::array();
   j["ulp_histogram_bins"] = ulp_bin_labels();
+  j["abs_ulp_histogram_bins"] = abs_ulp_bin_labels();
   for (const ModeAudit& m : rounding_audit(result)) {
     modes.push_back({{"rounding", m.mode}, {"cases", m.cases}, {"elements", m.elements}, {"mean_err_o", m.mean_err},
                      {"mean_ulp_err_o", m.mean_ulp_err}, {"rms_err_o", m.rms_err}, {"rms_ulp_err_o", m.rms_ulp_err},
                      {"rel_rms_err_o", m.rel_rms_err}, {"max_ulp_err_o", m.max_ulp_err},
-                     {"ulp_histogram", m.histogram}});
+                     {"floor_rel_rms_o", m.floor_rel_rms}, {"rms_to_floor", m.rms_to_floor},
+                     {"ulp_histogram", m.histogram}, {"abs_ulp_histogram", m.abs_histogram}});
   }
   if (result.mutation) {
     j["mutation_testing"] = mutants_json(*result.mutation);
@@ -371,6 +379,7 @@ void write_reports(const AuditResult& result, const std::filesystem::path& dir) 
   md << "# cdna-verify audit\n\n**" << outcome_line(result) << "**";
   if (result.outcome() == AuditOutcome::NothingJudged) md << " (" << result.nothing_judged_reason() << ")";
   md << "\n\n";
+  if (counts.convention_rows > 0) md << "Convention failures: " << convention_line(counts) << ".\n\n";
   for (const auto& c : result.code_objects) {
     if (!c.mode_recorded)
       md << adapters::unchecked_mode_notice(c.path, c.mode) << ".\n\n";
@@ -393,6 +402,26 @@ void write_reports(const AuditResult& result, const std::filesystem::path& dir) 
     std::string note = r.note;
     for (char& ch : note) if (ch == '|') ch = '/';
     md << to_string(r.verdict) << " | " << note << " |\n";
+  }
+  md << "\n## Rounding-mode audit\n\n";
+  const std::vector<ModeAudit> per_mode = rounding_audit(result);
+  if (per_mode.empty()) {
+    md << "No compared case.\n";
+  } else {
+    // |err| bins in bf16 ULPs of the exact value; bias and RMS over the same elements.
+    md << "O error pooled per mode; ULPs are bf16 ULPs of the exact value.\n\n| mode | cases | elements | bias (ULP) | "
+          "RMS (ULP) | rel-RMS | floor rel-RMS | rel-RMS / floor | max ULP |";
+    for (const auto& l : abs_ulp_bin_labels()) md << " \\|err\\| " << l << " |";
+    md << "\n|";
+    for (int col = 0; col < 9 + static_cast<int>(abs_ulp_bin_labels().size()); ++col) md << "---|";
+    md << "\n";
+    for (const ModeAudit& m : per_mode) {
+      md << "| " << m.mode << " | " << m.cases << " | " << m.elements << " | " << fmt(m.mean_ulp_err) << " | "
+         << fmt(m.rms_ulp_err) << " | " << fmt(m.rel_rms_err) << " | " << fmt(m.floor_rel_rms) << " | "
+         << fmt(m.rms_to_floor) << " | " << fmt(m.max_ulp_err) << " |";
+      for (auto n : m.abs_histogram) md << " " << n << " |";
+      md << "\n";
+    }
   }
   md << "\n## Mutation testing: the kill matrix\n\n";
   if (result.mutation) {

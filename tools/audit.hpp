@@ -75,6 +75,10 @@ struct AuditCounts {
   int cases_judged = 0;  // rows whose kernel output was judged (at least one O element or LSE value)
   int cases_passed = 0, cases_failed = 0, cases_rejected = 0;
   std::int64_t o_judged = 0, lse_judged = 0;  // O elements and LSE values judged in all
+  // Failures on rows of the definition's special classes (reference/conventions.hpp): the rows,
+  // and the failed cases with at least one. Counted apart, never excused: those cases failed.
+  std::int64_t convention_rows = 0;
+  int cases_with_convention_rows = 0;
 };
 
 struct AuditResult {
@@ -114,6 +118,9 @@ AuditResult run_audit(const AuditOptions& options, device::Executor& executor,
 
 // "PASS", "FAIL", "NOTHING JUDGED" followed by the counts, one line (tables and reports).
 std::string outcome_line(const AuditResult& result);
+
+// "N failing row(s) in M case(s) are special rows ... still failures" (tables and reports).
+std::string convention_line(const AuditCounts& counts);
 
 // The end-of-run table: case, mode, executor, max |err|, max err in bf16 ULPs, LSE err, verdict.
 std::string summary_table(const AuditResult& result);

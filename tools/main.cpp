@@ -8,7 +8,6 @@
 #include <memory>
 #include <regex>
 
-#include "device/hip_executor.hpp"
 #include "simulator/simulator_executor.hpp"
 #include "reference/inputs.hpp"
 #include "tools/cli_checks.hpp"
@@ -22,36 +21,16 @@
 #include "tools/mutants.hpp"
 #include "tools/sim_command.hpp"
 #include "tools/lint_command.hpp"
+#include "tools/compare_command.hpp"
+#include "tools/executor_choice.hpp"
 
 namespace {
 
 using namespace cdna;
 
 
-// The executor named on the command line: "auto" takes a gfx942 device through the HIP runtime
-// if there is one and says once that it falls back to the simulator otherwise.
-struct ChosenExecutor {
-  std::unique_ptr<device::Executor> executor;
-  simulator::SimulatorExecutor* sim = nullptr;  // set when the simulator runs
-};
-
-ChosenExecutor choose_executor(const std::string& name) {
-  ChosenExecutor c;
-  if (name != "simulator") {
-    std::string why_not;
-    c.executor = device::make_hip_executor(why_not);
-    if (!c.executor) {
-      if (name == "hip") throw std::runtime_error(why_not);
-      std::cerr << "cdna-verify: " << why_not << "; falling back to the CDNA3 simulator\n";
-    }
-  }
-  if (!c.executor) {
-    auto s = std::make_unique<simulator::SimulatorExecutor>();
-    c.sim = s.get();
-    c.executor = std::move(s);
-  }
-  return c;
-}
+using tools::ChosenExecutor;
+using tools::choose_executor;
 
 // Simulator settings of `audit` and `run`: the schedule, the transcendental envelope and the
 // hazard policy.
@@ -400,6 +379,8 @@ int main(int argc, char** argv) {
 
   tools::LintCommand lint(app);  // `lint CODE_OBJECT [KERNEL]` (tools/lint_command.hpp)
 
+  tools::CompareCommand compare(app);  // `compare A B` (tools/compare_command.hpp, docs/compare.md)
+
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -415,6 +396,7 @@ int main(int argc, char** argv) {
     if (sim.parsed()) return sim.run();
     if (mutants.parsed()) return mutants.run();
     if (lint.parsed()) return lint.run();
+    if (compare.parsed()) return compare.run();
   } catch (const CLI::Error& e) {
     std::cerr << "cdna-verify: error: " << e.what() << "\n";
     return 2;

@@ -218,6 +218,24 @@ std::string html_escape(const std::string& text) {
   return out;
 }
 
+namespace {
+// A table of one histogram per mode: a row per mode, a column per bin.
+template <class Counts>
+void histogram_table(std::ostringstream& h, const char* id, const char* what, const std::vector<std::string>& labels,
+                     const std::vector<ModeAudit>& audit, Counts counts) {
+  h << "<table id=\"" << id << "\">\n<tr><th class=\"l\">mode \\ " << html_escape(what) << "</th>";
+  for (const std::string& l : labels) h << "<th>" << html_escape(l) << "</th>";
+  h << "</tr>\n";
+  for (const ModeAudit& m : audit) {
+    h << "<tr><td class=\"l\">" << html_escape(m.mode) << "</td>";
+    for (auto count : counts(m)) h << "<td>" << count << "</td>";
+    h << "</tr>\n";
+  }
+  h << "</table>\n";
+}
+
+}  // namespace
+
 std::string report_html(const AuditResult& result, const Gnuplot& gnuplot, std::ostream* warnings) {
   const auto audit = rounding_audit(result);
   std::vector<std::string> modes;
@@ -239,6 +257,8 @@ std::string report_html(const AuditResult& result, const Gnuplot& gnuplot, std::
     << "<p id=\"outcome\">" << e(outcome_line(result));
   if (result.outcome() == AuditOutcome::NothingJudged) h << " (" << e(result.nothing_judged_reason()) << ")";
   h << "</p>\n";
+  if (const AuditCounts c = result.counts(); c.convention_rows > 0)
+    h << "<p id=\"conventions\" class=\"notice\">Convention failures: " << e(convention_line(c)) << ".</p>\n";
   for (const auto& c : result.code_objects) {
     if (!c.mode_recorded)
       h << "<p class=\"notice\">" << e(adapters::unchecked_mode_notice(c.path, c.mode)) << ".</p>\n";
@@ -282,22 +302,20 @@ std::string report_html(const AuditResult& result, const Gnuplot& gnuplot, std::
          "(RTZ leans towards zero by design).</p>\n"
       << "<table id=\"rounding-audit\">\n<tr><th class=\"l\">mode</th><th>cases</th><th>elements</th>"
          "<th>bias (abs)</th><th>bias (ULP)</th><th>RMS err (abs)</th><th>RMS err (ULP)</th>"
-         "<th>rel-RMS (pooled)</th><th>max |err| (ULP)</th></tr>\n";
+         "<th>rel-RMS (pooled)</th><th>floor rel-RMS</th><th>rel-RMS / floor</th><th>max |err| (ULP)</th></tr>\n";
     for (const ModeAudit& m : audit) {
       h << "<tr><td class=\"l\">" << e(m.mode) << "</td><td>" << m.cases << "</td><td>" << m.elements << "</td><td>"
         << num(m.mean_err) << "</td><td>" << num(m.mean_ulp_err) << "</td><td>" << num(m.rms_err) << "</td><td>"
-        << num(m.rms_ulp_err) << "</td><td>" << num(m.rel_rms_err) << "</td><td>" << num(m.max_ulp_err)
+        << num(m.rms_ulp_err) << "</td><td>" << num(m.rel_rms_err) << "</td><td>" << num(m.floor_rel_rms)
+        << "</td><td>" << num(m.rms_to_floor) << "</td><td>" << num(m.max_ulp_err)
         << "</td></tr>\n";
     }
-    h << "</table>\n<table id=\"ulp-histogram\">\n<tr><th class=\"l\">mode \\ ULP error</th>";
-    for (const std::string& l : ulp_bin_labels()) h << "<th>" << e(l) << "</th>";
-    h << "</tr>\n";
-    for (const ModeAudit& m : audit) {
-      h << "<tr><td class=\"l\">" << e(m.mode) << "</td>";
-      for (auto count : m.histogram) h << "<td>" << count << "</td>";
-      h << "</tr>\n";
-    }
     h << "</table>\n";
+    histogram_table(h, "ulp-histogram", "signed ULP error (rounded)", ulp_bin_labels(), audit,
+                    [](const ModeAudit& m) { return std::vector<std::int64_t>(m.histogram.begin(), m.histogram.end()); });
+    histogram_table(h, "abs-ulp-histogram", "|error| in ULPs", abs_ulp_bin_labels(), audit, [](const ModeAudit& m) {
+      return std::vector<std::int64_t>(m.abs_histogram.begin(), m.abs_histogram.end());
+    });
   }
 
   h << "<h2>Plots</h2>\n";

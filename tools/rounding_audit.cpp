@@ -25,6 +25,8 @@ OErrorSums o_error_sums(std::span<const std::uint16_t> o, std::span<const double
     s.sum_sq_ulp_err += ulps * ulps;
     const double k = std::round(ulps);
     ++s.ulp_histogram[k < -w ? 0 : k > w ? 2 * w + 2 : static_cast<std::size_t>(k + w + 1)];
+    const double u = std::abs(ulps);
+    ++s.abs_ulp_histogram[u == 0 ? 0 : u <= 0.5 ? 1 : u <= 1 ? 2 : u <= 2 ? 3 : 4];
   }
   return s;
 }
@@ -37,10 +39,12 @@ std::vector<std::string> ulp_bin_labels() {
   return labels;
 }
 
+std::vector<std::string> abs_ulp_bin_labels() { return {"0", "<=0.5", "<=1", "<=2", ">2"}; }
+
 std::vector<ModeAudit> rounding_audit(const AuditResult& result) {
   struct Sums {
     ModeAudit a;
-    double err = 0, sq_err = 0, sq_exact = 0, ulp = 0, sq_ulp = 0;
+    double err = 0, sq_err = 0, sq_exact = 0, ulp = 0, sq_ulp = 0, floor_sq_err = 0;
   };
   std::vector<Sums> modes;
   for (const CaseResult& r : result.rows) {
@@ -60,7 +64,12 @@ std::vector<ModeAudit> rounding_audit(const AuditResult& result) {
     it->sq_exact += c.sum_sq_exact;
     it->ulp += c.sum_ulp_err;
     it->sq_ulp += c.sum_sq_ulp_err;
+    // The case's floor error, squared, back from its relative RMS (taken over the finite exact
+    // elements; the sums here over those the kernel also gave finite, the same set unless the
+    // kernel wrote a non-finite value where the exact one is finite — a failed case anyway).
+    it->floor_sq_err += r.comparison.floor_rel_rms_o * r.comparison.floor_rel_rms_o * c.sum_sq_exact;
     for (std::size_t b = 0; b < c.ulp_histogram.size(); ++b) it->a.histogram[b] += c.ulp_histogram[b];
+    for (std::size_t b = 0; b < c.abs_ulp_histogram.size(); ++b) it->a.abs_histogram[b] += c.abs_ulp_histogram[b];
   }
   std::vector<ModeAudit> out;
   for (Sums& s : modes) {
@@ -71,6 +80,8 @@ std::vector<ModeAudit> rounding_audit(const AuditResult& result) {
       s.a.rms_err = std::sqrt(s.sq_err / n);
       s.a.rms_ulp_err = std::sqrt(s.sq_ulp / n);
       s.a.rel_rms_err = s.sq_exact > 0 ? std::sqrt(s.sq_err / s.sq_exact) : 0.0;
+      s.a.floor_rel_rms = s.sq_exact > 0 ? std::sqrt(s.floor_sq_err / s.sq_exact) : 0.0;
+      s.a.rms_to_floor = s.a.floor_rel_rms > 0 ? s.a.rel_rms_err / s.a.floor_rel_rms : 0.0;
     }
     out.push_back(s.a);
   }

@@ -25,6 +25,10 @@ struct OErrorSums {
   // Count per signed ULP error rounded to the nearest integer k: [0] k < −4, [5 + k] for
   // |k| <= 4, [10] k > 4.
   std::array<std::int64_t, 2 * kUlpHistogramHalfWidth + 3> ulp_histogram{};
+  // Count per |e| in bf16 ULPs of O_exact, u = |e| / bf16_ulp(O_exact): [0] u = 0 (the exact
+  // value's bits), [1] 0 < u <= 0.5 (what a correctly rounded nearest result may err), [2] u <= 1
+  // (what a correctly rounded RTZ result may err), [3] u <= 2, [4] u > 2.
+  std::array<std::int64_t, 5> abs_ulp_histogram{};
 };
 
 // The sums of kernel O (bf16 bits) against exact O (same layout). Throws
@@ -41,11 +45,20 @@ struct ModeAudit {
   double rms_ulp_err = 0;       // the same in ULPs
   double rel_rms_err = 0;       // pooled ‖O_kernel − O_exact‖₂ / ‖O_exact‖₂
   double max_ulp_err = 0;       // max |err| in ULPs over the cases
+  // The floor model's pooled relative RMS error (reference/floor.hpp) over the same cases, from
+  // each case's floor_rel_rms_o weighted by its ‖O_exact‖₂², and rel_rms_err / that (the pass
+  // rule allows <= 2 per case, docs/pass-rule.md); 0 when the floor is 0.
+  double floor_rel_rms = 0;
+  double rms_to_floor = 0;
   decltype(OErrorSums::ulp_histogram) histogram{};
+  decltype(OErrorSums::abs_ulp_histogram) abs_histogram{};
 };
 
 // Bin labels of OErrorSums::ulp_histogram: "<-4", "-4", ..., "+4", ">+4".
 std::vector<std::string> ulp_bin_labels();
+
+// Bin labels of OErrorSums::abs_ulp_histogram: "0", "<=0.5", "<=1", "<=2", ">2".
+std::vector<std::string> abs_ulp_bin_labels();
 
 // One entry per mode that has at least one compared case, in order of first appearance.
 std::vector<ModeAudit> rounding_audit(const AuditResult& result);

@@ -1,0 +1,105 @@
+// `cdna-verify compare` (tools/compare_command.hpp).
+#include "tools/compare_command.hpp"
+
+#include <filesystem>
+#include <iostream>
+#include <stdexcept>
+
+#include "tools/cli_checks.hpp"
+#include "tools/cli_modes.hpp"
+#include "tools/compare_report.hpp"
+#include "tools/compare_run.hpp"
+#include "tools/executor_choice.hpp"
+#include "tools/hazard_option.hpp"
+
+namespace cdna::tools {
+
+CompareCommand::CompareCommand(CLI::App& app) {
+  cmd_ = app.add_subcommand(
+      "compare",
+      "Run kernels A and B (adapter names: attention-fwd, aiter-fmha-v3, moonmath) on the audit's cases and the "
+      "special-value cases S01-S05 (NaN and inf inputs) that both take, in each of --modes, and compare their outputs element by element: the histogram of |A - B| in bf16 ULPs "
+      "(distance in representable values) over O elements finite in both, NaN/inf positions and bit patterns, and "
+      "each kernel's determinism (two runs, and on the simulator a third under a random wave schedule). Checks the "
+      "claims: every finite O element within --ulp bf16 ULP; NaN/inf handling identical; A deterministic; B "
+      "deterministic; for a broken claim prints the smallest problem breaking it and shrinks it (docs/compare.md). "
+      "Exit 0 if every claim held over at least one problem, 1 if a claim broke or a kernel failed to run, 2 on bad "
+      "input or when no problem was taken by both kernels (NOTHING COMPARED).");
+  cmd_->add_option("A", kernel_a_, "Kernel A (adapter name)")->required();
+  cmd_->add_option("B", kernel_b_, "Kernel B (adapter name)")->required();
+  cmd_->add_option("--code-object-a", code_object_a_,
+                   "DIR|FILE: kernel A's code objects (default: the adapter's own); one that records a mode other than "
+                   "the one it runs in is refused");
+  cmd_->add_option("--code-object-b", code_object_b_, "DIR|FILE: kernel B's code objects, as --code-object-a");
+  cmd_->add_option("--modes", modes_, "bf16 rounding modes: rtne, rtna, rtz")->delimiter(',')->capture_default_str();
+  cmd_->add_option("--cases", cases_, "Only the cases whose id matches this regular expression (e.g. 'C0[1-3]|S0')");
+  cmd_->add_option("--set", set_,
+                   "Which cases: all, audit (the audit's matrix and C01-C14, R01...), special (S01-S05: +inf and NaN "
+                   "scores, inf in V, rows without keys by -inf scores)")
+      ->check(CLI::IsMember({"all", "audit", "special"}))
+      ->capture_default_str();
+  cmd_->add_option("--ulp", ulp_, "The claim's N: every finite O element within N bf16 ULP")
+      ->check(unsigned_integer())
+      ->capture_default_str();
+  cmd_->add_option("--schedule-seed", schedule_seed_, "Seed of the random-schedule run (simulator only)")
+      ->check(unsigned_integer())
+      ->capture_default_str();
+  cmd_->add_option("--executor", executor_, "auto (HIP device if present, else simulator), simulator, hip")
+      ->check(CLI::IsMember({"auto", "simulator", "hip"}))
+      ->capture_default_str();
+  add_hazards_option(cmd_, hazards_);  // simulator only
+  cmd_->add_option("--out", out_, "Directory for compare.json (written only when given)");
+  cmd_->add_flag("--no-shrink", no_shrink_, "Do not shrink the smallest problem breaking a claim");
+  cmd_->add_flag("--quiet", quiet_, "No progress lines");
+}
+
+bool CompareCommand::parsed() const { return cmd_->parsed(); }
+
+int CompareCommand::run() {
+  CompareOptions o;
+  o.kernel_a = kernel_a_;
+  o.kernel_b = kernel_b_;
+  o.code_object_a = code_object_a_;
+  o.code_object_b = code_object_b_;
+  o.modes = parse_modes(modes_);
+  o.case_filter = cases_;
+  o.audit_cases = set_ != "special";
+  o.special_cases = set_ != "audit";
+  o.ulp = ulp_;
+  o.schedule_seed = schedule_seed_;
+  o.shrink = !no_shrink_;
+  o.progress = quiet_ ? nullptr : &std::cerr;
+  if (out_) {  // an unusable --out is bad input before any kernel runs
+    std::error_code ec;
+    std::filesystem::create_directories(*out_, ec);
+    if (ec || !std::filesystem::is_directory(*out_))
+      throw std::runtime_error("--out '" + *out_ + "' is not a directory that can be created or written; give a directory path");
+  }
+  ChosenExecutor chosen = choose_executor(executor_);
+  if (!chosen.sim && hazards_ != "error") throw CLI::ValidationError("--hazards", "applies to the simulator only");
+  if (chosen.sim) apply_hazards_option(*chosen.sim, hazards_);
+  const CompareResult r = run_compare(o, *chosen.executor, chosen.sim);
+  std::cout << compare_table(r);
+  if (chosen.sim && hazards_ != "error")
+    std::cout << "hazard violations (--hazards " << hazards_ << "): " << hazard_summary(chosen.sim->all_hazards()) << "\n";
+  if (out_) {
+    write_compare_json(r, *out_);
+    std::cout << "written: " << (std::filesystem::path(*out_) / "compare.json").string() << "\n";
+  }
+  switch (r.outcome()) {
+    case CompareOutcome::Held: return 0;
+    case CompareOutcome::Broken: return 1;
+    case CompareOutcome::RunFailed:
+      std::cerr << "cdna-verify: error: " << r.count(ProblemStatus::Error)
+                << " problem(s) could not run (see the table); the claims are not known there\n";
+      return 1;
+    case CompareOutcome::NothingCompared:
+      std::cerr << "cdna-verify: error: nothing compared: no problem"
+                << (cases_.empty() ? "" : " matching --cases '" + cases_ + "'")
+                << " was taken by both kernels; the outcome is NOTHING COMPARED, not a pass\n";
+      return 2;
+  }
+  return 2;
+}
+
+}  // namespace cdna::tools

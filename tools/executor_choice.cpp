@@ -1,0 +1,28 @@
+#include "tools/executor_choice.hpp"
+
+#include <iostream>
+#include <stdexcept>
+
+#include "device/hip_executor.hpp"
+
+namespace cdna::tools {
+
+ChosenExecutor choose_executor(const std::string& name) {
+  ChosenExecutor c;
+  if (name != "simulator") {
+    std::string why_not;
+    c.executor = device::make_hip_executor(why_not);
+    if (!c.executor) {
+      if (name == "hip") throw std::runtime_error(why_not);
+      std::cerr << "cdna-verify: " << why_not << "; falling back to the CDNA3 simulator\n";
+    }
+  }
+  if (!c.executor) {
+    auto s = std::make_unique<simulator::SimulatorExecutor>();
+    c.sim = s.get();
+    c.executor = std::move(s);
+  }
+  return c;
+}
+
+}  // namespace cdna::tools

@@ -1,0 +1,23 @@
+// The executor named on the command line (`--executor auto|simulator|hip`), shared by the
+// subcommands that run kernels.
+#pragma once
+
+#include <memory>
+#include <string>
+
+#include "device/executor.hpp"
+#include "simulator/simulator_executor.hpp"
+
+namespace cdna::tools {
+
+struct ChosenExecutor {
+  std::unique_ptr<device::Executor> executor;
+  simulator::SimulatorExecutor* sim = nullptr;  // set when the simulator runs
+};
+
+// "auto" takes a gfx942 device through the HIP runtime if there is one and says once on stderr
+// that it falls back to the simulator otherwise; "hip" throws std::runtime_error (why there is
+// no device) instead of falling back; "simulator" takes the simulator.
+ChosenExecutor choose_executor(const std::string& name);
+
+}  // namespace cdna::tools
