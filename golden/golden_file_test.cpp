@@ -186,8 +186,8 @@ TEST(GoldenFile, MalformedMetadataAndTensorsAreOneLineErrors) {
   }
   {
     auto f = good;
-    f.tensors["o_kernel"] = f.tensors.at("q");
-    expect_read_error(f, "o_kernel and lse_kernel must be present together");
+    f.tensors["lse_kernel"] = f.tensors.at("lse_exact");  // an LSE with no O (a kernel without LSE stores O only)
+    expect_read_error(f, "lse_kernel without o_kernel");
   }
 }
 
