@@ -309,8 +309,9 @@ void write_reports(const AuditResult& result, const std::filesystem::path& dir) 
     code_objects.push_back({{"rounding", c.mode},
                             {"path", c.path},
                             {"mode_recorded", c.mode_recorded},
-                            {"mode_source", c.mode_recorded ? "recorded in the code object (cdna_bf16_rounding)"
-                                                            : "the user's declaration, not checked"}});
+                            {"mode_source", !c.mode_recorded             ? "the user's declaration, not checked"
+                                            : result.kernel == "aiter-fmha-v3" ? "recorded in the code object (its kernel name)"
+                                                                                : "recorded in the code object (cdna_bf16_rounding)"}});
   }
   auto& rows = j["cases"] = nlohmann::json::array();
   for (const auto& r : result.rows) {
