@@ -35,8 +35,9 @@ CompareCommand::CompareCommand(CLI::App& app) {
   cmd_->add_option("--cases", cases_, "Only the cases whose id matches this regular expression (e.g. 'C0[1-3]|S0')");
   cmd_->add_option("--set", set_,
                    "Which cases: all, audit (the audit's matrix and C01-C14, R01...), special (S01-S05: +inf and NaN "
-                   "scores, inf in V, rows without keys by -inf scores)")
-      ->check(CLI::IsMember({"all", "audit", "special"}))
+                   "scores, inf in V, rows without keys by -inf scores), tiles (Sq, Sk around the peers' 256- and "
+                   "384-row query tiles, as audit --set tiles)")
+      ->check(CLI::IsMember({"all", "audit", "special", "tiles"}))
       ->capture_default_str();
   cmd_->add_option("--ulp", ulp_, "The claim's N: every finite O element within N bf16 ULP")
       ->check(unsigned_integer())
@@ -63,8 +64,9 @@ int CompareCommand::run() {
   o.code_object_b = code_object_b_;
   o.modes = parse_modes(modes_);
   o.case_filter = cases_;
-  o.audit_cases = set_ != "special";
-  o.special_cases = set_ != "audit";
+  o.audit_cases = set_ == "all" || set_ == "audit";
+  o.special_cases = set_ == "all" || set_ == "special";
+  o.tile_cases = set_ == "all" || set_ == "tiles";
   o.ulp = ulp_;
   o.schedule_seed = schedule_seed_;
   o.shrink = !no_shrink_;

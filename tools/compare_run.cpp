@@ -126,7 +126,7 @@ Shrunk shrink(Runner& runner, const reference::AttentionProblem& full, const Pro
   return best;
 }
 
-std::vector<AuditCase> chosen_cases(const std::string& filter, bool audit, bool special) {
+std::vector<AuditCase> chosen_cases(const std::string& filter, bool audit, bool special, bool tiles) {
   std::vector<AuditCase> cases;
   auto add = [&](std::vector<AuditCase> more) {
     cases.insert(cases.end(), std::make_move_iterator(more.begin()), std::make_move_iterator(more.end()));
@@ -136,6 +136,7 @@ std::vector<AuditCase> chosen_cases(const std::string& filter, bool audit, bool 
     add(handed_cases());
   }
   if (special) add(special_value_cases());
+  if (tiles) add(tile_cases());
   if (!filter.empty()) {
     const std::regex re(filter);
     std::erase_if(cases, [&](const AuditCase& c) { return !std::regex_search(c.id, re); });
@@ -262,7 +263,7 @@ CompareResult run_compare(const CompareOptions& options, device::Executor& execu
   result.executor = executor.name();
   auto a = adapters::make_adapter(options.kernel_a);  // an unknown name fails before any work
   auto b = adapters::make_adapter(options.kernel_b);
-  const std::vector<AuditCase> cases = chosen_cases(options.case_filter, options.audit_cases, options.special_cases);
+  const std::vector<AuditCase> cases = chosen_cases(options.case_filter, options.audit_cases, options.special_cases, options.tile_cases);
   result.kernel_a = a->name();
   result.kernel_b = b->name();
   for (numerics::Rounding mode : options.modes) {

@@ -29,6 +29,7 @@ struct CompareOptions {
   std::string case_filter;         // ECMAScript regex searched in the case ids; empty: all
   bool audit_cases = true;         // the audit's default matrix and handed cases (tools/audit_cases.hpp)
   bool special_cases = true;       // S01–S05, NaN and inf inputs (tools/special_value_cases.hpp)
+  bool tile_cases = true;          // the shapes around the peers' query tiles (tools/audit_cases.hpp tile_cases)
   std::uint64_t ulp = 1;           // the claim "every finite O element within ulp bf16 ULP"
   std::uint64_t schedule_seed = 1;  // seed of the third run under Schedule::Random (simulator only)
   bool shrink = true;              // shrink the smallest breaking problem of each broken claim
