@@ -1,0 +1,146 @@
+// The aiter-fmha-v3 adapter (adapters/aiter_fmha_v3.hpp) on AMD's shipped code objects in
+// ../shared/peers/aiter-fmha-v3-gfx942: its rejections; the mode recorded by the kernel name
+// (a file declared for another mode, a group-mode or fp8 file refused); AITER run through the
+// simulator and judged against the exact oracle (reference::compare_attention) in all three
+// modes, with and without the causal mask, GQA and B > 1; and the findings of
+// docs/peer-kernels.md that a later change of the kernel, the adapter or the simulator must not
+// lose silently. Everything that needs the code objects skips with one line when the folder is
+// absent.
+#include "adapters/aiter_fmha_v3.hpp"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+#include "reference/compare.hpp"
+#include "reference/inputs.hpp"
+#include "simulator/simulator_executor.hpp"
+
+namespace cdna::adapters {
+namespace {
+
+using numerics::Rounding;
+using reference::AttentionProblem;
+using reference::Mask;
+
+const std::filesystem::path kDir = peers_dir() / "aiter-fmha-v3-gfx942";
+
+#define SKIP_WITHOUT_AITER()                 \
+  if (!std::filesystem::exists(kDir / "fwd_hd128_bf16_rtne.co")) \
+  GTEST_SKIP() << "skipped (not a pass): " << kDir.string() << " is absent (AITER's code objects)"
+
+AttentionProblem problem(std::int64_t b, std::int64_t sq, std::int64_t sk, std::int64_t hq, std::int64_t hkv,
+                         Mask mask, std::uint64_t seed) {
+  return reference::randn_problem({b, sq, sk, hq, hkv, 128}, mask, seed);
+}
+
+// The simulator with the hazard policy `report`: AITER reads MFMA results and v_cmp masks
+// sooner than LLVM's gfx940 wait states (docs/peer-kernels.md); the values as written are judged.
+simulator::SimulatorExecutor reporting_simulator() {
+  simulator::SimulatorExecutor ex;
+  ex.options().hazard_policy = simulator::HazardPolicy::Report;
+  return ex;
+}
+
+TEST(AiterAdapter, RejectsWhatTheKernelDoesNotTake) {
+  AiterFmhaV3Adapter a;
+  const auto why = [&](const AttentionProblem& p) { return a.unsupported_reason(p, Rounding::RTZ).value_or(""); };
+  EXPECT_NE(why(reference::randn_problem({1, 8, 8, 1, 1, 64}, Mask::None, 1)).find("head dim D = 64"),
+            std::string::npos);
+  EXPECT_NE(why(problem(1, 8, 9, 1, 1, Mask::CausalTopLeft, 1)).find("causal_top_left"), std::string::npos);
+  EXPECT_EQ(why(problem(1, 9, 9, 1, 1, Mask::CausalTopLeft, 1)), "");  // Sq = Sk: the same mask as bottom-right
+  EXPECT_EQ(why(problem(2, 8, 8, 4, 2, Mask::CausalBottomRight, 1)), "");
+}
+
+TEST(AiterAdapter, ModeIsReadFromTheKernelName) {
+  SKIP_WITHOUT_AITER();
+  AiterFmhaV3Adapter a;
+  EXPECT_EQ(a.load(Rounding::RTNA, kDir).size(), 2u);  // mask none and causal
+  try {
+    a.load(Rounding::RTNE, kDir / "fwd_hd128_bf16_rtz.co");
+    FAIL() << "an RTZ code object declared RTNE was taken";
+  } catch (const std::runtime_error& e) {
+    EXPECT_NE(std::string(e.what()).find("declared RTNE"), std::string::npos) << e.what();
+  }
+  EXPECT_THROW(a.load(Rounding::RTZ, kDir / "fwd_hd128_bf16_rtz_group.co"), std::runtime_error);  // varlen
+  EXPECT_THROW(a.load(Rounding::RTNA, kDir / "fwd_hd128_fp8.co"), std::runtime_error);           // fp8
+  // One file: only its mask is taken.
+  AiterFmhaV3Adapter one;
+  one.load(Rounding::RTZ, kDir / "fwd_hd128_bf16_rtz.co");
+  EXPECT_NE(one.unsupported_reason(problem(1, 8, 8, 1, 1, Mask::CausalBottomRight, 1), Rounding::RTZ)
+                .value_or("")
+                .find("no AITER code object with mask causal"),
+            std::string::npos);
+}
+
+// Shapes across AITER's 256-row query tile and 32-key blocks, each mode: the oracle verdict.
+TEST(AiterAdapter, PassesTheOracleInEveryMode) {
+  SKIP_WITHOUT_AITER();
+  AiterFmhaV3Adapter a;
+  simulator::SimulatorExecutor ex = reporting_simulator();
+  const AttentionProblem cases[] = {problem(1, 300, 300, 1, 1, Mask::None, 11),
+                                    problem(1, 257, 100, 1, 1, Mask::CausalBottomRight, 12),
+                                    problem(2, 40, 77, 4, 2, Mask::None, 13)};
+  for (Rounding mode : numerics::kAllRoundings) {
+    a.load(mode, kDir);
+    for (const AttentionProblem& p : cases) {
+      const auto out = a.run(ex, p, mode);
+      const auto c = reference::compare_attention(p, reference::attention_forward_exact(p), out.o, out.lse, mode);
+      EXPECT_TRUE(c.pass()) << numerics::to_string(mode) << " Sq " << p.shape.seqlen_q << " Sk " << p.shape.seqlen_k
+                            << ": " << c.first_failure;
+      EXPECT_GT(c.o_judged, 0);
+      EXPECT_GT(c.lse_judged, 0);
+    }
+  }
+}
+
+// Findings (docs/peer-kernels.md, "AITER"): each is what the kernel does today.
+TEST(AiterFinding, OutputDependsOnItsEarlyReadsUnderTheDifferentialPolicy) {
+  SKIP_WITHOUT_AITER();
+  AiterFmhaV3Adapter a;
+  a.load(Rounding::RTZ, kDir);
+  simulator::SimulatorExecutor ex;
+  ex.options().hazard_policy = simulator::HazardPolicy::Differential;
+  EXPECT_THROW(a.run(ex, problem(1, 300, 300, 1, 1, Mask::None, 21), Rounding::RTZ), std::runtime_error);
+  bool changes = false, mfma_rule = false;
+  for (const auto& v : ex.last_hazards()) {
+    changes |= v.verdict == simulator::HazardViolation::Verdict::ChangesOutput;
+    mfma_rule |= v.rule == "mfma-result-valu";
+  }
+  EXPECT_TRUE(changes);
+  EXPECT_TRUE(mfma_rule);
+}
+
+TEST(AiterFinding, NonPositiveScaleGivesNaN) {
+  SKIP_WITHOUT_AITER();
+  AiterFmhaV3Adapter a;
+  a.load(Rounding::RTNE, kDir);
+  simulator::SimulatorExecutor ex = reporting_simulator();
+  AttentionProblem p = problem(1, 4, 4, 1, 1, Mask::None, 31);
+  p.scale = -p.scale;
+  const auto out = a.run(ex, p, Rounding::RTNE);
+  EXPECT_TRUE(std::isnan(numerics::f32_from_bf16(out.o[0])));  // the definition: finite
+}
+
+// RTZ with one key: the maximum key's fused argument s·c − fl(s·c) is not 0, v_exp gives
+// 1 − 2⁻²⁴ for some rows, RTZ truncates P to 1 − 2⁻⁸: O is not V bit for bit.
+TEST(AiterFinding, RtzWithOneKeyIsNotVBitForBit) {
+  SKIP_WITHOUT_AITER();
+  AiterFmhaV3Adapter a;
+  a.load(Rounding::RTZ, kDir);
+  simulator::SimulatorExecutor ex = reporting_simulator();
+  const AttentionProblem p = problem(1, 256, 1, 1, 1, Mask::None, 5000 + 42 * 10);
+  const auto out = a.run(ex, p, Rounding::RTZ);
+  int differ = 0;
+  for (std::int64_t i = 0; i < 256; ++i)
+    for (std::int64_t d = 0; d < 128; ++d) differ += out.o[static_cast<std::size_t>(i * 128 + d)] != p.v[static_cast<std::size_t>(d)];
+  EXPECT_GT(differ, 0);
+  a.load(Rounding::RTNE, kDir);  // RTNE rounds the same P back to 1
+  const auto rtne = a.run(ex, p, Rounding::RTNE);
+  for (std::int64_t i = 0; i < 256; ++i)
+    for (std::int64_t d = 0; d < 128; ++d)
+      ASSERT_EQ(rtne.o[static_cast<std::size_t>(i * 128 + d)], p.v[static_cast<std::size_t>(d)]) << i << " " << d;
+}
+
+}  // namespace
+}  // namespace cdna::adapters
