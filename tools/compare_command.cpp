@@ -78,7 +78,10 @@ int CompareCommand::run() {
       throw std::runtime_error("--out '" + *out_ + "' is not a directory that can be created or written; give a directory path");
   }
   ChosenExecutor chosen = choose_executor(executor_);
-  if (!chosen.sim && hazards_ != "error") throw CLI::ValidationError("--hazards", "applies to the simulator only");
+  if (!chosen.sim && !hazards_.empty()) throw CLI::ValidationError("--hazards", "applies to the simulator only");
+  // A peer's early reads (docs/peer-kernels.md) would stop every run under `error`; compare is
+  // about the values as written, so a peer defaults to `report` (the sites are listed).
+  if (hazards_.empty()) hazards_ = kernel_a_ == "attention-fwd" && kernel_b_ == "attention-fwd" ? "error" : "report";
   if (chosen.sim) apply_hazards_option(*chosen.sim, hazards_);
   const CompareResult r = run_compare(o, *chosen.executor, chosen.sim);
   std::cout << compare_table(r);
