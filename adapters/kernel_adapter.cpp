@@ -1,7 +1,6 @@
 #include "adapters/kernel_adapter.hpp"
 
 #include <algorithm>
-#include <limits>
 #include <stdexcept>
 
 #include "adapters/aiter_fmha_v3.hpp"
@@ -50,11 +49,7 @@ device::AttentionOutput KernelAdapter::run(device::Executor& executor, const ref
   reference::validate(problem);
   if (auto why = unsupported_reason(problem, mode)) throw std::invalid_argument(*why);
   const auto& s = problem.shape;
-  if (s.batch == 0 || s.seqlen_q == 0 || s.heads_q == 0) {
-    device::AttentionOutput out;
-    if (!features().writes_lse) out.lse.clear();
-    return out;  // nothing to compute; no launch
-  }
+  if (s.batch == 0 || s.seqlen_q == 0 || s.heads_q == 0) return {};  // empty O and LSE: no launch
   return launch(executor, problem, mode);
 }
 
@@ -64,9 +59,8 @@ std::unique_ptr<KernelAdapter> make_adapter(std::string_view name) {
   if (name == "attention-fwd") return std::make_unique<AttentionFwdAdapter>();
   if (name == "aiter-fmha-v3") return std::make_unique<AiterFmhaV3Adapter>();
   if (name == "moonmath") return std::make_unique<MoonmathAdapter>();
-  std::string names;
-  for (const auto& n : adapter_names()) names += (names.empty() ? "" : ", ") + n;
-  throw std::invalid_argument("unknown kernel '" + std::string(name) + "'; expected one of: " + names);
+  throw std::invalid_argument("unknown kernel '" + std::string(name) + "'; expected one of: " +
+                              join(adapter_names(), [](const std::string& n) { return n; }));
 }
 
 std::filesystem::path peers_dir() { return CDNA_PEERS_DIR; }
