@@ -125,6 +125,7 @@ device::AttentionOutput MoonmathAdapter::launch(device::Executor& executor, cons
     d.block = {block, 1, 1};
     d.args = args.build();
     d.symbols = std::move(symbols);
+    d.code_object_name = L.code.path.filename().string();
     executor.run(L.code.bytes, d);
   };
   // attention_forward's arguments; the lite ones (skip lists, threshold, phase, LPT order) as the

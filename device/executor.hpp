@@ -56,6 +56,8 @@ struct Dispatch {
   std::uint32_t dynamic_lds_bytes = 0;
   std::vector<KernelArg> args;
   std::vector<SymbolWrite> symbols;  // applied before the launch, to this dispatch's copy of the code object
+  // Names the code object in error messages (e.g. its file name); empty: the executor's own label.
+  std::string code_object_name;
 };
 
 class Executor {

@@ -52,7 +52,8 @@ void put(std::vector<std::uint8_t>& seg, std::uint32_t offset, std::uint32_t siz
 SimulatorExecutor::SimulatorExecutor() = default;
 SimulatorExecutor::~SimulatorExecutor() = default;
 
-std::shared_ptr<SimulatorExecutor::Entry> SimulatorExecutor::entry_for(std::span<const std::byte> bytes) {
+std::shared_ptr<SimulatorExecutor::Entry> SimulatorExecutor::entry_for(std::span<const std::byte> bytes,
+                                                                      const std::string& name) {
   std::uint64_t h = fnv1a(bytes);
   for (auto it = cache_.begin(); it != cache_.end(); ++it) {
     auto& e = *it;
@@ -64,7 +65,7 @@ std::shared_ptr<SimulatorExecutor::Entry> SimulatorExecutor::entry_for(std::span
       return keep;
     }
   }
-  std::string label = label_;
+  std::string label = name.empty() ? label_ : name;
   if (label.empty()) {
     label = std::to_string(bytes.size());
     label.insert(0, 1, '<');
@@ -141,7 +142,7 @@ void SimulatorExecutor::run_once(std::span<const std::byte> bytes, const device:
   auto t0 = std::chrono::steady_clock::now();
   stats_ = SimStats{};
   hazards_.clear();
-  auto entry = entry_for(bytes);
+  auto entry = entry_for(bytes, dispatch.code_object_name);
   const KernelInfo& k = entry->co.kernel(dispatch.kernel);
   auto prog = program(bytes, dispatch.kernel);
   const std::string& kn = k.name;

@@ -62,7 +62,7 @@ class SimulatorExecutor : public device::Executor {
 
  private:
   struct Entry;
-  std::shared_ptr<Entry> entry_for(std::span<const std::byte> code_object);
+  std::shared_ptr<Entry> entry_for(std::span<const std::byte> code_object, const std::string& name = {});
   // One run; `watches` (the second run after an LDS race) records the racing accesses' pcs;
   // `found` receives the races of LdsRaces::Report.
   void run_once(std::span<const std::byte> code_object, const device::Dispatch& dispatch,

@@ -18,7 +18,7 @@ CompareCommand::CompareCommand(CLI::App& app) {
   cmd_ = app.add_subcommand(
       "compare",
       "Run kernels A and B (adapter names: attention-fwd, aiter-fmha-v3, moonmath) on the audit's cases and the "
-      "special-value cases S01-S05 (NaN and inf inputs) that both take, in each of --modes, and compare their outputs element by element: the histogram of |A - B| in bf16 ULPs "
+      "special-value cases S01-S05 (NaN and inf inputs) and the tile shapes (--set) that both take, in each of --modes, and compare their outputs element by element: the histogram of |A - B| in bf16 ULPs "
       "(distance in representable values) over O elements finite in both, NaN/inf positions and bit patterns, and "
       "each kernel's determinism (two runs, and on the simulator a third under a random wave schedule). Checks the "
       "claims: every finite O element within --ulp bf16 ULP; NaN/inf handling identical; A deterministic; B "

@@ -237,7 +237,7 @@ GoldenCommand::GoldenCommand(CLI::App& app) {
   golden_ = app.add_subcommand(
       "golden",
       "Golden files (docs/golden-files.md): safetensors files holding a problem's inputs, its exact result, the "
-      "bound and floor of a correct kernel, and our kernel's output bits.");
+      "bound and floor of a correct kernel, and the output bits of a kernel (ours by default, --kernel for a peer).");
   golden_->require_subcommand(1);
 
   gen_ = golden_->add_subcommand(

@@ -301,8 +301,9 @@ int main(int argc, char** argv) {
 
   auto* audit = app.add_subcommand(
       "audit",
-      "Run the default matrix and the handed cases C01-C14 on the available executor (a gfx942 device "
-      "through the HIP runtime, else the CDNA3 simulator), compare O and LSE with the exact MPFR oracle "
+      "Run the default matrix and the handed cases C01-C14 (and, for a peer --kernel, the shapes around its tiles) "
+      "on the available executor (a gfx942 device through the HIP runtime, else the CDNA3 simulator) with any kernel "
+      "adapter (--kernel: ours, aiter-fmha-v3, moonmath), compare O and LSE with the exact MPFR oracle "
       "(docs/pass-rule.md), print a table and the kill matrix of the mutation testing (docs/mutation-testing.md), write report.json, report.md and report.html. Exit 0 "
       "(outcome PASS) if at least one kernel output was judged and no case failed, 1 (FAIL) if a case failed, 2 on "
       "bad input or when nothing was judged (NOTHING JUDGED: no case matched, or every matched case was rejected).");
