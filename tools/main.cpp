@@ -183,6 +183,13 @@ int run_audit_command(const std::string& out_dir, const std::string& kernel, con
     if (!quiet) std::cerr << "mutation testing: kernel mutants on the fixed cases\n";
     tools::MutantsOptions mo;
     mo.progress = quiet ? nullptr : &std::cerr;
+    if (chosen.sim) {
+      // The mutants are ours: the simulator's checks stop them as they do our kernel (a peer's
+      // differential or report policy would let the missing-wait-state mutants through).
+      chosen.sim->options().hazard_policy = simulator::HazardPolicy::Error;
+      chosen.sim->options().differential_throws = true;
+      chosen.sim->options().lds_races = simulator::LdsRaces::Error;
+    }
     result.mutation = tools::run_mutants(mo, *chosen.executor);
     std::cout << "\nMutation testing (kill matrix):\n" << tools::kill_matrix(*result.mutation);
     if (!result.mutation->ok())
