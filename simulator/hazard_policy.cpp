@@ -33,6 +33,18 @@ std::string_view to_string(HazardViolation::Verdict v) {
   return "?";
 }
 
+void merge_hazard_sites(std::vector<HazardViolation>& into, const std::vector<HazardViolation>& from) {
+  for (const auto& v : from) {
+    auto same = [&](const HazardViolation& x) {
+      return x.kernel == v.kernel && x.pc == v.pc && x.producer_pc == v.producer_pc && x.rule == v.rule &&
+             x.wait_states == v.wait_states && x.verdict == v.verdict;
+    };
+    auto it = std::find_if(into.begin(), into.end(), same);
+    if (it == into.end()) into.push_back(v);
+    else it->count += v.count;
+  }
+}
+
 std::string describe(const HazardViolation& v) {
   std::string s = "pc " + hex(v.pc) + " '" + v.instruction + "': rule " + v.rule +
                   (v.reg.empty() ? "" : " (" + v.reg + ")") + ", " + std::to_string(v.wait_states) + " of " +

@@ -64,6 +64,9 @@ std::string_view to_string(HazardViolation::Verdict v);
 // "pc 0x1a4 'v_max3_f32 ...': rule mfma-result-valu (v[64:79]), 5 of 11 wait states after
 // 'v_mfma_...' at pc 0x198, 8 times (first: workgroup (0,0,0) wave 3)[, benign]".
 std::string describe(const HazardViolation& v);
+// Adds `from` to `into` one site at a time: a site already there (same kernel, pcs, rule, wait
+// states and verdict) gets its count added, a new one is appended.
+void merge_hazard_sites(std::vector<HazardViolation>& into, const std::vector<HazardViolation>& from);
 
 // Per-dispatch bookkeeping of the scheduler under Report and Differential (Error needs none).
 class HazardMonitor {

@@ -95,17 +95,7 @@ std::shared_ptr<const Program> SimulatorExecutor::program(std::span<const std::b
   return p;
 }
 
-void SimulatorExecutor::merge_hazards() {
-  for (const auto& v : hazards_) {
-    auto same = [&](const HazardViolation& x) {
-      return x.kernel == v.kernel && x.pc == v.pc && x.producer_pc == v.producer_pc && x.rule == v.rule &&
-             x.wait_states == v.wait_states && x.verdict == v.verdict;
-    };
-    auto it = std::find_if(all_hazards_.begin(), all_hazards_.end(), same);
-    if (it == all_hazards_.end()) all_hazards_.push_back(v);
-    else it->count += v.count;
-  }
-}
+void SimulatorExecutor::merge_hazards() { merge_hazard_sites(all_hazards_, hazards_); }
 
 void SimulatorExecutor::run(std::span<const std::byte> bytes, const device::Dispatch& dispatch) {
   lds_races_.clear();

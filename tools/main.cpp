@@ -135,33 +135,21 @@ int run_audit_command(const std::string& out_dir, const std::string& kernel, con
   std::function<std::uint64_t()> wave_instructions;
   if (auto* sim = chosen.sim) wave_instructions = [sim] { return sim->last_stats().wave_instructions; };
 
+  // Hazard sites per case (the executor's, cleared after each case) and over the whole audit.
+  std::vector<simulator::HazardViolation> audit_hazards;
   std::function<tools::CaseHazards()> case_hazards;
   if (auto* sim = chosen.sim) {
     sim->options().differential_throws = false;  // the audit fails such a case itself, with its figures
     sim->clear_all_hazards();
-    case_hazards = [sim] {
-      tools::CaseHazards h;
+    case_hazards = [sim, &audit_hazards] {
       const auto& v = sim->all_hazards();
-      if (!v.empty()) h.summary = tools::hazard_summary(v);
-      h.failure = tools::hazard_failure(v);
+      simulator::merge_hazard_sites(audit_hazards, v);
+      tools::CaseHazards h{v.empty() ? "" : tools::hazard_summary(v), tools::hazard_failure(v)};
       sim->clear_all_hazards();
       return h;
     };
   }
-  std::vector<simulator::HazardViolation> audit_hazards;  // every case's, for the listing below
-  tools::AuditResult result = tools::run_audit(options, *chosen.executor, wave_instructions, [&] {
-    if (chosen.sim) {
-      for (const auto& v : chosen.sim->all_hazards()) {  // the same site in several cases: counts added
-        auto same = std::find_if(audit_hazards.begin(), audit_hazards.end(), [&](const auto& x) {
-          return x.kernel == v.kernel && x.pc == v.pc && x.producer_pc == v.producer_pc && x.rule == v.rule &&
-                 x.verdict == v.verdict;
-        });
-        if (same == audit_hazards.end()) audit_hazards.push_back(v);
-        else same->count += v.count;
-      }
-    }
-    return case_hazards ? case_hazards() : tools::CaseHazards{};
-  });
+  tools::AuditResult result = tools::run_audit(options, *chosen.executor, wave_instructions, case_hazards);
   result.executor_settings = std::move(settings);
   if (chosen.sim && chosen.sim->options().hazard_policy != simulator::HazardPolicy::Error)
     result.executor_settings.emplace_back("hazard_violations", tools::hazard_summary(audit_hazards));
