@@ -17,8 +17,11 @@ std::vector<double> rope_inverse_frequencies(const DecoderConfig& config);
 
 // The kernel's RoPE table: cos and sin of p·ω_i for p in [0, positions), i in [0, D/2),
 // row-major [positions, D/2], each computed in double and rounded to nearest fp32. Bound used by
-// the envelope: |table − exact| ≤ 2^-24·|table| + 2^-40 for positions ≤ 2^20 (double argument
-// error ≤ p·ω·2^-50 ≤ 2^-30·(p·ω ≤ 2^20), cos/sin of double within 1 ULP; docs §2).
+// the envelope, for positions ≤ 2^20: |table − exact| ≤ 2^-24·|table| + 2^-26. Derivation: ω_i
+// within 2^-48 relative and p·ω_i ≤ 2^20 make the double argument err by ≤ 2^20·2^-47 = 2^-27
+// (the product's own rounding included, ω ≤ 1); cos and sin are 1-Lipschitz, glibc's double
+// cos/sin err < 1 ULP (≤ 2^-52), so the double value is within 2^-27 + 2^-52 < 2^-26.9 — and the
+// final rounding to fp32 adds ≤ 2^-24·|table|. Stated bound: 2^-24·|table| + 2^-26.
 struct RopeTable {
   std::int64_t positions = 0;
   std::int64_t half_dim = 0;  // D/2
