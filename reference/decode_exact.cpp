@@ -9,6 +9,7 @@
 #include "numerics/bf16.hpp"
 #include "reference/decode_config.hpp"
 #include "reference/mp_ball.hpp"
+#include "reference/mpfr_range.hpp"
 
 namespace cdna::reference {
 
@@ -22,24 +23,6 @@ namespace {
 constexpr double kRadiusLimit = 0x1p-70;  // step refuses radii above kRadiusLimit·(1 + |logit|)
 
 double bf16_value(std::uint16_t bits) { return numerics::f32_from_bf16(bits); }
-
-// Sets MPFR's default exponent range for the step (results must not depend on the caller's).
-class DefaultExponentRange {
- public:
-  DefaultExponentRange() : emin_(mpfr_get_emin()), emax_(mpfr_get_emax()) {
-    mpfr_set_emin(1 - (mpfr_exp_t{1} << 30));  // MPFR's defaults
-    mpfr_set_emax((mpfr_exp_t{1} << 30) - 1);
-  }
-  ~DefaultExponentRange() {
-    mpfr_set_emin(emin_);
-    mpfr_set_emax(emax_);
-  }
-  DefaultExponentRange(const DefaultExponentRange&) = delete;
-  DefaultExponentRange& operator=(const DefaultExponentRange&) = delete;
-
- private:
-  mpfr_exp_t emin_, emax_;
-};
 
 [[noreturn]] void raise_precision(const std::string& what, unsigned p) {
   throw std::runtime_error("ExactDecoder: " + what + " at " + std::to_string(p) + " bits; raise precision_bits");
@@ -246,7 +229,7 @@ ExactDecoder::ExactDecoder(const DecoderModel& model, unsigned precision_bits, u
   validate_decoder_model(model, "ExactDecoder model");
   if (precision_bits < 64 || precision_bits > 4096)
     throw std::invalid_argument("ExactDecoder: precision_bits " + std::to_string(precision_bits) + " outside [64, 4096]");
-  DefaultExponentRange range;
+  ExponentRangeGuard range;
   s_ = std::make_unique<State>(model, precision_bits, threads);
   s_->compute_frequencies();
 }
@@ -267,7 +250,7 @@ std::vector<double> ExactDecoder::step(std::int64_t token) {
   if (s.position >= c.max_position_embeddings)
     throw std::invalid_argument("ExactDecoder: position " + std::to_string(s.position) + " reaches max_position_embeddings " +
                                 std::to_string(c.max_position_embeddings));
-  DefaultExponentRange range;
+  ExponentRangeGuard range;
   const std::size_t hsz = s.n(c.hidden_size);
   MpBalls x(hsz, s.prec);
   for (std::size_t j = 0; j < hsz; ++j)

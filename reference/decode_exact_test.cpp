@@ -124,30 +124,21 @@ double max_abs_diff(const std::vector<double>& a, const std::vector<double>& b) 
 
 // A small random model with four query heads over two KV heads.
 DecoderConfig small_config() {
-  DecoderConfig c = decoder_preset("tiny");
-  c.hidden_size = 32;
-  c.intermediate_size = 48;
-  c.num_attention_heads = 4;
-  c.num_key_value_heads = 2;
-  c.head_dim = 8;
-  c.vocab_size = 40;
-  c.rope_theta = 10.0;  // large angles: a RoPE position error shows
-  return c;
+  return {.hidden_size = 32, .intermediate_size = 48, .num_hidden_layers = 2, .num_attention_heads = 4,
+          .num_key_value_heads = 2, .head_dim = 8, .rms_norm_eps = 1e-5,
+          .rope_theta = 10.0,  // large angles: a RoPE position error shows
+          .rope_scaling = std::nullopt, .vocab_size = 40, .tie_word_embeddings = true,
+          .max_position_embeddings = 8192, .eos_token_id = {}};
 }
 
 // 1 layer, H = 2, one head of D = 2, V = 3, untied; every matrix zero except as set by the test.
 DecoderModel two_wide_model() {
   DecoderModel m;
-  DecoderConfig& c = m.config;
-  c.hidden_size = 2;
-  c.intermediate_size = 2;
-  c.num_hidden_layers = 1;
-  c.num_attention_heads = 1;
-  c.num_key_value_heads = 1;
-  c.head_dim = 2;
-  c.vocab_size = 3;
-  c.tie_word_embeddings = false;
-  c.rms_norm_eps = 3.5;  // mean(3², 4²) + 3.5 = 16: RMSNorm divides by exactly 4
+  m.config = {.hidden_size = 2, .intermediate_size = 2, .num_hidden_layers = 1, .num_attention_heads = 1,
+              .num_key_value_heads = 1, .head_dim = 2,
+              .rms_norm_eps = 3.5,  // mean(3², 4²) + 3.5 = 16: RMSNorm divides by exactly 4
+              .rope_theta = 500000.0, .rope_scaling = std::nullopt, .vocab_size = 3, .tie_word_embeddings = false,
+              .max_position_embeddings = 8192, .eos_token_id = {}};
   m.weights.layers.resize(1);
   m.weights.embed_tokens = bfs({3, 4, 1, 1, 0, 0});
   DecoderLayerWeights& w = m.weights.layers[0];
@@ -213,7 +204,9 @@ TEST(ExactDecoder, GqaMapsQueryHeadToHeadOverGroupSize) {
   for (std::int64_t t : {5, 9, 21}) {
     const std::vector<double> a = exact.step(t), b = right.step(t), c = wrong.step(t);
     EXPECT_LT(max_abs_diff(a, b), kNaiveTolerance);
-    if (exact.position() > 1) EXPECT_GT(max_abs_diff(a, c), 0x1p-12) << "position " << exact.position() - 1;
+    if (exact.position() > 1) {
+      EXPECT_GT(max_abs_diff(a, c), 0x1p-12) << "position " << exact.position() - 1;
+    }
   }
 }
 

@@ -23,30 +23,16 @@ bool is_norm(const DecoderTensorSpec& spec) { return spec.shape.size() == 1; }
 }  // namespace
 
 DecoderConfig decoder_preset(std::string_view name) {
-  DecoderConfig c;  // decode_model.hpp's defaults are the tiny preset's sizes
-  c.hidden_size = 256;
-  c.intermediate_size = 512;
-  c.num_hidden_layers = 2;
-  c.num_attention_heads = 4;
-  c.num_key_value_heads = 2;
-  c.head_dim = 64;
-  c.rms_norm_eps = 1e-5;
-  c.rope_theta = 500000.0;
-  c.vocab_size = 1000;
-  c.tie_word_embeddings = true;
-  c.max_position_embeddings = 8192;
-  if (name == "tiny") return c;
-  if (name == "llama-3.2-1b-layer") {
-    c.hidden_size = 2048;
-    c.intermediate_size = 8192;
-    c.num_hidden_layers = 1;
-    c.num_attention_heads = 32;
-    c.num_key_value_heads = 8;
-    c.vocab_size = 128256;
-    c.max_position_embeddings = 131072;
-    c.rope_scaling = Llama3RopeScaling{32.0, 1.0, 4.0, 8192};
-    return c;
-  }
+  if (name == "tiny")
+    return {.hidden_size = 256, .intermediate_size = 512, .num_hidden_layers = 2, .num_attention_heads = 4,
+            .num_key_value_heads = 2, .head_dim = 64, .rms_norm_eps = 1e-5, .rope_theta = 500000.0,
+            .rope_scaling = std::nullopt, .vocab_size = 1000, .tie_word_embeddings = true,
+            .max_position_embeddings = 8192, .eos_token_id = {}};
+  if (name == "llama-3.2-1b-layer")
+    return {.hidden_size = 2048, .intermediate_size = 8192, .num_hidden_layers = 1, .num_attention_heads = 32,
+            .num_key_value_heads = 8, .head_dim = 64, .rms_norm_eps = 1e-5, .rope_theta = 500000.0,
+            .rope_scaling = Llama3RopeScaling{32.0, 1.0, 4.0, 8192}, .vocab_size = 128256,
+            .tie_word_embeddings = true, .max_position_embeddings = 131072, .eos_token_id = {}};
   throw std::invalid_argument("unknown model preset '" + std::string(name) + "', need tiny or llama-3.2-1b-layer");
 }
 
