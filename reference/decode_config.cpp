@@ -133,8 +133,11 @@ DecoderConfig read_decoder_config(const std::filesystem::path& path) {
 }
 
 void validate_decoder_config(const DecoderConfig& c, std::string_view label) {
+  // Sizes up to 2^24 (layers 2^16) keep every tensor's element count far inside 64 bits.
   const auto positive = [&](std::int64_t v, const char* field) {
     if (v <= 0) fail(label, field, std::to_string(v) + " is not a positive integer");
+    const std::int64_t limit = std::string_view(field) == "num_hidden_layers" ? 1 << 16 : 1 << 24;
+    if (v > limit) fail(label, field, std::to_string(v) + " is above the supported " + std::to_string(limit));
   };
   positive(c.hidden_size, "hidden_size");
   positive(c.intermediate_size, "intermediate_size");

@@ -36,7 +36,7 @@ DecoderConfig parse_decoder_config(std::string_view json_text, std::string_view 
 // Reads and parses a file; ModelFileError "<path>: cannot read: <reason>" if unreadable.
 DecoderConfig read_decoder_config(const std::filesystem::path& path);
 
-// Checks a configuration: sizes positive, Hkv divides Hq, head_dim even, rms_norm_eps and
+// Checks a configuration: sizes positive and ≤ 2^24 (layers ≤ 2^16), Hkv divides Hq, head_dim even, rms_norm_eps and
 // rope_theta finite and > 0, llama3 factors finite with factor >= 1, 0 < low < high,
 // original_max_position_embeddings > 0, every eos id in [0, V). H = Hq·D is not required (the
 // projections are [Hq·D, H] and [H, Hq·D]). Throws ModelFileError "<label>: <field>: ...".

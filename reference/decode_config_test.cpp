@@ -112,7 +112,8 @@ TEST(DecoderConfig, HeadDimTimesHeadsNeedNotBeHidden) {
 TEST(DecoderConfig, EachBadFieldIsNamed) {
   const std::pair<std::string, std::string> cases[] = {
       {"hidden_size", "0"},  {"hidden_size", "2048.5"}, {"hidden_size", "\"2048\""}, {"hidden_size", ""},
-      {"intermediate_size", "-1"}, {"num_hidden_layers", "0"}, {"num_attention_heads", ""},
+      {"intermediate_size", "-1"}, {"intermediate_size", "16777217"}, {"num_hidden_layers", "0"},
+      {"num_hidden_layers", "65537"}, {"num_attention_heads", ""},
       {"num_key_value_heads", "5"},  // does not divide 32
       {"head_dim", "63"},            // odd
       {"rms_norm_eps", "0"}, {"rms_norm_eps", "-1e-5"}, {"rms_norm_eps", "\"x\""},
