@@ -208,9 +208,16 @@ StepBounds DecodeEnvelope::step(std::int64_t token) {
   out.token = token;
   out.mid.assign(logits.mid.begin(), logits.mid.end());
   out.rad.assign(logits.rad.begin(), logits.rad.end());
-  if (overflow)
-    for (double& r : out.rad)
-      if (!std::isnan(r)) r = std::numeric_limits<double>::infinity();
+  // A NaN radius with a finite midpoint comes from inf − inf inside the radius computation
+  // (a ball that has overflowed), not from the definition: +inf. NaN stays only with a NaN
+  // midpoint (a NaN or inf weight on the logit's path).
+  constexpr double kInf = std::numeric_limits<double>::infinity();
+  for (std::size_t i = 0; i < out.rad.size(); ++i) {
+    if (std::isnan(out.mid[i]))
+      out.rad[i] = out.mid[i];
+    else if (overflow || std::isnan(out.rad[i]))
+      out.rad[i] = kInf;
+  }
   out.tie_class = tie_class_;
   out.identical_rows_identical_logits = a.identical_rows_identical_logits;
   return out;

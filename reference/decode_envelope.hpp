@@ -75,8 +75,9 @@ struct StepBounds {
   std::int64_t position = 0;  // the position this step ran at (0-based)
   std::int64_t token = 0;     // the token fed at that position
   std::vector<double> mid;    // [V] the fast reference's logits
-  std::vector<double> rad;    // [V] radii ≥ 0 (+inf where a value may overflow; NaN where the
-                              //      definition may be NaN: a NaN or inf weight on its path)
+  std::vector<double> rad;    // [V] radii ≥ 0; +inf where a value may overflow (or the ball
+                              //      arithmetic itself overflowed); NaN exactly where mid is NaN
+                              //      (a NaN or inf weight on the logit's path)
   // tie_class[j] = the lowest index i whose LM-head row is bitwise identical to row j [V].
   std::shared_ptr<const std::vector<std::int64_t>> tie_class;
   bool identical_rows_identical_logits = false;  // from the DecodeArithmetic
