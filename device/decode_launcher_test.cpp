@@ -1,0 +1,316 @@
+// The decode monokernel on the simulator (tiny preset: 2 layers, H 256, Hq 4, Hkv 2, D 64,
+// I 512, V 1000): grid independence, schedule independence, its logits inside the balls of its
+// declared arithmetic (device/decode_ball_forward.hpp), NaN and eos stops, refusals, mutants.
+#include <gtest/gtest-spi.h>
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <filesystem>
+#include <random>
+
+#include "device/attention_launcher.hpp"
+#include "device/decode_ball_forward.hpp"
+#include "device/decode_launcher.hpp"
+#include "simulator/simulator_executor.hpp"
+
+namespace cdna::device {
+namespace {
+
+using numerics::Rounding;
+
+// The tiny preset (reference::DecoderConfig's defaults) with seeded N(0, 0.02) matrices and
+// N(1, 0.05) norm weights. `paired_lm_rows`: an untied LM head whose rows 2k and 2k+1 are equal,
+// so that every argmax is a tie.
+reference::DecoderModel tiny_model(std::uint64_t seed, bool paired_lm_rows = false) {
+  reference::DecoderModel m;
+  auto& c = m.config;
+  c.tie_word_embeddings = !paired_lm_rows;
+  std::mt19937_64 rng(seed);
+  std::normal_distribution<float> mat(0.0f, 0.02f), norm(1.0f, 0.05f);
+  auto fill = [&](std::vector<std::uint16_t>& v, std::int64_t n, auto& dist) {
+    v.resize(static_cast<std::size_t>(n));
+    for (auto& e : v) e = numerics::bf16_from_f32(dist(rng), Rounding::RTNE);
+  };
+  const std::int64_t H = c.hidden_size, I = c.intermediate_size, D = c.head_dim;
+  const std::int64_t q = c.num_attention_heads * D, kv = c.num_key_value_heads * D;
+  fill(m.weights.embed_tokens, c.vocab_size * H, mat);
+  m.weights.layers.resize(static_cast<std::size_t>(c.num_hidden_layers));
+  for (auto& y : m.weights.layers) {
+    fill(y.input_layernorm, H, norm);
+    fill(y.q_proj, q * H, mat);
+    fill(y.k_proj, kv * H, mat);
+    fill(y.v_proj, kv * H, mat);
+    fill(y.o_proj, H * q, mat);
+    fill(y.post_attention_layernorm, H, norm);
+    fill(y.gate_proj, I * H, mat);
+    fill(y.up_proj, I * H, mat);
+    fill(y.down_proj, H * I, mat);
+  }
+  fill(m.weights.norm, H, norm);
+  if (paired_lm_rows) {
+    fill(m.weights.lm_head, c.vocab_size * H, mat);
+    for (std::int64_t r = 1; r < c.vocab_size; r += 2)
+      std::copy_n(m.weights.lm_head.begin() + (r - 1) * H, H, m.weights.lm_head.begin() + r * H);
+  }
+  return m;
+}
+
+std::uint32_t bits(float f) {
+  std::uint32_t u;
+  std::memcpy(&u, &f, 4);
+  return u;
+}
+
+// Bitwise equality of two runs' tokens, status and logits.
+void expect_identical(const DecodeResult& a, const DecodeResult& b) {
+  EXPECT_EQ(a.tokens, b.tokens);
+  EXPECT_EQ(a.status, b.status);
+  ASSERT_EQ(a.logits.size(), b.logits.size());
+  std::size_t differ = 0;
+  for (std::size_t i = 0; i < a.logits.size(); ++i) differ += bits(a.logits[i]) != bits(b.logits[i]);
+  EXPECT_EQ(differ, 0u) << "logits differing bitwise";
+}
+
+// The token sequence a run's positions read: the prompt, then the generated tokens.
+std::vector<std::int64_t> teacher_tokens(const DecodeLaunch& l, const DecodeResult& r) {
+  std::vector<std::int64_t> t = l.prompt;
+  for (std::size_t i = 0; t.size() < static_cast<std::size_t>(r.stats.positions); ++i) t.push_back(r.tokens[i]);
+  return t;
+}
+
+// The double forward (centres of decode_ball_forward) against the kernel: printed figures.
+void print_double_forward_distance(const reference::DecoderModel& m, const DecodeLaunch& l, const DecodeResult& r) {
+  const std::vector<Ball> balls = decode_ball_forward(m, teacher_tokens(l, r), l.mode);
+  ASSERT_EQ(balls.size(), r.logits.size());
+  double lo = INFINITY, hi = -INFINITY, worst = 0;
+  std::size_t unbounded = 0;
+  for (std::size_t i = 0; i < balls.size(); ++i) {
+    lo = std::min(lo, balls[i].c), hi = std::max(hi, balls[i].c);
+    worst = std::max(worst, std::abs(r.logits[i] - balls[i].c));
+    unbounded += !(balls[i].r < std::abs(balls[i].c));
+  }
+  std::printf("[ figures  ] %s: logits spread %.4g; max |kernel - double forward| %.3g (%.3g of the spread); "
+              "whole-forward balls wider than their centre: %zu of %zu\n",
+              std::string(numerics::to_string(l.mode)).c_str(), hi - lo, worst, worst / (hi - lo), unbounded,
+              balls.size());
+}
+
+// The verdicts on a run: every generated token is the argmax (lowest index on ties) of its
+// position's logits, and the last position's values lie in their one-step balls.
+void expect_correct(const reference::DecoderModel& m, const DecodeLaunch& l, const DecodeResult& r) {
+  const std::int64_t V = m.config.vocab_size, P = static_cast<std::int64_t>(l.prompt.size());
+  for (std::size_t k = 0; k < r.tokens.size(); ++k) {
+    const float* row = r.logits.data() + (P - 1 + static_cast<std::int64_t>(k)) * V;
+    EXPECT_EQ(r.tokens[k], std::max_element(row, row + V) - row) << "token " << k;
+  }
+  const std::vector<std::int64_t> tokens = teacher_tokens(l, r);
+  const std::int64_t last = r.stats.positions - 1;
+  const StepCheck c = check_last_position(m, l.mode, r.params, r.last_exchange_set, r.kv_cache,
+                                          std::span(r.logits).subspan(static_cast<std::size_t>(last * V)), last,
+                                          tokens[static_cast<std::size_t>(last)]);
+  EXPECT_EQ(c.outside, 0u) << c.outside << " of " << c.checked << " outside; first: " << c.first;
+  std::printf("[ figures  ] %s: last position: %zu values judged, %zu outside; widest logit ball radius %.3g of max |logit|\n",
+              std::string(numerics::to_string(l.mode)).c_str(), c.checked, c.outside, c.widest);
+}
+
+class DecodeMonokernel : public ::testing::Test {
+ protected:
+  DecodeMonokernel() : model_(tiny_model(11)) {}
+  DecodeLaunch launch(std::int64_t steps, std::uint32_t grid, Rounding mode = Rounding::RTNE) const {
+    DecodeLaunch l;
+    l.model = &model_;
+    l.prompt = {17, 400, 3};
+    l.steps = steps;
+    l.mode = mode;
+    l.grid = grid;
+    l.block = 256;
+    return l;
+  }
+  reference::DecoderModel model_;
+  simulator::SimulatorExecutor ex_;
+};
+
+TEST_F(DecodeMonokernel, Grid8AndGrid3GiveIdenticalTokensAndLogits) {
+  const DecodeLaunch l8 = launch(6, 8), l3 = launch(6, 3);  // 3 prompt + 5 fed back: 8 positions
+  const DecodeResult a = run_decode(ex_, l8);
+  const DecodeResult b = run_decode(ex_, l3);
+  EXPECT_EQ(a.stats.positions, 8);
+  EXPECT_EQ(a.tokens.size(), 6u);
+  EXPECT_EQ(a.status, DecodeStatus::Steps);
+  for (float v : a.logits) ASSERT_TRUE(std::isfinite(v));
+  expect_identical(a, b);
+  expect_correct(model_, l8, a);
+}
+
+TEST_F(DecodeMonokernel, DeterministicUnderRandomSchedules) {
+  const DecodeLaunch l = launch(3, 5);
+  const DecodeResult base = run_decode(ex_, l);
+  ex_.options().schedule = simulator::Schedule::Random;
+  for (std::uint64_t seed : {1u, 2u, 3u}) {
+    ex_.options().seed = seed;
+    SCOPED_TRACE(seed);
+    expect_identical(base, run_decode(ex_, l));
+  }
+}
+
+// 2 prompt tokens, 16 generated: every logit of 17 positions inside its ball, all three modes;
+// prints the simulator's cost per token and the bytes a token streams.
+TEST_F(DecodeMonokernel, LogitsInsideBallsOfTheDeclaredArithmetic) {
+  for (Rounding mode : numerics::kAllRoundings) {
+    DecodeLaunch l = launch(16, 8, mode);
+    l.prompt = {5, 901};
+    const DecodeResult r = run_decode(ex_, l);
+    ASSERT_EQ(r.stats.positions, 17);
+    expect_correct(model_, l, r);
+    print_double_forward_distance(model_, l, r);
+    const auto& s = ex_.last_stats();
+    std::printf("[ figures  ] %s grid 8: %.0f wave instructions per position, %.3f s per position (simulator); "
+                "%llu weight bytes streamed per position of a %llu-byte model\n",
+                std::string(numerics::to_string(mode)).c_str(),
+                static_cast<double>(s.wave_instructions) / static_cast<double>(r.stats.positions),
+                r.stats.seconds / static_cast<double>(r.stats.positions),
+                static_cast<unsigned long long>(r.stats.weight_bytes_per_token),
+                static_cast<unsigned long long>(r.stats.model_bytes));
+  }
+}
+
+TEST_F(DecodeMonokernel, NanLogitsGiveTokenMinusOneAndStop) {
+  model_.weights.norm[7] = 0x7FC0;  // a quiet-NaN final-norm weight: every logit NaN
+  const DecodeResult r = run_decode(ex_, launch(5, 4));
+  EXPECT_EQ(r.status, DecodeStatus::Nan);
+  EXPECT_EQ(r.tokens, std::vector<std::int64_t>{-1});
+  EXPECT_EQ(r.stats.positions, 3);
+}
+
+// A signalling-NaN weight equal to the KV sentinel's bf16 pattern: the values it reaches are
+// quiet NaNs, never the sentinel, so the run ends (NaN logits) instead of waiting forever.
+TEST_F(DecodeMonokernel, SignallingNanWeightFlowsAsQuietNan) {
+  model_.weights.layers[0].k_proj[0] = CDNA_DECODE_SENTINEL16;
+  model_.weights.layers[0].v_proj[0] = CDNA_DECODE_SENTINEL16;
+  const DecodeResult r = run_decode(ex_, launch(3, 4));
+  EXPECT_EQ(r.status, DecodeStatus::Nan);
+  EXPECT_EQ(r.tokens.back(), -1);
+}
+
+TEST_F(DecodeMonokernel, StopsAtAnEosToken) {
+  const DecodeResult free_run = run_decode(ex_, launch(4, 4));
+  DecodeLaunch l = launch(4, 4);
+  l.eos = {free_run.tokens[1], 999999};
+  const DecodeResult r = run_decode(ex_, l);
+  EXPECT_EQ(r.status, DecodeStatus::Eos);
+  const std::size_t first = static_cast<std::size_t>(
+      std::find(free_run.tokens.begin(), free_run.tokens.end(), free_run.tokens[1]) - free_run.tokens.begin());
+  EXPECT_EQ(r.tokens, std::vector<std::int64_t>(free_run.tokens.begin(), free_run.tokens.begin() + first + 1));
+}
+
+TEST_F(DecodeMonokernel, RefusesWhatItCannotRunWithOneLine) {
+  auto refused = [&](DecodeLaunch l, const std::string& needle) {
+    try {
+      run_decode(ex_, l);
+      ADD_FAILURE() << "accepted; expected a refusal naming " << needle;
+    } catch (const std::invalid_argument& e) {
+      const std::string msg = e.what();
+      EXPECT_NE(msg.find(needle), std::string::npos) << msg;
+      EXPECT_EQ(msg.find('\n'), std::string::npos) << msg;
+    }
+  };
+  ex_.options().max_resident_workgroups = 4;
+  refused(launch(2, 5), "grid 5 does not fit");
+  ex_.options().max_resident_workgroups = 4096;
+  DecodeLaunch l = launch(2, 4);
+  l.prompt = {1000};
+  refused(l, "prompt token 1000");
+  l = launch(2, 4);
+  l.block = 100;
+  refused(l, "block = 100");
+  reference::DecoderModel odd = model_;
+  odd.config.head_dim = 63;
+  l = launch(2, 4);
+  l.model = &odd;
+  refused(l, "head_dim = 63");
+  odd = model_;
+  odd.config.hidden_size = 258;
+  l.model = &odd;
+  refused(l, "hidden_size = 258");
+  odd = model_;
+  odd.weights.layers[1].up_proj.pop_back();
+  l.model = &odd;
+  refused(l, "model.layers.1.mlp.up_proj.weight has 131071 elements, expected 131072");
+}
+
+// Llama-3.2-1B's shapes pass the shape checks (the run itself is far too slow for the simulator).
+TEST(DecodeShapes, Llama32OneBShapesAreSupported) {
+  reference::DecoderModel m;
+  auto& c = m.config;
+  c.hidden_size = 2048, c.intermediate_size = 8192, c.num_hidden_layers = 1, c.num_attention_heads = 32;
+  c.num_key_value_heads = 8, c.head_dim = 64, c.vocab_size = 128256;
+  m.weights.embed_tokens.resize(128256 * 2048);
+  m.weights.norm.resize(2048);
+  m.weights.layers.resize(1);
+  auto& y = m.weights.layers[0];
+  y.input_layernorm.resize(2048), y.post_attention_layernorm.resize(2048);
+  y.q_proj.resize(2048 * 2048), y.o_proj.resize(2048 * 2048);
+  y.k_proj.resize(512 * 2048), y.v_proj.resize(512 * 2048);
+  y.gate_proj.resize(8192 * 2048), y.up_proj.resize(8192 * 2048), y.down_proj.resize(2048 * 8192);
+  DecodeLaunch l;
+  l.model = &m;
+  l.prompt = {1, 2, 3};
+  l.steps = 128;
+  EXPECT_EQ(decode_unsupported_reason(l), std::nullopt);
+  l.steps = 4000;  // 4 waves × (3·64 + 4003) floats of attention scratch + 32 KiB: over 64 KiB
+  EXPECT_NE(decode_unsupported_reason(l), std::nullopt);
+}
+
+std::filesystem::path mutant_path(const std::string& name) {
+  std::string lower = name;
+  for (char& ch : lower) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
+  return std::filesystem::path(CDNA_CODE_OBJECT_DIR) / ("decode_monokernel_mutant_" + lower + ".hsaco");
+}
+
+// Each non-memory mutant is caught: the simulator's watchdog reports a hang, or the verdicts of
+// expect_correct fail (the argmax rule, or a last-position value outside its one-step ball).
+TEST_F(DecodeMonokernel, NonMemoryMutantsAreCaught) {
+  ex_.options().hang_rounds = 4096;
+  const reference::DecoderModel paired = tiny_model(12, true);
+  for (const char* name : {"SENTINEL_RESET_WRONG_STEP", "ROPE_POSITION_OFF_BY_ONE", "KV_WRONG_SLOT",
+                           "RESIDUAL_TWICE", "RMSNORM_EPS_MISPLACED", "ARGMAX_TIE_HIGHEST", "GQA_MOD",
+                           "LM_HEAD_TILE_SKIPPED"}) {
+    SCOPED_TRACE(name);
+    DecodeLaunch l = launch(4, 3);
+    if (std::string(name) == "ARGMAX_TIE_HIGHEST") l.model = &paired;
+    const DecodeResult good = run_decode(ex_, l);
+    const std::vector<std::byte> code = read_file(mutant_path(name), "mutant");
+    DecodeResult bad;
+    try {
+      bad = run_decode(ex_, code, l);
+    } catch (const std::runtime_error& e) {
+      EXPECT_NE(std::string(e.what()).find("no progress"), std::string::npos) << e.what();
+      std::printf("[ mutant   ] %s: hangs (%.60s...)\n", name, e.what());
+      continue;
+    }
+    bool same = bad.tokens == good.tokens && bad.logits.size() == good.logits.size();
+    for (std::size_t i = 0; same && i < bad.logits.size(); ++i) same = bits(bad.logits[i]) == bits(good.logits[i]);
+    ::testing::TestPartResultArray failures;
+    {
+      ::testing::ScopedFakeTestPartResultReporter reporter(
+          ::testing::ScopedFakeTestPartResultReporter::INTERCEPT_ONLY_CURRENT_THREAD, &failures);
+      expect_correct(*l.model, l, bad);
+    }
+    EXPECT_GT(failures.size(), 0) << "the verdicts pass the mutant";
+    std::printf("[ mutant   ] %s: %s the correct kernel's tokens and logits; %d verdict(s) failed\n", name,
+                same ? "same as" : "differs from", failures.size());
+  }
+}
+
+TEST(DecodeMutants, MemoryModelMutantsBuild) {
+  for (const char* name : {"DROPPED_RELEASE", "DROPPED_ACQUIRE"}) {
+    const std::vector<std::byte> code = read_file(mutant_path(name), "mutant");
+    simulator::SimulatorExecutor ex;
+    EXPECT_NE(ex.program(code, kDecodeKernel), nullptr) << name;
+  }
+}
+
+}  // namespace
+}  // namespace cdna::device
