@@ -46,9 +46,8 @@ std::int64_t act_words(const reference::DecoderConfig& c) {
   return std::max({c.hidden_size, c.intermediate_size, c.num_attention_heads * c.head_dim});
 }
 
-std::int64_t lds_bytes(const DecodeLaunch& l) {
-  const auto& c = l.model->config;
-  return 4 * act_words(c) + 4 * static_cast<std::int64_t>(l.block / 64) * (3 * c.head_dim + slots(l));
+std::int64_t lds_bytes(const reference::DecoderConfig& c, std::int64_t slots, std::uint32_t block) {
+  return 4 * act_words(c) + 4 * static_cast<std::int64_t>(block / 64) * (3 * c.head_dim + slots);
 }
 
 // "<name> has N elements, expected M" for the first weight of the wrong size.
@@ -89,9 +88,8 @@ std::optional<std::string> weight_shape_error(const reference::DecoderModel& m) 
 
 }  // namespace
 
-std::optional<std::string> decode_unsupported_reason(const DecodeLaunch& l) {
-  if (l.model == nullptr) return "no model given";
-  const auto& c = l.model->config;
+std::optional<std::string> decode_config_unsupported_reason(const reference::DecoderConfig& c,
+                                                            std::int64_t positions, std::uint32_t block) {
   auto field = [](const char* name, std::int64_t v, const char* want) {
     return std::string(name) + " = " + std::to_string(v) + " is not supported by decode_monokernel; " + want;
   };
@@ -109,21 +107,27 @@ std::optional<std::string> decode_unsupported_reason(const DecodeLaunch& l) {
   if (c.num_hidden_layers < 1) return field("num_hidden_layers", c.num_hidden_layers, "it must be >= 1");
   if (c.vocab_size < 1 || c.vocab_size >= std::numeric_limits<std::int32_t>::max())
     return field("vocab_size", c.vocab_size, "it must be in [1, 2^31 - 1)");
-  if (auto e = weight_shape_error(*l.model)) return *e;
+  if (positions < 1 || positions + 1 > (std::int64_t{1} << 20))
+    return "prompt + steps = " + std::to_string(positions) + " positions; 1 to 2^20 - 1 supported";
+  if (block < 64 || block > 1024 || block % 64 != 0)
+    return "block = " + std::to_string(block) + " is not supported; it must be a multiple of 64 in [64, 1024]";
+  if (const std::int64_t lds = lds_bytes(c, positions + 1, block); lds > 65536)
+    return "the run needs " + std::to_string(lds) +
+           " bytes of LDS per workgroup (max(H, I, Hq*D) floats + per wave 3*D + positions + 1 floats); 65536 available";
+  return std::nullopt;
+}
+
+std::optional<std::string> decode_unsupported_reason(const DecodeLaunch& l) {
+  if (l.model == nullptr) return "no model given";
+  const auto& c = l.model->config;
   if (l.prompt.empty()) return "the prompt is empty; give at least one token";
+  if (l.steps < 1) return "steps = " + std::to_string(l.steps) + "; give at least 1";
+  if (auto e = decode_config_unsupported_reason(c, max_positions_run(l), l.block)) return e;
   for (std::int64_t t : l.prompt)
     if (t < 0 || t >= c.vocab_size)
       return "prompt token " + std::to_string(t) + " is outside [0, vocab_size = " + std::to_string(c.vocab_size) + ")";
-  if (l.steps < 1) return "steps = " + std::to_string(l.steps) + "; give at least 1";
-  if (slots(l) > (std::int64_t{1} << 20))
-    return "prompt + steps = " + std::to_string(max_positions_run(l)) + " positions; at most 2^20 - 1 supported";
   if (l.grid < 1) return "grid = 0; give at least one workgroup";
-  if (l.block < 64 || l.block > 1024 || l.block % 64 != 0)
-    return "block = " + std::to_string(l.block) + " is not supported; it must be a multiple of 64 in [64, 1024]";
-  if (lds_bytes(l) > 65536)
-    return "the run needs " + std::to_string(lds_bytes(l)) +
-           " bytes of LDS per workgroup (max(H, I, Hq*D) floats + per wave 3*D + positions floats); 65536 available";
-  return std::nullopt;
+  return weight_shape_error(*l.model);
 }
 
 std::vector<std::uint16_t> pack_decode_weights(const reference::DecoderModel& m, DecodeParams& p) {
@@ -202,7 +206,7 @@ DecodeResult run_decode(Executor& executor, std::span<const std::byte> code_obje
   d.kernel = kDecodeKernel;
   d.grid = {l.grid, 1, 1};
   d.block = {l.block, 1, 1};
-  d.dynamic_lds_bytes = static_cast<std::uint32_t>(lds_bytes(l));
+  d.dynamic_lds_bytes = static_cast<std::uint32_t>(lds_bytes(c, slots(l), l.block));
   d.args = {KernelArg::input(std::as_bytes(std::span(weights))),
             KernelArg::input(std::as_bytes(std::span(rope.cos))),
             KernelArg::input(std::as_bytes(std::span(rope.sin))),

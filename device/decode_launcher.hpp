@@ -71,12 +71,17 @@ struct DecodeResult {
   std::vector<std::uint32_t> kv_cache;
 };
 
-// Why the kernel cannot run `launch`, as one line naming the field, its value and what the
-// kernel supports; nullopt if it can (residency is checked by run_decode, with the executor).
-// Supported: D even; H, I and Hq·D multiples of 4 (a lane's 4-column GEMV load); Hq a multiple
-// of Hkv; block a multiple of 64 in [64, 1024]; grid >= 1; LDS (4·max(H, I, Hq·D) +
-// 4·waves·(3·D + positions + 1) bytes) within 64 KiB; tokens in [0, V); weights of the shapes
-// of reference/decode_model.hpp.
+// Why the kernel cannot run a model of config `c` for `positions` positions (prompt + steps −
+// 1) with `block` work-items, as one line naming the field, its value and what the kernel
+// supports; nullopt if it can. Supported: D even; H, I and Hq·D multiples of 4 (a lane's
+// 4-column GEMV load); Hq a multiple of Hkv; block a multiple of 64 in [64, 1024]; LDS
+// (4·max(H, I, Hq·D) + 4·waves·(3·D + positions + 1) bytes) within 64 KiB; positions < 2^20.
+std::optional<std::string> decode_config_unsupported_reason(const reference::DecoderConfig& c,
+                                                            std::int64_t positions, std::uint32_t block);
+
+// The same for a whole launch, and besides: a model given, a non-empty prompt of tokens in
+// [0, V), steps >= 1, grid >= 1, weights of the shapes of reference/decode_model.hpp (naming the
+// first tensor that differs). Residency is checked by run_decode, with the executor.
 std::optional<std::string> decode_unsupported_reason(const DecodeLaunch& launch);
 
 // The packed weight buffer and the offsets of DecodeParams it fills (layout above).

@@ -242,25 +242,16 @@ TEST_F(DecodeMonokernel, RefusesWhatItCannotRunWithOneLine) {
 
 // Llama-3.2-1B's shapes pass the shape checks (the run itself is far too slow for the simulator).
 TEST(DecodeShapes, Llama32OneBShapesAreSupported) {
-  reference::DecoderModel m;
-  auto& c = m.config;
-  c.hidden_size = 2048, c.intermediate_size = 8192, c.num_hidden_layers = 1, c.num_attention_heads = 32;
+  reference::DecoderConfig c;
+  c.hidden_size = 2048, c.intermediate_size = 8192, c.num_hidden_layers = 16, c.num_attention_heads = 32;
   c.num_key_value_heads = 8, c.head_dim = 64, c.vocab_size = 128256;
-  m.weights.embed_tokens.resize(128256 * 2048);
-  m.weights.norm.resize(2048);
-  m.weights.layers.resize(1);
-  auto& y = m.weights.layers[0];
-  y.input_layernorm.resize(2048), y.post_attention_layernorm.resize(2048);
-  y.q_proj.resize(2048 * 2048), y.o_proj.resize(2048 * 2048);
-  y.k_proj.resize(512 * 2048), y.v_proj.resize(512 * 2048);
-  y.gate_proj.resize(8192 * 2048), y.up_proj.resize(8192 * 2048), y.down_proj.resize(2048 * 8192);
-  DecodeLaunch l;
-  l.model = &m;
-  l.prompt = {1, 2, 3};
-  l.steps = 128;
-  EXPECT_EQ(decode_unsupported_reason(l), std::nullopt);
-  l.steps = 4000;  // 4 waves × (3·64 + 4003) floats of attention scratch + 32 KiB: over 64 KiB
-  EXPECT_NE(decode_unsupported_reason(l), std::nullopt);
+  EXPECT_EQ(decode_config_unsupported_reason(c, 130, 256), std::nullopt);
+  // 32 KiB of staged activations + 4 waves × (3·64 + 4001) floats of attention scratch: over 64 KiB.
+  const auto why = decode_config_unsupported_reason(c, 4000, 256);
+  ASSERT_NE(why, std::nullopt);
+  EXPECT_NE(why->find("bytes of LDS"), std::string::npos) << *why;
+  c.head_dim = 65;
+  EXPECT_NE(decode_config_unsupported_reason(c, 130, 256), std::nullopt);
 }
 
 std::filesystem::path mutant_path(const std::string& name) {
