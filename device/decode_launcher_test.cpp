@@ -153,6 +153,21 @@ TEST_F(DecodeMonokernel, Grid8AndGrid3GiveIdenticalTokensAndLogits) {
   }
 }
 
+// V = 8: two LM-head tiles, so with grid 3 one workgroup has no LM-head row and publishes the
+// empty partial (−inf, INT32_MAX); its result must not change.
+TEST_F(DecodeMonokernel, WorkgroupWithoutLmHeadRowsChangesNothing) {
+  reference::DecoderModel small = model_;
+  small.config.vocab_size = 8;
+  small.weights.embed_tokens.resize(8 * static_cast<std::size_t>(small.config.hidden_size));
+  DecodeLaunch l = launch(4, 1);
+  l.model = &small;
+  l.prompt = {3, 5};
+  const DecodeResult one = run_decode(ex_, l);
+  expect_correct(small, l, one);
+  l.grid = 3;
+  expect_identical(one, run_decode(ex_, l));
+}
+
 TEST_F(DecodeMonokernel, DeterministicUnderRandomSchedules) {
   const DecodeLaunch l = launch(3, 5);
   const DecodeResult base = run_decode(ex_, l);
