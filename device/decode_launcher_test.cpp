@@ -8,11 +8,11 @@
 #include <cmath>
 #include <cstring>
 #include <filesystem>
-#include <random>
 
 #include "device/attention_launcher.hpp"
 #include "device/decode_ball_forward.hpp"
 #include "device/decode_launcher.hpp"
+#include "device/decode_test_model.hpp"
 #include "simulator/simulator_executor.hpp"
 
 namespace cdna::device {
@@ -20,41 +20,11 @@ namespace {
 
 using numerics::Rounding;
 
-// The tiny preset (reference::DecoderConfig's defaults) with seeded N(0, 0.02) matrices and
-// N(1, 0.05) norm weights. `paired_lm_rows`: an untied LM head whose rows 2k and 2k+1 are equal,
-// so that every argmax is a tie.
+// The tiny preset (reference::DecoderConfig's defaults), seeded (decode_test_model.hpp).
 reference::DecoderModel tiny_model(std::uint64_t seed, bool paired_lm_rows = false) {
-  reference::DecoderModel m;
-  auto& c = m.config;
+  reference::DecoderConfig c;
   c.tie_word_embeddings = !paired_lm_rows;
-  std::mt19937_64 rng(seed);
-  std::normal_distribution<float> mat(0.0f, 0.02f), norm(1.0f, 0.05f);
-  auto fill = [&](std::vector<std::uint16_t>& v, std::int64_t n, auto& dist) {
-    v.resize(static_cast<std::size_t>(n));
-    for (auto& e : v) e = numerics::bf16_from_f32(dist(rng), Rounding::RTNE);
-  };
-  const std::int64_t H = c.hidden_size, I = c.intermediate_size, D = c.head_dim;
-  const std::int64_t q = c.num_attention_heads * D, kv = c.num_key_value_heads * D;
-  fill(m.weights.embed_tokens, c.vocab_size * H, mat);
-  m.weights.layers.resize(static_cast<std::size_t>(c.num_hidden_layers));
-  for (auto& y : m.weights.layers) {
-    fill(y.input_layernorm, H, norm);
-    fill(y.q_proj, q * H, mat);
-    fill(y.k_proj, kv * H, mat);
-    fill(y.v_proj, kv * H, mat);
-    fill(y.o_proj, H * q, mat);
-    fill(y.post_attention_layernorm, H, norm);
-    fill(y.gate_proj, I * H, mat);
-    fill(y.up_proj, I * H, mat);
-    fill(y.down_proj, H * I, mat);
-  }
-  fill(m.weights.norm, H, norm);
-  if (paired_lm_rows) {
-    fill(m.weights.lm_head, c.vocab_size * H, mat);
-    for (std::int64_t r = 1; r < c.vocab_size; r += 2)
-      std::copy_n(m.weights.lm_head.begin() + (r - 1) * H, H, m.weights.lm_head.begin() + r * H);
-  }
-  return m;
+  return random_decoder_model(c, seed, paired_lm_rows);
 }
 
 std::uint32_t bits(float f) {
@@ -73,13 +43,6 @@ void expect_identical(const DecodeResult& a, const DecodeResult& b) {
   EXPECT_EQ(differ, 0u) << "logits differing bitwise";
 }
 
-// The token sequence a run's positions read: the prompt, then the generated tokens.
-std::vector<std::int64_t> teacher_tokens(const DecodeLaunch& l, const DecodeResult& r) {
-  std::vector<std::int64_t> t = l.prompt;
-  for (std::size_t i = 0; t.size() < static_cast<std::size_t>(r.stats.positions); ++i) t.push_back(r.tokens[i]);
-  return t;
-}
-
 // The double forward (centres of decode_ball_forward) against the kernel: printed figures.
 void print_double_forward_distance(const reference::DecoderModel& m, const DecodeLaunch& l, const DecodeResult& r) {
   const std::vector<Ball> balls = decode_ball_forward(m, teacher_tokens(l, r), l.mode);
@@ -95,24 +58,6 @@ void print_double_forward_distance(const reference::DecoderModel& m, const Decod
               "whole-forward balls wider than their centre: %zu of %zu\n",
               std::string(numerics::to_string(l.mode)).c_str(), hi - lo, worst, worst / (hi - lo), unbounded,
               balls.size());
-}
-
-// The verdicts on a run: every generated token is the argmax (lowest index on ties) of its
-// position's logits, and the last position's values lie in their one-step balls.
-void expect_correct(const reference::DecoderModel& m, const DecodeLaunch& l, const DecodeResult& r) {
-  const std::int64_t V = m.config.vocab_size, P = static_cast<std::int64_t>(l.prompt.size());
-  for (std::size_t k = 0; k < r.tokens.size(); ++k) {
-    const float* row = r.logits.data() + (P - 1 + static_cast<std::int64_t>(k)) * V;
-    EXPECT_EQ(r.tokens[k], std::max_element(row, row + V) - row) << "token " << k;
-  }
-  const std::vector<std::int64_t> tokens = teacher_tokens(l, r);
-  const std::int64_t last = r.stats.positions - 1;
-  const StepCheck c = check_last_position(m, l.mode, r.params, r.last_exchange_set, r.kv_cache,
-                                          std::span(r.logits).subspan(static_cast<std::size_t>(last * V)), last,
-                                          tokens[static_cast<std::size_t>(last)]);
-  EXPECT_EQ(c.outside, 0u) << c.outside << " of " << c.checked << " outside; first: " << c.first;
-  std::printf("[ figures  ] %s: last position: %zu values judged, %zu outside; widest logit ball radius %.3g of max |logit|\n",
-              std::string(numerics::to_string(l.mode)).c_str(), c.checked, c.outside, c.widest);
 }
 
 class DecodeMonokernel : public ::testing::Test {
