@@ -123,6 +123,9 @@ std::optional<std::string> decode_unsupported_reason(const DecodeLaunch& l) {
   if (l.prompt.empty()) return "the prompt is empty; give at least one token";
   if (l.steps < 1) return "steps = " + std::to_string(l.steps) + "; give at least 1";
   if (auto e = decode_config_unsupported_reason(c, max_positions_run(l), l.block)) return e;
+  if (max_positions_run(l) > c.max_position_embeddings)
+    return "prompt + steps = " + std::to_string(max_positions_run(l)) + " positions exceed max_position_embeddings = " +
+           std::to_string(c.max_position_embeddings);
   for (std::int64_t t : l.prompt)
     if (t < 0 || t >= c.vocab_size)
       return "prompt token " + std::to_string(t) + " is outside [0, vocab_size = " + std::to_string(c.vocab_size) + ")";

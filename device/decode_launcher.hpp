@@ -80,7 +80,7 @@ std::optional<std::string> decode_config_unsupported_reason(const reference::Dec
                                                             std::int64_t positions, std::uint32_t block);
 
 // The same for a whole launch, and besides: a model given, a non-empty prompt of tokens in
-// [0, V), steps >= 1, grid >= 1, weights of the shapes of reference/decode_model.hpp (naming the
+// [0, V), steps >= 1, positions <= max_position_embeddings, grid >= 1, weights of the shapes of reference/decode_model.hpp (naming the
 // first tensor that differs). Residency is checked by run_decode, with the executor.
 std::optional<std::string> decode_unsupported_reason(const DecodeLaunch& launch);
 

@@ -13,6 +13,7 @@
 #include "device/decode_ball_forward.hpp"
 #include "device/decode_launcher.hpp"
 #include "device/decode_test_model.hpp"
+#include "reference/decode_random.hpp"
 #include "simulator/simulator_executor.hpp"
 
 namespace cdna::device {
@@ -20,11 +21,13 @@ namespace {
 
 using numerics::Rounding;
 
-// The tiny preset (reference::DecoderConfig's defaults), seeded (decode_test_model.hpp).
+// The tiny preset, seeded (reference/decode_random.hpp: N(0, 0.02) matrices, norm weights
+// 1 + N(0, 0.1)). `paired_lm_rows`: rows 2k and 2k+1 of the LM head equal, so that every argmax
+// is a tie.
 reference::DecoderModel tiny_model(std::uint64_t seed, bool paired_lm_rows = false) {
-  reference::DecoderConfig c;
-  c.tie_word_embeddings = !paired_lm_rows;
-  return random_decoder_model(c, seed, paired_lm_rows);
+  reference::RandomModelOptions o;
+  o.duplicate_lm_head_rows = paired_lm_rows;
+  return reference::random_decoder_model(reference::decoder_preset("tiny"), seed, o);
 }
 
 std::uint32_t bits(float f) {
@@ -203,6 +206,11 @@ TEST_F(DecodeMonokernel, RefusesWhatItCannotRunWithOneLine) {
   odd.config.hidden_size = 258;
   l.model = &odd;
   refused(l, "hidden_size = 258");
+  odd = model_;
+  odd.config.max_position_embeddings = 2;
+  l = launch(2, 4);
+  l.model = &odd;
+  refused(l, "4 positions exceed max_position_embeddings = 2");
   odd = model_;
   odd.weights.layers[1].up_proj.pop_back();
   l.model = &odd;

@@ -1,6 +1,6 @@
 // Label slow: one decoder layer at Llama-3.2-1B's shapes (H 2048, I 8192, Hq 32, Hkv 8, D 64,
 // V 128256, tied, llama3 RoPE scaling) on the simulator, seeded random weights: 2 prompt
-// positions and 1 generated token, judged by the one-step checks (decode_test_model.hpp), with
+// positions and 2 generated tokens, judged by the one-step checks (decode_test_model.hpp), with
 // the figures per position. About 1.5 GB of host memory.
 #include <gtest/gtest.h>
 
@@ -8,18 +8,15 @@
 
 #include "device/decode_launcher.hpp"
 #include "device/decode_test_model.hpp"
+#include "reference/decode_random.hpp"
 #include "simulator/simulator_executor.hpp"
 
 namespace cdna::device {
 namespace {
 
 TEST(DecodeLlamaShapes, OneLayerOfLlama32OneBOnTheSimulator) {
-  reference::DecoderConfig c;
-  c.hidden_size = 2048, c.intermediate_size = 8192, c.num_hidden_layers = 1, c.num_attention_heads = 32;
-  c.num_key_value_heads = 8, c.head_dim = 64, c.vocab_size = 128256, c.tie_word_embeddings = true;
-  c.rope_theta = 500000.0;
-  c.rope_scaling = reference::Llama3RopeScaling{32.0, 1.0, 4.0, 8192};
-  const reference::DecoderModel m = random_decoder_model(c, 7);
+  const reference::DecoderModel m =
+      reference::random_decoder_model(reference::decoder_preset("llama-3.2-1b-layer"), 7);
   DecodeLaunch l;
   l.model = &m;
   l.prompt = {128000, 9906};
