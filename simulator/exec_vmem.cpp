@@ -4,10 +4,12 @@
 // to wait for. Global addresses must fall inside a buffer the host allocated; flat addresses
 // are routed by aperture (shared -> LDS, private -> the lane's scratch, else global); scratch
 // addresses are offsets into the lane's private segment.
+#include <bit>
 #include <cstring>
 
 #include "simulator/fp.hpp"
 #include "simulator/vmem_common.hpp"
+#include "simulator/watchdog.hpp"
 
 namespace cdna::simulator {
 namespace vmem {
@@ -126,6 +128,20 @@ void buffer_addresses(Wave& w, const Inst& I, const Operand& vaddr, const Operan
 }
 
 
+void hooked_load(Wave& w, Space space, u64 addr, u32 n, int lane, const Inst& I, void* dst) {
+  const std::uint8_t* p = locate(w, space, addr, n, false, lane);  // the checks of every access
+  if (!is_global(space, addr)) return static_cast<void>(std::memcpy(dst, p, n));
+  if (CacheModel* c = w.env->caches) c->load(w.wg->cu, addr, n, scope_of(I.sc0, I.sc1), dst);
+  else std::memcpy(dst, p, n);
+  if (w.env->trace_loads && lane == std::countr_zero(w.exec())) note_polled_load(w, addr, n, dst);
+}
+
+void hooked_store(Wave& w, Space space, u64 addr, u32 n, int lane, const Inst& I, const void* src) {
+  std::uint8_t* p = locate(w, space, addr, n, true, lane);
+  if (!is_global(space, addr)) return static_cast<void>(std::memcpy(p, src, n));
+  w.env->caches->store(w.wg->cu, addr, n, scope_of(I.sc0, I.sc1), src);
+}
+
 std::uint8_t* lds_dma_target(Wave& w, const Inst& I, int lane) {
   const u64 a = u64{w.s[kM0]} + static_cast<u32>(I.offset) + 4u * static_cast<u32>(lane);
   auto& mem = w.wg->lds;
@@ -159,15 +175,13 @@ void vload(Wave& w, const Inst& I) {
   const Operand& d = I.ops[0];
   for (int l = 0; l < kLanes; ++l) {
     if (!((e >> l) & 1)) continue;
-    const std::uint8_t* p = locate(w, S, ad.a[l], bytes, false, l);
     if constexpr (K == LK::D32) {
-      for (u32 i = 0; i < Dwords; ++i) {
-        u32 x;
-        std::memcpy(&x, p + 4 * i, 4);
-        w.row(d.reg + i)[l] = x;
-      }
+      u32 x[Dwords];
+      load_lane(w, S, ad.a[l], bytes, l, I, x);
+      for (u32 i = 0; i < Dwords; ++i) w.row(d.reg + i)[l] = x[i];
     } else {
-      u32 raw = bytes == 1 ? u32{p[0]} : u32{p[0]} | (u32{p[1]} << 8);
+      u32 raw = 0;  // the bytes read, zero-extended (little-endian host)
+      load_lane(w, S, ad.a[l], bytes, l, I, &raw);
       u32* r = &w.row(d.reg)[l];
       *r = place(K, *r, raw);
     }
@@ -184,18 +198,10 @@ void vstore(Wave& w, const Inst& I) {
   const Operand& d = I.ops[1];
   for (int l = 0; l < kLanes; ++l) {
     if (!((e >> l) & 1)) continue;
-    std::uint8_t* p = locate(w, S, ad.a[l], bytes, true, l);
-    if constexpr (K == SK::D32) {
-      for (u32 i = 0; i < Dwords; ++i) {
-        u32 x = w.row(d.reg + i)[l];
-        std::memcpy(p + 4 * i, &x, 4);
-      }
-    } else {
-      u32 x = w.row(d.reg)[l];
-      if (K == SK::B8Hi || K == SK::B16Hi) x >>= 16;
-      p[0] = static_cast<std::uint8_t>(x);
-      if (bytes == 2) p[1] = static_cast<std::uint8_t>(x >> 8);
-    }
+    u32 x[Dwords];
+    for (u32 i = 0; i < Dwords; ++i) x[i] = w.row(d.reg + i)[l];
+    if (K == SK::B8Hi || K == SK::B16Hi) x[0] >>= 16;
+    store_lane(w, S, ad.a[l], bytes, l, I, x);  // the low `bytes` bytes (little-endian host)
   }
 }
 
@@ -213,12 +219,13 @@ void vatomic(Wave& w, const Inst& I) {
   u64 e = w.exec();
   for (int l = 0; l < kLanes; ++l) {
     if (!((e >> l) & 1)) continue;
-    std::uint8_t* p = locate(w, S, ad.a[l], bytes, true, l, /*atomic=*/true);
     u64 old = 0, src, cmp;
-    std::memcpy(&old, p, bytes);
     atomic_operands<K, Wide>(w, vdata, l, src, cmp);
-    const u64 nv = atomic_value<K, Wide>(old, src, cmp, l);
-    std::memcpy(p, &nv, bytes);
+    atomic_lane(w, S, ad.a[l], bytes, l, [&](std::uint8_t* p) {
+      std::memcpy(&old, p, bytes);
+      const u64 nv = atomic_value<K, Wide>(old, src, cmp, l);
+      std::memcpy(p, &nv, bytes);
+    });
     if (ret) {
       w.row(I.ops[0].reg)[l] = static_cast<u32>(old);
       if (Wide) w.row(I.ops[0].reg + 1)[l] = static_cast<u32>(old >> 32);
@@ -246,11 +253,8 @@ void bload(Wave& w, const Inst& I) {
     if (!((e >> l) & 1)) continue;
     for (u32 i = 0; i < Dwords; ++i) {
       u32 x = 0;
-      if (in_range(rg.a[l], 4 * i + bytes, limit)) {
-        const std::uint8_t* p = locate(w, Space::Global, ad.a[l] + 4 * i, bytes, false, l);
-        if (bytes == 4) std::memcpy(&x, p, 4);
-        else x = bytes == 1 ? u32{p[0]} : u32{p[0]} | (u32{p[1]} << 8);
-      }
+      if (in_range(rg.a[l], 4 * i + bytes, limit))
+        load_lane(w, Space::Global, ad.a[l] + 4 * i, bytes, l, I, &x);  // zero-extended
       if (lds) {
         const u32 y = widen(K, x);
         std::memcpy(lds_dma_target(w, I, l), &y, 4);
@@ -274,19 +278,22 @@ void bstore(Wave& w, const Inst& I) {
     if (!((e >> l) & 1)) continue;
     for (u32 i = 0; i < Dwords; ++i) {
       if (!in_range(rg.a[l], 4 * i + bytes, limit)) continue;  // dropped
-      std::uint8_t* p = locate(w, Space::Global, ad.a[l] + 4 * i, bytes, true, l);
       u32 x = w.row(I.ops[0].reg + i)[l];
       if (K == SK::B8Hi || K == SK::B16Hi) x >>= 16;
-      if (bytes == 4) std::memcpy(p, &x, 4);
-      else {
-        p[0] = static_cast<std::uint8_t>(x);
-        if (bytes == 2) p[1] = static_cast<std::uint8_t>(x >> 8);
-      }
+      store_lane(w, Space::Global, ad.a[l] + 4 * i, bytes, l, I, &x);
     }
   }
 }
 
-void cache_control(Wave&, const Inst&) {}  // buffer_inv / buffer_wbl2: memory is coherent here
+// buffer_inv, buffer_wbl2 at the scope of their sc bits; buffer_wbinvl1_vol invalidates the L1.
+// Without the memory-model mode memory is coherent and they do nothing (memory_model.hpp).
+void cache_control(Wave& w, const Inst& I) {
+  CacheModel* c = w.env->caches;
+  if (!c) return;
+  if (I.op == Opcode::buffer_wbl2) c->writeback(w.wg->cu, scope_of(I.sc0, I.sc1));
+  else if (I.op == Opcode::buffer_inv) c->invalidate(w.wg->cu, scope_of(I.sc0, I.sc1));
+  else c->invalidate(w.wg->cu, Scope::Workgroup);
+}
 
 }  // namespace
 
