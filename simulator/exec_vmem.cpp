@@ -138,8 +138,9 @@ void hooked_load(Wave& w, Space space, u64 addr, u32 n, int lane, const Inst& I,
 
 void hooked_store(Wave& w, Space space, u64 addr, u32 n, int lane, const Inst& I, const void* src) {
   std::uint8_t* p = locate(w, space, addr, n, true, lane);
-  if (!is_global(space, addr)) return static_cast<void>(std::memcpy(p, src, n));
-  w.env->caches->store(w.wg->cu, addr, n, scope_of(I.sc0, I.sc1), src);
+  CacheModel* c = w.env->caches;
+  if (!c || !is_global(space, addr)) return static_cast<void>(std::memcpy(p, src, n));
+  c->store(w.wg->cu, addr, n, scope_of(I.sc0, I.sc1), src);
 }
 
 std::uint8_t* lds_dma_target(Wave& w, const Inst& I, int lane) {
@@ -165,8 +166,8 @@ void addresses(Wave& w, const Inst& I, const Operand& vaddr, const Operand& sadd
   else flat_addresses(w, I, vaddr, ad);
 }
 
-template <Space S, LK K, u32 Dwords>
-void vload(Wave& w, const Inst& I) {
+template <Space S, LK K, u32 Dwords, bool Hooked>
+void vload_lanes(Wave& w, const Inst& I) {
   // ops: vdst, vaddr, [saddr]
   Addr ad;
   addresses<S>(w, I, I.ops[1], I.ops[2], ad);
@@ -177,19 +178,25 @@ void vload(Wave& w, const Inst& I) {
     if (!((e >> l) & 1)) continue;
     if constexpr (K == LK::D32) {
       u32 x[Dwords];
-      load_lane(w, S, ad.a[l], bytes, l, I, x);
+      load_lane<Hooked>(w, S, ad.a[l], bytes, l, I, x);
       for (u32 i = 0; i < Dwords; ++i) w.row(d.reg + i)[l] = x[i];
     } else {
       u32 raw = 0;  // the bytes read, zero-extended (little-endian host)
-      load_lane(w, S, ad.a[l], bytes, l, I, &raw);
+      load_lane<Hooked>(w, S, ad.a[l], bytes, l, I, &raw);
       u32* r = &w.row(d.reg)[l];
       *r = place(K, *r, raw);
     }
   }
 }
+// The hooks (DispatchEnv::global_hooks) tested once per instruction: vmem_common.hpp, load_lane.
+template <Space S, LK K, u32 Dwords>
+void vload(Wave& w, const Inst& I) {
+  if (w.env->global_hooks) [[unlikely]] return vload_lanes<S, K, Dwords, true>(w, I);
+  vload_lanes<S, K, Dwords, false>(w, I);
+}
 
-template <Space S, SK K, u32 Dwords>
-void vstore(Wave& w, const Inst& I) {
+template <Space S, SK K, u32 Dwords, bool Hooked>
+void vstore_lanes(Wave& w, const Inst& I) {
   // ops: vaddr, vdata, [saddr]
   Addr ad;
   addresses<S>(w, I, I.ops[0], I.ops[2], ad);
@@ -201,8 +208,13 @@ void vstore(Wave& w, const Inst& I) {
     u32 x[Dwords];
     for (u32 i = 0; i < Dwords; ++i) x[i] = w.row(d.reg + i)[l];
     if (K == SK::B8Hi || K == SK::B16Hi) x[0] >>= 16;
-    store_lane(w, S, ad.a[l], bytes, l, I, x);  // the low `bytes` bytes (little-endian host)
+    store_lane<Hooked>(w, S, ad.a[l], bytes, l, I, x);  // the low `bytes` bytes (little-endian host)
   }
+}
+template <Space S, SK K, u32 Dwords>
+void vstore(Wave& w, const Inst& I) {
+  if (w.env->global_hooks) [[unlikely]] return vstore_lanes<S, K, Dwords, true>(w, I);
+  vstore_lanes<S, K, Dwords, false>(w, I);
 }
 
 // ---- GLOBAL and FLAT atomics. Global without return: vaddr, vdata, saddr|off; with return
@@ -235,8 +247,8 @@ void vatomic(Wave& w, const Inst& I) {
 
 // Loads; the `lds` form writes the (zero- or sign-extended) dword to LDS at M0 + inst offset
 // + 4 * lane instead of a VGPR (vmem::lds_dma_target).
-template <LK K, u32 Dwords>
-void bload(Wave& w, const Inst& I) {
+template <LK K, u32 Dwords, bool Hooked>
+void bload_lanes(Wave& w, const Inst& I) {
   const bool lds = I.lds;
   const Operand& vaddr = lds ? I.ops[0] : I.ops[1];
   const Operand& rsrc = lds ? I.ops[1] : I.ops[2];
@@ -254,7 +266,7 @@ void bload(Wave& w, const Inst& I) {
     for (u32 i = 0; i < Dwords; ++i) {
       u32 x = 0;
       if (in_range(rg.a[l], 4 * i + bytes, limit))
-        load_lane(w, Space::Global, ad.a[l] + 4 * i, bytes, l, I, &x);  // zero-extended
+        load_lane<Hooked>(w, Space::Global, ad.a[l] + 4 * i, bytes, l, I, &x);  // zero-extended
       if (lds) {
         const u32 y = widen(K, x);
         std::memcpy(lds_dma_target(w, I, l), &y, 4);
@@ -266,8 +278,14 @@ void bload(Wave& w, const Inst& I) {
   }
 }
 
-template <SK K, u32 Dwords>
-void bstore(Wave& w, const Inst& I) {
+template <LK K, u32 Dwords>
+void bload(Wave& w, const Inst& I) {
+  if (w.env->global_hooks) [[unlikely]] return bload_lanes<K, Dwords, true>(w, I);
+  bload_lanes<K, Dwords, false>(w, I);
+}
+
+template <SK K, u32 Dwords, bool Hooked>
+void bstore_lanes(Wave& w, const Inst& I) {
   const BufDesc v = read_vsharp(w, I.ops[2]);
   Addr ad, rg;
   buffer_addresses(w, I, I.ops[1], I.ops[3], v, ad, rg);
@@ -280,9 +298,14 @@ void bstore(Wave& w, const Inst& I) {
       if (!in_range(rg.a[l], 4 * i + bytes, limit)) continue;  // dropped
       u32 x = w.row(I.ops[0].reg + i)[l];
       if (K == SK::B8Hi || K == SK::B16Hi) x >>= 16;
-      store_lane(w, Space::Global, ad.a[l] + 4 * i, bytes, l, I, &x);
+      store_lane<Hooked>(w, Space::Global, ad.a[l] + 4 * i, bytes, l, I, &x);
     }
   }
+}
+template <SK K, u32 Dwords>
+void bstore(Wave& w, const Inst& I) {
+  if (w.env->global_hooks) [[unlikely]] return bstore_lanes<K, Dwords, true>(w, I);
+  bstore_lanes<K, Dwords, false>(w, I);
 }
 
 // buffer_inv, buffer_wbl2 at the scope of their sc bits; buffer_wbinvl1_vol invalidates the L1.

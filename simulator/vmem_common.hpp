@@ -46,14 +46,26 @@ void hooked_store(Wave& w, Space space, u64 addr, u32 n, int lane, const Inst& I
 
 // The n bytes lane `lane` loads from `addr` (checked as locate() does), into dst. Every vector
 // load of global memory goes through here (and stores through store_lane, atomics through
-// atomic_lane), so that the memory-model mode sees them all.
+// atomic_lane), so that the memory-model mode sees them all. The hot loops test
+// DispatchEnv::global_hooks once per instruction and pass it as Hooked (no per-lane cost when
+// the hooks are off); the others use the forms without it, which test it per lane.
+template <bool Hooked>
 inline void load_lane(Wave& w, Space space, u64 addr, u32 n, int lane, const Inst& I, void* dst) {
-  if (w.env->global_hooks) [[unlikely]] return hooked_load(w, space, addr, n, lane, I, dst);
-  std::memcpy(dst, locate(w, space, addr, n, false, lane), n);
+  if constexpr (Hooked) hooked_load(w, space, addr, n, lane, I, dst);
+  else std::memcpy(dst, locate(w, space, addr, n, false, lane), n);
+}
+template <bool Hooked>
+inline void store_lane(Wave& w, Space space, u64 addr, u32 n, int lane, const Inst& I, const void* src) {
+  if constexpr (Hooked) hooked_store(w, space, addr, n, lane, I, src);
+  else std::memcpy(locate(w, space, addr, n, true, lane), src, n);
+}
+inline void load_lane(Wave& w, Space space, u64 addr, u32 n, int lane, const Inst& I, void* dst) {
+  if (w.env->global_hooks) [[unlikely]] return load_lane<true>(w, space, addr, n, lane, I, dst);
+  load_lane<false>(w, space, addr, n, lane, I, dst);
 }
 inline void store_lane(Wave& w, Space space, u64 addr, u32 n, int lane, const Inst& I, const void* src) {
-  if (w.env->caches) [[unlikely]] return hooked_store(w, space, addr, n, lane, I, src);
-  std::memcpy(locate(w, space, addr, n, true, lane), src, n);
+  if (w.env->global_hooks) [[unlikely]] return store_lane<true>(w, space, addr, n, lane, I, src);
+  store_lane<false>(w, space, addr, n, lane, I, src);
 }
 // An atomic read-modify-write of n bytes: f(p) reads and writes them at p (memory: atomics are
 // performed past the caches; memory_model.hpp).
