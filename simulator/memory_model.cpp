@@ -42,11 +42,12 @@ std::uint8_t* CacheModel::host(std::uint64_t addr, std::uint32_t n) {
 
 CacheModel::Line& CacheModel::l2_line(std::uint32_t xcd, std::uint64_t base) { return l2_[xcd][base]; }
 
-// Fills the invalid bytes of `line` that lie in the buffer holding [addr, addr+n) from `from`
-// (a function giving the current bytes of [a, a+k) at the next level).
+// Fills the invalid bytes of `line` that lie in buffer `r` from `from` (the byte at address a at
+// the next level).
 namespace {
 template <class Line, class From>
 void fill(Line& line, std::uint64_t base, const Region& r, From&& from) {
+  if (line.valid.all()) return;  // the common case once a line has been filled
   const std::uint64_t lo = std::max(base, r.base), hi = std::min(base + kLineBytes, r.base + r.size);
   for (std::uint64_t a = lo; a < hi; ++a) {
     const std::size_t i = static_cast<std::size_t>(a - base);
