@@ -18,7 +18,8 @@
 //  - The scalar cache is separate from the vector L1 and not coherent with it; the CP
 //    invalidates it at the start of each dispatch; s_dcache_inv invalidates it.
 //  - MI300X: 8 XCDs of 38 CUs; workgroups go to XCDs round-robin in dispatch order
-//    (workgroup i to XCD i mod 8); cache lines of 128 bytes.
+//    (workgroup i to XCD i mod 8); L2 lines of 128 bytes, L1 lines taken as the same (sources
+//    and what was not checked: README).
 //
 // The model: per-CU L1 and scalar caches, per-XCD L2s, each a set of 128-byte lines over the
 // simulator's global memory with a valid and (L2) dirty bit per byte. A line is filled on first
