@@ -79,6 +79,13 @@ class Executor {
   // writable hold the results afterwards. Throws std::runtime_error with a one-line message
   // on any failure (bad code object, unknown kernel, argument mismatch, simulator error).
   virtual void run(std::span<const std::byte> code_object, const Dispatch& dispatch) = 0;
+  // How many workgroups of `dispatch` (its kernel, block and dynamic LDS) can be resident at
+  // once, for kernels whose workgroups wait on each other (device/decode_launcher.hpp); 0 when
+  // the executor cannot tell. Throws std::runtime_error as run() does.
+  virtual std::uint64_t max_resident_workgroups(std::span<const std::byte> /*code_object*/,
+                                                const Dispatch& /*dispatch*/) {
+    return 0;
+  }
 };
 
 }  // namespace cdna::device
