@@ -272,11 +272,11 @@ TEST_F(DecodeMonokernel, NonMemoryMutantsAreCaught) {
   }
 }
 
-// The simulator's default memory is coherent: these two need its memory-model mode to be told
+// The simulator's default memory is coherent: these three need its memory-model mode to be told
 // apart (docs/decode-semantics.md §5.3). Here: they decode; whether they run is printed.
 TEST(DecodeMutants, MemoryModelMutantsBuild) {
   const reference::DecoderModel m = tiny_model(11);
-  for (const char* name : {"DROPPED_RELEASE", "DROPPED_ACQUIRE"}) {
+  for (const char* name : {"DROPPED_RELEASE", "DROPPED_RELEASE_PLAIN_STORE", "DROPPED_ACQUIRE"}) {
     const std::vector<std::byte> code = read_file(mutant_path(name), "mutant");
     simulator::SimulatorExecutor ex;
     EXPECT_NE(ex.program(code, kDecodeKernel), nullptr) << name;

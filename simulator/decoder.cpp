@@ -72,6 +72,24 @@ bool parse_int(std::string_view t, std::int64_t& v) {
   return true;
 }
 
+// s_waitcnt's vmcnt: "vmcnt(N)" (absent: 63, no wait), or a raw simm16 whose vmcnt is bits 3:0 and
+// 15:14 on gfx9 (LLVM AMDGPUBaseInfo, getVmcntBitShiftLo/Hi for gfx9).
+bool parse_vmcnt(const std::vector<std::string_view>& tokens, std::int32_t& vmcnt) {
+  vmcnt = 63;
+  for (auto t : tokens) {
+    std::int64_t v = 0;
+    if (starts_with(t, "vmcnt(") && t.back() == ')') {
+      if (!parse_int(t.substr(6, t.size() - 7), v) || v < 0 || v > 63) return false;
+      vmcnt = static_cast<std::int32_t>(v);
+    } else if (parse_int(t, v)) {
+      vmcnt = static_cast<std::int32_t>((v & 0xf) | ((v >> 14) & 3) << 4);
+    } else if (!starts_with(t, "lgkmcnt(") && !starts_with(t, "expcnt(")) {
+      return false;
+    }
+  }
+  return true;
+}
+
 // [a,b,c] -> bit i set if element i is nonzero.
 bool parse_bits(std::string_view t, std::uint8_t& bits) {
   if (t.size() < 2 || t.front() != '[' || t.back() != ']') return false;
@@ -649,9 +667,11 @@ std::string parse_instruction(std::string_view text, std::uint64_t address,
   Ctx c{accum_offset, allocated_vgprs, op, base, {}};
 
   auto tokens = tokenize(rest);
-  bool is_waitcnt = op == Opcode::s_waitcnt;
+  const bool is_waitcnt = op == Opcode::s_waitcnt;
+  // Of s_waitcnt only vmcnt matters (the memory-model mode's pending stores, exec_scalar.cpp).
+  if (is_waitcnt && !parse_vmcnt(tokens, I.simm)) return "s_waitcnt operand '" + std::string(rest) + "' not understood";
   for (auto t : tokens) {
-    if (is_waitcnt) continue;  // s_waitcnt is functionally a no-op (see exec_scalar.cpp)
+    if (is_waitcnt) continue;
     if (starts_with(t, "hwreg(")) {
       if (!parse_hwreg(t, I.simm)) return "hwreg operand '" + std::string(t) + "' not understood";
       continue;

@@ -1,7 +1,7 @@
 // Scalar ALU (SOP1, SOP2, SOPC, SOPK), program control (SOPP) and scalar memory (SMEM).
 //
-// Memory operations complete immediately, so s_waitcnt is functionally a no-op here: every
-// load's data is in its registers before the next instruction runs.
+// Loads complete immediately: their data is in the registers before the next instruction runs.
+// s_waitcnt waits only for the stores the memory-model mode holds back (pending_stores.hpp).
 #include <bit>
 #include <cstring>
 
@@ -289,6 +289,12 @@ void s_setreg_imm32_b32(Wave& w, const Inst& I) { set_hwreg(w, I, read_s32(w, I.
 // ---- SOPP
 
 void s_nop(Wave&, const Inst&) {}
+// Loads complete at once; in the memory-model mode stores may still be pending
+// (pending_stores.hpp): until at most vmcnt (I.simm) operations are outstanding the wave stalls
+// here, retrying in its next turn (the scheduler ends a turn whose pc does not advance).
+void s_waitcnt(Wave& w, const Inst& I) {
+  if (w.env->caches && !w.pending.met(static_cast<std::uint32_t>(I.simm))) --w.pc;
+}
 void s_endpgm(Wave& w, const Inst&) { w.state = WaveState::Done; }
 void s_branch(Wave& w, const Inst& I) { w.pc = I.target; }
 void s_cbranch_scc0(Wave& w, const Inst& I) { if (!w.scc) w.pc = I.target; }
@@ -540,7 +546,7 @@ void register_scalar(HandlerTable& t) {
   set(O::s_cbranch_execz, s_cbranch_execz);
   set(O::s_cbranch_execnz, s_cbranch_execnz);
   set(O::s_barrier, s_barrier);
-  set(O::s_waitcnt, s_nop);  // memory operations complete immediately: nothing to wait for
+  set(O::s_waitcnt, s_waitcnt);
   set(O::s_sleep, s_nop);
   set(O::s_setprio, s_setprio);
   set(O::s_icache_inv, s_nop);

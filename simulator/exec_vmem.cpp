@@ -131,8 +131,12 @@ void buffer_addresses(Wave& w, const Inst& I, const Operand& vaddr, const Operan
 void hooked_load(Wave& w, Space space, u64 addr, u32 n, int lane, const Inst& I, void* dst) {
   const std::uint8_t* p = locate(w, space, addr, n, false, lane);  // the checks of every access
   if (!is_global(space, addr)) return static_cast<void>(std::memcpy(dst, p, n));
-  if (CacheModel* c = w.env->caches) c->load(w.wg->cu, addr, n, scope_of(I.sc0, I.sc1), dst);
-  else std::memcpy(dst, p, n);
+  if (CacheModel* c = w.env->caches) {
+    order_after_pending(w, *c, addr, n);
+    c->load(w.wg->cu, addr, n, scope_of(I.sc0, I.sc1), dst);
+  } else {
+    std::memcpy(dst, p, n);
+  }
   if (w.env->trace_loads && lane == std::countr_zero(w.exec())) note_polled_load(w, addr, n, dst);
 }
 
@@ -140,7 +144,15 @@ void hooked_store(Wave& w, Space space, u64 addr, u32 n, int lane, const Inst& I
   std::uint8_t* p = locate(w, space, addr, n, true, lane);
   CacheModel* c = w.env->caches;
   if (!c || !is_global(space, addr)) return static_cast<void>(std::memcpy(p, src, n));
-  c->store(w.wg->cu, addr, n, scope_of(I.sc0, I.sc1), src);
+  // Performed later (pending_stores.hpp), after the wave's earlier stores to the same dwords.
+  if (w.pending.overlaps(addr, n)) w.pending.complete_all(*c, w.wg->cu);
+  w.pending.add(w.stamp(), addr, n, scope_of(I.sc0, I.sc1), src);
+}
+
+void order_after_pending(Wave& w, CacheModel& c, u64 addr, u32 n) {
+  if (w.pending.empty()) return;
+  if (w.pending.overlaps(addr, n)) w.pending.complete_all(c, w.wg->cu);
+  w.pending.note_access(w.stamp());
 }
 
 std::uint8_t* lds_dma_target(Wave& w, const Inst& I, int lane) {
@@ -313,7 +325,10 @@ void bstore(Wave& w, const Inst& I) {
 void cache_control(Wave& w, const Inst& I) {
   CacheModel* c = w.env->caches;
   if (!c) return;
-  if (I.op == Opcode::buffer_wbl2) c->writeback(w.wg->cu, scope_of(I.sc0, I.sc1));
+  if (I.op == Opcode::buffer_wbl2) {
+    w.pending.complete_all(*c, w.wg->cu);  // the release's writeback covers the stores before it
+    c->writeback(w.wg->cu, scope_of(I.sc0, I.sc1));
+  }
   else if (I.op == Opcode::buffer_inv) c->invalidate(w.wg->cu, scope_of(I.sc0, I.sc1));
   else c->invalidate(w.wg->cu, Scope::Workgroup);
 }

@@ -337,6 +337,13 @@ void run_dispatch(DispatchEnv& env, const LaunchAddresses& addresses,
                       "max_total_instructions)");
     }
 
+    // Memory-model mode: per round each wave (ended ones too) performs the stores of its youngest
+    // instruction that has pending stores: later stores overtake earlier ones (pending_stores.hpp).
+    if (caches)
+      for (const auto& r : resident)
+        for (Wave& w : r->waves)
+          if (!w.pending.empty()) w.pending.complete_youngest(*caches, r->wg.cu);
+
     // s_barrier: released when every wave that has not ended is waiting at it.
     for (const auto& r : resident) {
       Workgroup& wg = r->wg;
@@ -349,9 +356,13 @@ void run_dispatch(DispatchEnv& env, const LaunchAddresses& addresses,
         progress = true;
       }
     }
-    // Retire finished workgroups (their storage is reused by the next admitted ones).
+    // Retire finished workgroups (their storage is reused by the next admitted ones) once their
+    // waves' stores are all performed.
+    auto stores_pending = [](const Resident& r) {
+      return std::any_of(r.waves.begin(), r.waves.end(), [](const Wave& w) { return !w.pending.empty(); });
+    };
     for (std::size_t i = 0; i < resident.size();) {
-      if (resident[i]->wg.waves_done == nwaves) {
+      if (resident[i]->wg.waves_done == nwaves && !stores_pending(*resident[i])) {
         if (resident[i]->wg.lds_shadow) end_lds_interval(env, resident[i]->wg);
         for (const auto& w : resident[i]->waves) {
           counters.wave_instructions += w.instructions;

@@ -43,6 +43,10 @@ inline bool is_global(Space space, u64 addr) {
 // of the memory-model mode, and the watchdog's load trace.
 void hooked_load(Wave& w, Space space, u64 addr, u32 n, int lane, const Inst& I, void* dst);
 void hooked_store(Wave& w, Space space, u64 addr, u32 n, int lane, const Inst& I, const void* src);
+// Memory-model mode, before a load or atomic of [addr, addr + n) by w: the wave's pending stores
+// to those dwords are performed first, and the access takes its place in vmcnt's count
+// (pending_stores.hpp).
+void order_after_pending(Wave& w, CacheModel& c, u64 addr, u32 n);
 
 // The n bytes lane `lane` loads from `addr` (checked as locate() does), into dst. Every vector
 // load of global memory goes through here (and stores through store_lane, atomics through
@@ -74,6 +78,7 @@ void atomic_lane(Wave& w, Space space, u64 addr, u32 n, int lane, F&& f) {
   std::uint8_t* p = locate(w, space, addr, n, true, lane, /*atomic=*/true);
   CacheModel* c = w.env->caches;
   if (!c || !is_global(space, addr)) [[likely]] return f(p);
+  order_after_pending(w, *c, addr, n);
   c->before_atomic(w.wg->cu, addr, n);
   f(p);
   c->after_atomic(w.wg->cu, addr, n);

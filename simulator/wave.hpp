@@ -15,6 +15,7 @@
 #include "simulator/lds_race.hpp"
 #include "simulator/memory.hpp"
 #include "simulator/memory_model.hpp"
+#include "simulator/pending_stores.hpp"
 
 namespace cdna::simulator {
 
@@ -116,6 +117,11 @@ struct Wave {
   std::uint8_t vector_mode = 0;
   HazardState hazards;
   std::array<PolledLoad, kPolledLoads> polls{};  // DispatchEnv::trace_loads
+  // Memory-model mode: stores issued and not yet performed (pending_stores.hpp).
+  PendingStores pending;
+  // Unique per executed instruction of this wave (a pc repeats only in a later turn: a turn
+  // ends at every branch that does not advance the pc).
+  std::uint64_t stamp() const { return (env->round << 32) | pc; }
 
   // Cached per-lane masks of EXEC (all-ones where the lane is active).
   std::uint64_t mask_of = 0;

@@ -19,9 +19,10 @@ namespace {
 // device/kernels/decode_monokernel.hip).
 const std::vector<std::string>& decode_mutant_names() {
   static const std::vector<std::string> names = {
-      "dropped_release", "dropped_acquire", "sentinel_reset_wrong_step", "rope_position_off_by_one",
-      "kv_wrong_slot",   "residual_twice",  "rmsnorm_eps_misplaced",     "argmax_tie_highest",
-      "gqa_mod",         "lm_head_tile_skipped"};
+      "dropped_release",      "dropped_release_plain_store", "dropped_acquire",
+      "sentinel_reset_wrong_step", "rope_position_off_by_one", "kv_wrong_slot",
+      "residual_twice",       "rmsnorm_eps_misplaced",       "argmax_tie_highest",
+      "gqa_mod",              "lm_head_tile_skipped"};
   return names;
 }
 

@@ -22,6 +22,8 @@
 //   CDNA_DECODE_MUTANT_<NAME> one deliberate mistake each (never in a release; at most one):
 //     DROPPED_RELEASE            producer stores relaxed (no buffer_wbl2 / wait), no release
 //                                fence before the partial
+//     DROPPED_RELEASE_PLAIN_STORE  as DROPPED_RELEASE, and the values stored without sc1 (a
+//                                plain store: it may stay in the producer's XCD's L2)
 //     DROPPED_ACQUIRE            consumer polls with a plain load (no sc bits), no acquire fence
 //     SENTINEL_RESET_WRONG_STEP  resets the elements of the current position's set instead of
 //                                the previous position's
@@ -61,15 +63,19 @@ __device__ __forceinline__ unsigned as_bits(float f) { return __builtin_bit_cast
 
 // A producer's store of one exchange / KV-cache word: release at agent scope.
 __device__ __forceinline__ void publish(uint32_t* p, uint32_t v) {
-#ifdef CDNA_DECODE_MUTANT_DROPPED_RELEASE
+#if defined(CDNA_DECODE_MUTANT_DROPPED_RELEASE)
   __hip_atomic_store(p, v, __ATOMIC_RELAXED, __HIP_MEMORY_SCOPE_AGENT);
+#elif defined(CDNA_DECODE_MUTANT_DROPPED_RELEASE_PLAIN_STORE)
+  __hip_atomic_store(p, v, __ATOMIC_RELAXED, __HIP_MEMORY_SCOPE_WAVEFRONT);  // no cache bits
 #else
   __hip_atomic_store(p, v, __ATOMIC_RELEASE, __HIP_MEMORY_SCOPE_AGENT);
 #endif
 }
 __device__ __forceinline__ void publish64(uint64_t* p, uint64_t v) {
-#ifdef CDNA_DECODE_MUTANT_DROPPED_RELEASE
+#if defined(CDNA_DECODE_MUTANT_DROPPED_RELEASE)
   __hip_atomic_store(p, v, __ATOMIC_RELAXED, __HIP_MEMORY_SCOPE_AGENT);
+#elif defined(CDNA_DECODE_MUTANT_DROPPED_RELEASE_PLAIN_STORE)
+  __hip_atomic_store(p, v, __ATOMIC_RELAXED, __HIP_MEMORY_SCOPE_WAVEFRONT);  // no cache bits
 #else
   __hip_atomic_store(p, v, __ATOMIC_RELEASE, __HIP_MEMORY_SCOPE_AGENT);
 #endif
@@ -100,7 +106,7 @@ __device__ __forceinline__ void acquire_fence() {
 #endif
 }
 __device__ __forceinline__ void release_fence() {
-#ifndef CDNA_DECODE_MUTANT_DROPPED_RELEASE
+#if !defined(CDNA_DECODE_MUTANT_DROPPED_RELEASE) && !defined(CDNA_DECODE_MUTANT_DROPPED_RELEASE_PLAIN_STORE)
   __builtin_amdgcn_fence(__ATOMIC_RELEASE, "agent");
 #endif
 }

@@ -11,6 +11,12 @@
 //   mp_workgroup     release/acquire at workgroup scope: sc0 bits, no writeback, no invalidate
 //   mp_plain_poll    the poll is a plain load (no sc bits), followed by an agent acquire fence
 //   mp_no_invalidate the poll is a relaxed agent-scope load (sc1): no buffer_inv after it
+// and two whose data stores are relaxed agent-scope atomics (sc1: they reach memory, no L2 in
+// the way), so that only the order of the producer's stores matters:
+//   mp_sc1_relaxed   relaxed agent-scope flag store: nothing orders the data before it
+//   mp_sc1_release   release flag store (buffer_wbl2 sc1; s_waitcnt vmcnt(0); store sc1)
+//   mp_sc1_waitcnt   relaxed flag store after an explicit s_waitcnt vmcnt(0): the data stores
+//                    (sc1, so not held in an L2) have completed, which is all a release adds here
 // Only thread 0 of each workgroup takes part.
 #include <hip/hip_runtime.h>
 
@@ -19,6 +25,9 @@ constexpr int kN = 16;
 __device__ void produce(int* data, int r) {
   for (int i = 0; i < kN; ++i) data[i] = 1000 * r + i;
 }
+__device__ void produce_sc1(int* data, int r) {
+  for (int i = 0; i < kN; ++i) __hip_atomic_store(&data[i], 1000 * r + i, __ATOMIC_RELAXED, __HIP_MEMORY_SCOPE_AGENT);
+}
 __device__ void consume(const int* data, int* out, int r) {
   for (int i = 0; i < kN; ++i) out[kN * (r - 1) + i] = data[i];
 }
@@ -26,14 +35,15 @@ __device__ void wait_agent(int* p, int v) {
   while (__hip_atomic_load(p, __ATOMIC_ACQUIRE, __HIP_MEMORY_SCOPE_AGENT) != v) __builtin_amdgcn_s_sleep(1);
 }
 
-#define MESSAGE_PASSING(NAME, SIGNAL, WAIT)                                                   \
+#define MESSAGE_PASSING(NAME, SIGNAL, WAIT) MESSAGE_PASSING_WITH(NAME, produce, SIGNAL, WAIT)
+#define MESSAGE_PASSING_WITH(NAME, PRODUCE, SIGNAL, WAIT)                                     \
   extern "C" __global__ void NAME(int* data, int* flag, int* ack, int* out, int rounds,       \
                                   int consumer) {                                             \
     if (threadIdx.x != 0) return;                                                             \
     if (blockIdx.x == 0) {                                                                    \
       for (int r = 1; r <= rounds; ++r) {                                                     \
         if (r > 1) wait_agent(ack, r - 1);                                                    \
-        produce(data, r);                                                                     \
+        PRODUCE(data, r);                                                                     \
         SIGNAL;                                                                               \
       }                                                                                       \
     } else if (static_cast<int>(blockIdx.x) == consumer) {                                    \
@@ -49,6 +59,13 @@ MESSAGE_PASSING(mp_correct, __hip_atomic_store(flag, r, __ATOMIC_RELEASE, __HIP_
                 wait_agent(flag, r))
 MESSAGE_PASSING(mp_relaxed_store, __hip_atomic_store(flag, r, __ATOMIC_RELAXED, __HIP_MEMORY_SCOPE_AGENT),
                 wait_agent(flag, r))
+MESSAGE_PASSING_WITH(mp_sc1_relaxed, produce_sc1,
+                     __hip_atomic_store(flag, r, __ATOMIC_RELAXED, __HIP_MEMORY_SCOPE_AGENT), wait_agent(flag, r))
+MESSAGE_PASSING_WITH(mp_sc1_release, produce_sc1,
+                     __hip_atomic_store(flag, r, __ATOMIC_RELEASE, __HIP_MEMORY_SCOPE_AGENT), wait_agent(flag, r))
+MESSAGE_PASSING_WITH(mp_sc1_waitcnt, produce_sc1,
+                     asm volatile("s_waitcnt vmcnt(0)" ::: "memory");
+                     __hip_atomic_store(flag, r, __ATOMIC_RELAXED, __HIP_MEMORY_SCOPE_AGENT), wait_agent(flag, r))
 MESSAGE_PASSING(mp_workgroup, __hip_atomic_store(flag, r, __ATOMIC_RELEASE, __HIP_MEMORY_SCOPE_WORKGROUP),
                 while (__hip_atomic_load(flag, __ATOMIC_ACQUIRE, __HIP_MEMORY_SCOPE_WORKGROUP) != r)
                     __builtin_amdgcn_s_sleep(1))
