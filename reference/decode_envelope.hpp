@@ -87,12 +87,15 @@ struct StepBounds {
 };
 
 // How the envelope carries its enclosures (docs/decode-bounds.md §12, §13):
-//   ball:   componentwise balls, one pass over the weights per step (3 dot products per row);
-//           rigorous but loose: the radius grows by ~sqrt(n) per GEMV (wrapping);
-//   affine: the rounding errors as shared symbols (affine forms), mapped exactly through every
-//           GEMV, RMSNorm and SiLU·up linearised with rigorous remainders; the attention is
-//           boxed. Much narrower; costs a GEMM of each weight matrix with the symbols so far
-//           (S ≤ 2(2H + H·… ) columns: ~0.1 s per step on the tiny preset).
+//   ball:   componentwise balls; one pass over the weights per step (3 dot products per row).
+//           Rigorous but loose: a GEMV multiplies the relative radius by ~0.8·sqrt(n)
+//           (wrapping), so it is vacuous for the monokernel beyond one layer of H ≈ 32.
+//   affine: the rounding errors as shared symbols (affine forms) mapped exactly through every
+//           GEMV; RMSNorm and SiLU·up linearised with rigorous second-order remainders; the
+//           attention boxed (its score errors from q mapped through the keys). Much narrower;
+//           costs a GEMM of each weight matrix with the symbols so far (each GEMV input adds
+//           its length: S = L·(3H + I) + H at the LM head): ~0.3 s per step at one layer of
+//           H 256, ~1 s at the tiny preset.
 enum class EnvelopeMethod : std::uint8_t { ball, affine };
 
 // The envelope of a decode run with teacher forcing: each step() takes the token actually used
