@@ -34,6 +34,7 @@
 #include <thread>
 
 #include "reference/fixed_exp.hpp"
+#include "reference/mpfr_range.hpp"
 
 namespace cdna::reference {
 namespace {
@@ -68,28 +69,6 @@ double bf16_to_double(std::uint16_t b) {
 
 // ---------------------------------------------------------------------------------------------
 // MPFR helpers.
-
-// The exponent range MPFR starts every thread with. Every worker sets it, so results do not
-// depend on what the calling thread did to its range (underflow of exp happens below it).
-constexpr mpfr_exp_t kEmin = 1 - (mpfr_exp_t{1} << 30);
-constexpr mpfr_exp_t kEmax = (mpfr_exp_t{1} << 30) - 1;
-
-class ExponentRangeGuard {
- public:
-  ExponentRangeGuard() : emin_(mpfr_get_emin()), emax_(mpfr_get_emax()) {
-    mpfr_set_emin(kEmin);
-    mpfr_set_emax(kEmax);
-  }
-  ~ExponentRangeGuard() {
-    mpfr_set_emin(emin_);
-    mpfr_set_emax(emax_);
-  }
-  ExponentRangeGuard(const ExponentRangeGuard&) = delete;
-  ExponentRangeGuard& operator=(const ExponentRangeGuard&) = delete;
-
- private:
-  mpfr_exp_t emin_, emax_;
-};
 
 class Mp {
  public:

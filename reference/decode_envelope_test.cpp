@@ -16,6 +16,7 @@
 
 #include "numerics/bf16.hpp"
 #include "reference/decode_decision.hpp"
+#include "reference/decode_exact.hpp"
 #include "reference/decode_rope.hpp"
 
 namespace cdna::reference {
@@ -265,6 +266,37 @@ TEST(DecodeEnvelope, ContainsAnIndependentDoubleForward) {
   EXPECT_LE(tiny_d, 1.0);
   EXPECT_LE(micro_d, 1.0);
   EXPECT_LE(micro_k, 1.0);
+}
+
+// The exact logits (MPFR, reference/decode_exact.hpp: |R − x| ≤ exact_logit_error(R)) inside
+// every enclosure, for a few positions of the tiny preset and the H 64 model.
+TEST(DecodeEnvelope, ContainsTheExactMpfrLogits) {
+  for (const DecoderConfig& c : {DecoderConfig{}, h64_config()}) {
+    const DecoderModel m = random_model(7, c);
+    ExactDecoder exact(m, 128, 1);
+    DecodeEnvelope dbl(m, double_arithmetic()), mono(m, monokernel_arithmetic(Rounding::RTZ));
+    DecodeEnvelope dbl_aff(m, double_arithmetic(), EnvelopeMethod::affine);
+    double worst_ball = 0, worst_aff = 0, worst_mono = 0;
+    std::int64_t token = 9;
+    const int steps = c.num_hidden_layers == 2 ? 2 : 6;  // the tiny preset's affine step costs ~1 s
+    for (int s = 0; s < steps; ++s) {
+      const std::vector<double> x = exact.step(token);
+      const StepBounds b = dbl.step(token), ba = dbl_aff.step(token), bm = mono.step(token);
+      for (std::size_t i = 0; i < x.size(); ++i) {
+        const double e = exact_logit_error(x[i]), d = std::abs(x[i] - b.mid[i]);
+        worst_ball = std::max(worst_ball, std::max(d - e, 0.0) / b.rad[i]);
+        worst_aff = std::max(worst_aff, std::max(d - e, 0.0) / ba.rad[i]);
+        worst_mono = std::max(worst_mono, std::max(d - e, 0.0) / bm.rad[i]);
+      }
+      token = greedy_token(x);
+    }
+    std::printf("exact MPFR logits (H %lld, %d steps): max (|x − mid| − its error)/rad %.3g "
+                "(double balls), %.3g (double affine), %.3g (monokernel RTZ balls)\n",
+                static_cast<long long>(c.hidden_size), steps, worst_ball, worst_aff, worst_mono);
+    EXPECT_LE(worst_ball, 1.0);
+    EXPECT_LE(worst_aff, 1.0);
+    EXPECT_LE(worst_mono, 1.0);
+  }
 }
 
 TEST(DecodeEnvelope, AffineFormsContainAnIndependentDoubleForward) {
