@@ -10,6 +10,7 @@
 
 #include "reference/decode_affine.hpp"
 #include "reference/decode_ball.hpp"
+#include "reference/decode_config.hpp"
 #include "reference/decode_rope.hpp"
 
 namespace cdna::reference {
@@ -74,48 +75,6 @@ std::vector<std::int64_t> lm_head_tie_classes(const std::vector<std::uint16_t>& 
 
 namespace {
 
-void require(bool ok, const std::string& what) {
-  if (!ok) throw std::invalid_argument(what);
-}
-
-void require_size(const std::vector<std::uint16_t>& w, std::int64_t n, const std::string& name) {
-  require(static_cast<std::int64_t>(w.size()) == n,
-          name + " holds " + std::to_string(w.size()) + " values, expected " + std::to_string(n));
-}
-
-void validate(const DecoderModel& m) {
-  const DecoderConfig& c = m.config;
-  require(c.hidden_size > 0 && c.intermediate_size > 0 && c.vocab_size > 0 && c.head_dim > 0 &&
-              c.head_dim % 2 == 0 && c.num_hidden_layers >= 0,
-          "config: hidden_size, intermediate_size, vocab_size must be > 0, head_dim even > 0");
-  require(c.num_attention_heads > 0 && c.num_key_value_heads > 0 &&
-              c.num_attention_heads % c.num_key_value_heads == 0,
-          "config: num_attention_heads must be a positive multiple of num_key_value_heads");
-  require(c.rms_norm_eps > 0, "config: rms_norm_eps must be > 0");
-  const std::int64_t h = c.hidden_size, q = c.num_attention_heads * c.head_dim;
-  const std::int64_t kv = c.num_key_value_heads * c.head_dim, in = c.intermediate_size;
-  require_size(m.weights.embed_tokens, c.vocab_size * h, "model.embed_tokens.weight");
-  require(static_cast<std::int64_t>(m.weights.layers.size()) == c.num_hidden_layers,
-          "weights hold " + std::to_string(m.weights.layers.size()) + " layers, expected " +
-              std::to_string(c.num_hidden_layers));
-  for (std::size_t l = 0; l < m.weights.layers.size(); ++l) {
-    const DecoderLayerWeights& w = m.weights.layers[l];
-    const std::string p = "model.layers." + std::to_string(l) + ".";
-    require_size(w.input_layernorm, h, p + "input_layernorm.weight");
-    require_size(w.q_proj, q * h, p + "self_attn.q_proj.weight");
-    require_size(w.k_proj, kv * h, p + "self_attn.k_proj.weight");
-    require_size(w.v_proj, kv * h, p + "self_attn.v_proj.weight");
-    require_size(w.o_proj, h * q, p + "self_attn.o_proj.weight");
-    require_size(w.post_attention_layernorm, h, p + "post_attention_layernorm.weight");
-    require_size(w.gate_proj, in * h, p + "mlp.gate_proj.weight");
-    require_size(w.up_proj, in * h, p + "mlp.up_proj.weight");
-    require_size(w.down_proj, h * in, p + "mlp.down_proj.weight");
-  }
-  require_size(m.weights.norm, h, "model.norm.weight");
-  require_size(m.weights.lm_head_matrix(c), c.vocab_size * h,
-               c.tie_word_embeddings ? "model.embed_tokens.weight (tied LM head)" : "lm_head.weight");
-}
-
 Ball embedding(const DecoderModel& m, std::int64_t token) {
   const std::int64_t h = m.config.hidden_size;
   Ball x{Eigen::VectorXd(h), Eigen::VectorXd::Zero(h)};
@@ -133,7 +92,7 @@ Ball embedding(const DecoderModel& m, std::int64_t token) {
 DecodeEnvelope::DecodeEnvelope(const DecoderModel& model, DecodeArithmetic arithmetic,
                                EnvelopeMethod method)
     : model_(model), arithmetic_(arithmetic), method_(method) {
-  validate(model);
+  validate_decoder_model(model, "decode envelope");
   rope_omega_ = rope_inverse_frequencies(model.config);
   cache_.resize(static_cast<std::size_t>(model.config.num_hidden_layers));
   tie_class_ = std::make_shared<const std::vector<std::int64_t>>(lm_head_tie_classes(

@@ -105,7 +105,8 @@ enum class EnvelopeMethod : std::uint8_t { ball, affine };
 // plus attention over the cache; no weights are copied.
 class DecodeEnvelope {
  public:
-  // Throws std::invalid_argument naming the field when the config and weight shapes disagree.
+  // Throws ModelFileError (reference/decode_config.hpp, validate_decoder_model) naming the field
+  // or tensor when the config is invalid or a weight's size disagrees with it.
   DecodeEnvelope(const DecoderModel& model, DecodeArithmetic arithmetic,
                  EnvelopeMethod method = EnvelopeMethod::ball);
   // Runs position position() with `token`. Throws std::out_of_range when token ∉ [0, V) or the

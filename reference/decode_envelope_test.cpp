@@ -15,6 +15,7 @@
 #include <gtest/gtest.h>
 
 #include "numerics/bf16.hpp"
+#include "reference/decode_config.hpp"
 #include "reference/decode_decision.hpp"
 #include "reference/decode_exact.hpp"
 #include "reference/decode_rope.hpp"
@@ -531,7 +532,7 @@ TEST(DecodeEnvelope, BadInputIsRejectedWithTheFieldNamed) {
   try {
     DecodeEnvelope e(bad, double_arithmetic());
     FAIL() << "accepted a short up_proj";
-  } catch (const std::invalid_argument& e) {
+  } catch (const ModelFileError& e) {
     EXPECT_NE(std::string(e.what()).find("model.layers.1.mlp.up_proj.weight"), std::string::npos)
         << e.what();
   }
