@@ -22,6 +22,27 @@ class HipExecutor final : public Executor {
 
   std::string name() const override { return "hip:" + name_; }
 
+  // Occupancy API (blocks per CU for this kernel, block size and dynamic LDS) × CU count.
+  std::uint64_t max_resident_workgroups(std::span<const std::byte> code_object,
+                                        const Dispatch& dispatch) override {
+    check(hipSetDevice(device_), "hipSetDevice");
+    hipModule_t module = nullptr;
+    check(hipModuleLoadData(&module, code_object.data()), "hipModuleLoadData");
+    int per_cu = 0;
+    hipDeviceProp_t prop{};
+    hipFunction_t fn = nullptr;
+    hipError_t err = hipModuleGetFunction(&fn, module, dispatch.kernel.c_str());
+    if (err == hipSuccess) {
+      err = hipModuleOccupancyMaxActiveBlocksPerMultiprocessor(
+          &per_cu, fn, static_cast<int>(dispatch.block[0] * dispatch.block[1] * dispatch.block[2]),
+          dispatch.dynamic_lds_bytes);
+    }
+    if (err == hipSuccess) err = hipGetDeviceProperties(&prop, device_);
+    (void)hipModuleUnload(module);
+    check(err, "occupancy of '" + dispatch.kernel + "'");
+    return static_cast<std::uint64_t>(per_cu) * static_cast<std::uint64_t>(prop.multiProcessorCount);
+  }
+
   void run(std::span<const std::byte> code_object, const Dispatch& dispatch) override {
     check(hipSetDevice(device_), "hipSetDevice");
     hipModule_t module = nullptr;

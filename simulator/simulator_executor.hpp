@@ -33,6 +33,10 @@ class SimulatorExecutor : public device::Executor {
 
   std::string name() const override { return "simulator"; }
   void run(std::span<const std::byte> code_object, const device::Dispatch& dispatch) override;
+  // options().max_resident_workgroups: the scheduler admits no more at once.
+  std::uint64_t max_resident_workgroups(std::span<const std::byte>, const device::Dispatch&) override {
+    return options_.max_resident_workgroups;
+  }
 
   const SimStats& last_stats() const { return stats_; }
   // Wait-state violations of the last run() under hazard policy Report or Differential (with

@@ -13,6 +13,7 @@ namespace cdna::device::asm_ops {
 
 typedef float floatx4 __attribute__((ext_vector_type(4)));
 typedef short shortx4 __attribute__((ext_vector_type(4)));
+typedef float floatx2 __attribute__((ext_vector_type(2)));
 
 // acc = A·B + acc for one 16x16x16 bf16 block (cdna3-facts.md §4 operand layout): lane l holds
 // A[l%16][4(l/16)+0..3] in `a`, B[4(l/16)+0..3][l%16] in `b`, and acc[r] = D[4(l/16)+r][l%16].
@@ -72,6 +73,21 @@ __device__ __forceinline__ float v_rcp_f32(float x) {
   float r;
   asm volatile("v_rcp_f32 %0, %1\n\ts_nop 0" : "=v"(r) : "v"(x));
   return r;
+}
+
+// 1/sqrt(x), "1 ULP", denormals flushed (VOP1 V_RSQ_F32; cdna3-facts.md §6).
+__device__ __forceinline__ float v_rsq_f32(float x) {
+  float r;
+  asm volatile("v_rsq_f32 %0, %1\n\ts_nop 0" : "=v"(r) : "v"(x));
+  return r;
+}
+
+// acc = a·b + acc on two fp32 lanes at once, each a fused multiply-add rounded once to nearest
+// even (VOP3P V_PK_FMA_F32, gfx90a and later; default op_sel pairs low with low, high with high).
+// The decode GEMV's only arithmetic (docs/decode-semantics.md §2): bf16 weights widened to fp32
+// make every product exact before the single rounding of the add.
+__device__ __forceinline__ void v_pk_fma_f32(floatx2& acc, floatx2 a, floatx2 b) {
+  asm("v_pk_fma_f32 %0, %1, %2, %0" : "+v"(acc) : "v"(a), "v"(b));
 }
 
 }  // namespace cdna::device::asm_ops

@@ -71,6 +71,7 @@
 
 #include "device/asm/wrappers.hpp"
 #include "device/attention_params.h"
+#include "device/kernels/bf16_convert.hpp"
 
 #ifndef CDNA_BF16_ROUNDING
 #error "CDNA_BF16_ROUNDING must be 0 (RTNE), 1 (RTNA) or 2 (RTZ)"
@@ -85,24 +86,9 @@ namespace {
 
 using cdna::device::AttentionParams;
 using namespace cdna::device::asm_ops;
+using cdna::device::bf16::to_bf16;
 
 [[maybe_unused]] constexpr float kLn2 = 0.693147180559945309f;
-
-// fp32 -> bf16 bits in the kernel's mode, integer formulation of cdna3-facts.md §6.
-__device__ __forceinline__ unsigned short to_bf16(float x) {
-  const unsigned u = __builtin_bit_cast(unsigned, x);
-#if CDNA_BF16_ROUNDING == 0
-  if (x != x) return 0x7FFF;
-  return static_cast<unsigned short>((u + 0x7FFFu + ((u >> 16) & 1u)) >> 16);
-#elif CDNA_BF16_ROUNDING == 1
-  if (x != x) return 0x7FFF;
-  return static_cast<unsigned short>((u + 0x8000u) >> 16);
-#elif CDNA_BF16_ROUNDING == 2
-  return static_cast<unsigned short>(u >> 16);
-#else
-#error "CDNA_BF16_ROUNDING must be 0, 1 or 2"
-#endif
-}
 
 #if defined(CDNA_MUTANT_P_TRUNC) || defined(CDNA_MUTANT_O_RTZ)
 // The high half of the fp32 bits: truncation (RTZ for finite values).

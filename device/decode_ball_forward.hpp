@@ -1,0 +1,55 @@
+// Test oracles for the decode monokernel, independent of it: the kernel's declared arithmetic
+// (docs/decode-semantics.md §2) evaluated in double midpoint-radius ("ball") arithmetic. A ball
+// contains every value the declared arithmetic can produce at that point, whatever the order of
+// its sums and whichever way its 1-ULP transcendentals round; rules in docs/decode-semantics.md §6.
+// - decode_ball_forward: the whole forward from the tokens. Its centres are a double forward;
+//   its radii are rigorous but grow by the worst-case error amplification of every GEMV
+//   (~sqrt(n) on random weights), so beyond the first layer of a random model they are too wide
+//   to judge anything (measured in decode_launcher_test: printed, not asserted).
+// - check_last_position: one step at a time from the kernel's own inputs: narrow balls, the
+//   verdict the tests assert.
+#pragma once
+
+#include <cstdint>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "device/decode_params.h"
+
+#include "numerics/bf16.hpp"
+#include "reference/decode_model.hpp"
+
+namespace cdna::device {
+
+struct Ball {
+  double c = 0;  // centre
+  double r = 0;  // radius: the value lies in [c − r, c + r]; +inf when nothing is known
+  bool contains(double x) const { return x >= c - r && x <= c + r; }
+};
+
+// Logit balls [positions, V] for the token sequence `tokens` (position p reads tokens[p]),
+// KV cache rounded to bf16 in `mode`. Throws std::invalid_argument for an empty sequence.
+std::vector<Ball> decode_ball_forward(const reference::DecoderModel& model,
+                                      std::span<const std::int64_t> tokens, numerics::Rounding mode);
+
+// What check_last_position found.
+struct StepCheck {
+  std::size_t checked = 0, outside = 0;  // kernel values judged, and outside their balls
+  std::string first;                     // the first outside, named ("layer 1 attention[3] = …")
+  double widest = 0;                     // the largest logit ball radius over the largest |logit|
+};
+
+// The local check of the last position `pos` (token `token`) of a run: every value the kernel
+// left there — per layer q|k|v, the K/V cache slot pos, attention output, x after attention,
+// SiLU·up, x after the MLP, then the logits — against a ball computed by the declared arithmetic
+// from the kernel's OWN inputs to that step (its fp32 exchange values and bf16 cache), so the
+// balls stay as narrow as one step's rounding (no worst-case growth through the layers).
+// `set`: the exchange set of that position (p.set_words words, device/decode_params.h);
+// `kv`: the whole KV cache; `logits`: that position's V logits.
+StepCheck check_last_position(const reference::DecoderModel& model, numerics::Rounding mode,
+                              const DecodeParams& params, std::span<const std::uint32_t> set,
+                              std::span<const std::uint32_t> kv, std::span<const float> logits,
+                              std::int64_t pos, std::int64_t token);
+
+}  // namespace cdna::device
