@@ -13,6 +13,7 @@
 #include "device/decode_ball_forward.hpp"
 #include "device/decode_launcher.hpp"
 #include "device/decode_test_model.hpp"
+#include "reference/decode_exact.hpp"
 #include "reference/decode_random.hpp"
 #include "simulator/simulator_executor.hpp"
 
@@ -61,6 +62,28 @@ void print_double_forward_distance(const reference::DecoderModel& m, const Decod
               "whole-forward balls wider than their centre: %zu of %zu\n",
               std::string(numerics::to_string(l.mode)).c_str(), hi - lo, worst, worst / (hi - lo), unbounded,
               balls.size());
+}
+
+// The exact oracle (reference/decode_exact.hpp, teacher-forced with the kernel's tokens) against
+// the kernel: printed figures, every position.
+void print_exact_distance(const reference::DecoderModel& m, const DecodeLaunch& l, const DecodeResult& r) {
+  reference::ExactDecoder exact(m);
+  const std::int64_t V = m.config.vocab_size;
+  double lo = INFINITY, hi = -INFINITY, worst = 0;
+  std::size_t same_argmax = 0;
+  const std::vector<std::int64_t> tokens = teacher_tokens(l, r);
+  for (std::size_t p = 0; p < tokens.size(); ++p) {
+    const std::vector<double> x = exact.step(tokens[p]);
+    const float* k = r.logits.data() + static_cast<std::int64_t>(p) * V;
+    for (std::int64_t i = 0; i < V; ++i) {
+      lo = std::min(lo, x[i]), hi = std::max(hi, x[i]);
+      worst = std::max(worst, std::abs(static_cast<double>(k[i]) - x[i]));
+    }
+    same_argmax += reference::greedy_token(x) == std::max_element(k, k + V) - k;
+  }
+  std::printf("[ figures  ] %s: max |kernel - exact| %.3g (%.3g of the exact logits' spread); "
+              "kernel argmax = exact argmax at %zu of %zu positions\n",
+              std::string(numerics::to_string(l.mode)).c_str(), worst, worst / (hi - lo), same_argmax, tokens.size());
 }
 
 class DecodeMonokernel : public ::testing::Test {
@@ -137,6 +160,7 @@ TEST_F(DecodeMonokernel, LogitsInsideBallsOfTheDeclaredArithmetic) {
     ASSERT_EQ(r.stats.positions, 17);
     expect_correct(model_, l, r);
     print_double_forward_distance(model_, l, r);
+    if (mode == Rounding::RTNE) print_exact_distance(model_, l, r);
     const auto& s = ex_.last_stats();
     std::printf("[ figures  ] %s grid 8: %.0f wave instructions per position, %.3f s per position (simulator); "
                 "%llu weight bytes streamed per position of a %llu-byte model\n",
