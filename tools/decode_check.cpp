@@ -1,0 +1,170 @@
+#include "tools/decode_check.hpp"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <sstream>
+#include <stdexcept>
+
+namespace cdna::tools {
+
+std::string_view to_string(DecodeOutcome o) {
+  switch (o) {
+    case DecodeOutcome::Pass: return "pass";
+    case DecodeOutcome::Fail: return "fail";
+    case DecodeOutcome::NothingJudged: return "nothing_judged";
+  }
+  return "?";
+}
+
+namespace {
+
+double median(std::vector<double> v) {
+  if (v.empty()) return 0;
+  const auto mid = v.begin() + static_cast<std::ptrdiff_t>(v.size() / 2);
+  std::nth_element(v.begin(), mid, v.end());
+  return *mid;
+}
+
+double top_gap(const std::vector<double>& mid) {
+  double a = -INFINITY, b = -INFINITY;
+  for (double x : mid) {
+    if (x > a) b = a, a = x;
+    else if (x > b) b = x;
+  }
+  return a - b;
+}
+
+// Why the kernel's stop does not fit its status ("" if it does).
+std::string stop_problem(const device::DecodeResult& k, const device::DecodeLaunch& launch) {
+  const auto n = static_cast<std::int64_t>(k.tokens.size());
+  switch (k.status) {
+    case device::DecodeStatus::Steps:
+      if (n != launch.steps)
+        return "status steps but " + std::to_string(n) + " tokens for " + std::to_string(launch.steps) + " steps";
+      return "";
+    case device::DecodeStatus::Eos:
+      if (n == 0 || std::find(launch.eos.begin(), launch.eos.end(), k.tokens.back()) == launch.eos.end())
+        return "status eos but the last token is not an eos id";
+      return "";
+    case device::DecodeStatus::Nan:
+      if (n == 0 || k.tokens.back() != -1) return "status nan but the last token is not -1";
+      return "";
+  }
+  return "unknown status";
+}
+
+}  // namespace
+
+DecodeCheck check_decode(device::Executor& executor, std::span<const std::byte> code_object,
+                         const DecodeCheckOptions& options,
+                         const std::function<std::uint64_t()>& wave_instructions) {
+  const device::DecodeLaunch& launch = options.launch;
+  DecodeCheck out;
+  out.kernel = device::run_decode(executor, code_object, launch);
+  if (wave_instructions) out.wave_instructions = wave_instructions();
+  const device::DecodeResult& k = out.kernel;
+  const reference::DecoderModel& model = *launch.model;
+  const auto vocab = model.config.vocab_size;
+  const auto prompt = static_cast<std::int64_t>(launch.prompt.size());
+  const std::int64_t positions = k.stats.positions;
+
+  const auto t0 = std::chrono::steady_clock::now();
+  reference::DecodeEnvelope envelope(model, reference::monokernel_arithmetic(launch.mode));
+  auto fail = [&](const std::string& why) {
+    if (out.failure.empty()) out.failure = why;
+  };
+  if (const std::string p = stop_problem(k, launch); !p.empty()) fail(p);
+  if (static_cast<std::int64_t>(k.logits.size()) != positions * vocab)
+    throw std::runtime_error("decode kernel returned " + std::to_string(k.logits.size()) + " logits for " +
+                             std::to_string(positions) + " positions of V = " + std::to_string(vocab));
+  for (std::int64_t q = 0; q < positions; ++q) {
+    DecodePosition pos;
+    pos.position = q;
+    pos.fed_token = q < prompt ? launch.prompt[static_cast<std::size_t>(q)]
+                               : k.tokens[static_cast<std::size_t>(q - prompt)];
+    pos.chooses = q >= prompt - 1;
+    const reference::StepBounds bounds = envelope.step(pos.fed_token);
+    const std::span<const float> row(k.logits.data() + q * vocab, static_cast<std::size_t>(vocab));
+    const std::int64_t chosen_index = q - (prompt - 1);
+    const std::int64_t kernel_token =
+        pos.chooses && chosen_index < static_cast<std::int64_t>(k.tokens.size())
+            ? k.tokens[static_cast<std::size_t>(chosen_index)]
+            : -2;  // a prompt position: its token is not the kernel's choice
+    pos.verdict = reference::judge_step(bounds, row, kernel_token);
+    pos.median_radius = median(bounds.rad);
+    pos.top_gap = top_gap(bounds.mid);
+
+    DecodeCounts& c = out.counts;
+    ++c.positions;
+    c.logits_outside += pos.verdict.outside;
+    for (double r : bounds.rad) c.logits_finite_radius += std::isfinite(r) ? 1 : 0;
+    if (pos.verdict.outside > 0)
+      fail("position " + std::to_string(q) + ": " + std::to_string(pos.verdict.outside) +
+           " logits outside their balls (worst index " + std::to_string(pos.verdict.worst_index) + ")");
+    if (pos.chooses) {
+      ++c.choosing;
+      const bool decided = pos.verdict.decision.kind != reference::DecisionKind::ambiguous;
+      c.decided += decided ? 1 : 0;
+      c.ambiguous += decided ? 0 : 1;
+      if (decided && pos.verdict.match) ++c.matched;
+      if (decided && !pos.verdict.match) {
+        ++c.mismatched;
+        fail("position " + std::to_string(q) + ": kernel token " + std::to_string(kernel_token) +
+             ", the definition's (decided) " + std::to_string(pos.verdict.expected_token));
+      }
+    }
+    if (options.progress) *options.progress << position_line(pos, kernel_token) << '\n';
+    out.positions.push_back(std::move(pos));
+  }
+  out.envelope_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  if (!out.failure.empty())
+    out.outcome = DecodeOutcome::Fail;
+  else
+    out.outcome = out.counts.decided > 0 ? DecodeOutcome::Pass : DecodeOutcome::NothingJudged;
+  return out;
+}
+
+std::string position_line(const DecodePosition& p, std::int64_t kernel_token) {
+  std::ostringstream s;
+  s << "pos " << p.position << "  fed " << p.fed_token;
+  const reference::StepVerdict& v = p.verdict;
+  if (p.chooses) {
+    s << "  kernel " << kernel_token << "  ";
+    switch (v.decision.kind) {
+      case reference::DecisionKind::decided:
+        s << "decided " << v.decision.token << (v.decision.by_tie_class ? " (tie class)" : "");
+        break;
+      case reference::DecisionKind::nan: s << "decided -1 (NaN logits)"; break;
+      case reference::DecisionKind::ambiguous:
+        s << "ambiguous (" << v.decision.candidates.size() << " candidates)";
+        break;
+    }
+  } else {
+    s << "  (prompt)";
+  }
+  s << "  logits outside " << v.outside << "  max|k-mid|/rad " << v.max_ratio << "  median rad "
+    << p.median_radius << "  gap " << p.top_gap << "  ";
+  const bool bad = v.outside > 0 || (p.chooses && v.decision.kind != reference::DecisionKind::ambiguous && !v.match);
+  s << (bad ? "FAIL" : (p.chooses && v.decision.kind == reference::DecisionKind::ambiguous ? "ambiguous" : "pass"));
+  return s.str();
+}
+
+std::string decode_outcome_line(const DecodeCheck& c) {
+  std::ostringstream s;
+  switch (c.outcome) {
+    case DecodeOutcome::Pass: s << "PASS"; break;
+    case DecodeOutcome::Fail: s << "FAIL"; break;
+    case DecodeOutcome::NothingJudged: s << "NOTHING JUDGED"; break;
+  }
+  const DecodeCounts& n = c.counts;
+  s << ": " << n.positions << " positions, " << n.choosing << " choosing a token: " << n.decided << " decided ("
+    << n.matched << " match, " << n.mismatched << " mismatch), " << n.ambiguous << " ambiguous; "
+    << n.logits_outside << " logits outside their balls, " << n.logits_finite_radius << " of "
+    << n.positions * (c.positions.empty() ? 0 : static_cast<std::int64_t>(c.kernel.logits.size() / std::max<std::int64_t>(n.positions, 1)))
+    << " with a finite ball; status " << device::to_string(c.kernel.status);
+  if (c.outcome == DecodeOutcome::Fail) s << "; first failure: " << c.failure;
+  return s.str();
+}
+
+}  // namespace cdna::tools

@@ -1,0 +1,74 @@
+// One decode run judged position by position (docs/decode-semantics.md §3): the monokernel runs
+// the prompt and up to N steps in one dispatch; then the envelope (reference/decode_envelope.hpp)
+// is fed the same tokens — the prompt's, then the kernel's own choices (teacher forcing) — and
+// every position's fp32 logits are judged against their balls, and every position that chooses a
+// token (the last prompt position onward) by certified token equality.
+//
+// Shared by `cdna-verify decode`, the audit's decode cases and the decode properties.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <ostream>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "device/decode_launcher.hpp"
+#include "device/executor.hpp"
+#include "reference/decode_decision.hpp"
+#include "reference/decode_envelope.hpp"
+
+namespace cdna::tools {
+
+// The outcome of a decode check. Pass needs at least one position whose token was decided and
+// compared (a run of only ambiguous steps judged nothing: NothingJudged, never Pass).
+enum class DecodeOutcome { Pass, Fail, NothingJudged };
+std::string_view to_string(DecodeOutcome o);  // "pass", "fail", "nothing_judged"
+
+struct DecodePosition {
+  std::int64_t position = 0;
+  std::int64_t fed_token = 0;   // the token this position ran with
+  bool chooses = false;         // its logits choose the next token (last prompt position on)
+  reference::StepVerdict verdict;  // from judge_step (token part meaningful only if chooses)
+  double median_radius = 0;     // of its V logit balls
+  double top_gap = 0;           // largest minus second largest midpoint
+};
+
+struct DecodeCounts {
+  std::int64_t positions = 0;     // positions judged against their balls
+  std::int64_t choosing = 0;      // positions that choose a token
+  std::int64_t decided = 0, ambiguous = 0, matched = 0, mismatched = 0;
+  std::int64_t logits_outside = 0;        // kernel logits outside their ball, all positions
+  std::int64_t logits_finite_radius = 0;  // logits judged against a finite ball
+};
+
+struct DecodeCheck {
+  device::DecodeResult kernel;
+  std::vector<DecodePosition> positions;
+  DecodeCounts counts;
+  DecodeOutcome outcome = DecodeOutcome::Fail;
+  std::string failure;  // the first failure, one line; empty unless Fail
+  double envelope_seconds = 0;
+  std::uint64_t wave_instructions = 0;  // simulator only (0 on hardware)
+};
+
+struct DecodeCheckOptions {
+  device::DecodeLaunch launch;  // model, prompt, steps, eos, mode, grid, block
+  std::ostream* progress = nullptr;  // one line per position while judging
+};
+
+// Runs `code_object` (the monokernel of launch.mode, or a mutant's) on `executor` and judges it.
+// `wave_instructions` (optional) returns the simulator's count of the last dispatch. Throws what
+// device::run_decode throws (bad launch: std::invalid_argument, one line; a hung or faulting
+// kernel: the executor's std::runtime_error).
+DecodeCheck check_decode(device::Executor& executor, std::span<const std::byte> code_object,
+                         const DecodeCheckOptions& options,
+                         const std::function<std::uint64_t()>& wave_instructions = {});
+
+// One line per position: "pos 7  fed 412  kernel 93  decided 93  pass  max|k-mid|/rad 0.02  …".
+std::string position_line(const DecodePosition& p, std::int64_t kernel_token);
+// "PASS: 68 positions, 65 choosing: 60 decided (60 match), 5 ambiguous; 0 of 68000 logits outside".
+std::string decode_outcome_line(const DecodeCheck& check);
+
+}  // namespace cdna::tools
