@@ -14,7 +14,8 @@
 // time (CLOCK_THREAD_CPUTIME_ID, suffix _cpu). On a machine shared with other work the wall
 // figures drop with the load; the CPU-time ones are the per-core rate the targets mean.
 // Usage: simulator_bench [--benchmark_filter=...]; CDNA_BENCH_SEQ overrides 1024, CDNA_BENCH_ITERS
-// the VALU loop's 2000 iterations.
+// the VALU loop's 2000 iterations, CDNA_BENCH_MEMORY_MODEL=cdna3 runs BM_Attention in the
+// memory-model mode (default coherent).
 #include <benchmark/benchmark.h>
 
 #include <Eigen/Dense>
@@ -158,6 +159,10 @@ void BM_Attention(benchmark::State& state) {
   // A peer's wait-state violations (AITER reads MFMA results early) are listed, not stopped at:
   // the time measured is that of one run as written (a differential run would be two).
   if (kernel != "attention-fwd") ex.options().hazard_policy = HazardPolicy::Report;
+  if (const char* m = std::getenv("CDNA_BENCH_MEMORY_MODEL"); m && !parse_memory_model(m, ex.options().memory_model)) {
+    state.SkipWithError("CDNA_BENCH_MEMORY_MODEL must be coherent or cdna3");
+    return;
+  }
   std::uint64_t insts = 0;
   double sim_seconds = 0, sim_cpu = 0, eigen_best = std::numeric_limits<double>::infinity();
   double eigen_best_cpu = std::numeric_limits<double>::infinity();
