@@ -108,7 +108,15 @@ TEST(SimDecoder, BranchesAndImmediates) {
   EXPECT_EQ((h.simm >> 6) & 31, 4);
   EXPECT_EQ(((h.simm >> 11) & 31) + 1, 2);
   EXPECT_EQ(parse("s_getreg_b32 s0, hwreg(HW_REG_MODE)").simm, 1 | (31 << 11));
-  parse("s_waitcnt vmcnt(0) lgkmcnt(0)");
+  // s_waitcnt keeps vmcnt (63: no wait on it); a raw simm16 has it in bits 3:0 and 15:14 (gfx9).
+  EXPECT_EQ(parse("s_waitcnt vmcnt(0) lgkmcnt(0)").simm, 0);
+  EXPECT_EQ(parse("s_waitcnt vmcnt(5)").simm, 5);
+  EXPECT_EQ(parse("s_waitcnt lgkmcnt(0)").simm, 63);
+  EXPECT_EQ(parse("s_waitcnt vmcnt(63) expcnt(7) lgkmcnt(15)").simm, 63);
+  EXPECT_EQ(parse("s_waitcnt 0x4f72").simm, 2 | (1 << 4));
+  std::string why;
+  parse("s_waitcnt vmcnt(64)", &why);
+  EXPECT_NE(why.find("s_waitcnt operand"), std::string::npos) << why;
 }
 
 TEST(SimDecoder, SdwaAndDpp) {

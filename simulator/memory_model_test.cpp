@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "simulator/memory_model.hpp"
+#include "simulator/pending_stores.hpp"
 #include "simulator/test_util.hpp"
 
 namespace cdna::simulator {
@@ -57,6 +58,34 @@ TEST(SimMemoryModel, ModeNamesParse) {
   }
   MemoryModel unchanged = MemoryModel::Coherent;
   EXPECT_FALSE(parse_memory_model("CDNA3", unchanged));
+}
+
+// PendingStores alone: the youngest store is performed first, vmcnt counts a load issued behind
+// a pending store, and a wave's access to a pending dword finds it.
+TEST(SimMemoryModel, PendingStoresYoungestFirstAndVmcnt) {
+  std::vector<std::uint8_t> buf(256, 0);
+  GlobalMemory mem;
+  const std::uint64_t base = mem.map(buf.data(), buf.size(), true, "b");
+  CacheModel caches(mem);
+  PendingStores q;
+  const std::uint32_t one = 1, two = 2;
+  q.add(1, base, 4, Scope::Agent, &one);         // instruction 1: a store to dword 0
+  q.add(2, base + 128, 4, Scope::Agent, &two);   // instruction 2: a store to dword 32
+  q.note_access(3);                              // instruction 3: a load
+  EXPECT_EQ(q.outstanding(), 3u);
+  EXPECT_TRUE(q.met(3));
+  EXPECT_FALSE(q.met(2));  // instruction 1 is older than the 2 youngest
+  EXPECT_TRUE(q.overlaps(base + 2, 1));
+  EXPECT_FALSE(q.overlaps(base + 4, 4));
+  q.complete_youngest(caches, 0);
+  EXPECT_EQ(buf[128], 2) << "the younger store first";
+  EXPECT_EQ(buf[0], 0) << "the older one still pending";
+  EXPECT_FALSE(q.met(2));
+  q.complete_youngest(caches, 0);
+  EXPECT_EQ(buf[0], 1);
+  EXPECT_TRUE(q.empty());
+  EXPECT_TRUE(q.met(0));
+  EXPECT_FALSE(q.overlaps(base, 4));
 }
 
 TEST(SimMemoryModel, WorkgroupsGoToXcdsRoundRobin) {
