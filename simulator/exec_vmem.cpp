@@ -1,7 +1,8 @@
 // Vector memory: GLOBAL, FLAT and SCRATCH loads, stores and global atomics.
 //
 // Accesses complete immediately and in lane order (lane 0 first), so s_waitcnt has nothing
-// to wait for. Global addresses must fall inside a buffer the host allocated; flat addresses
+// to wait for, except in the memory-model mode, which holds global stores back
+// (pending_stores.hpp). Global addresses must fall inside a buffer the host allocated; flat addresses
 // are routed by aperture (shared -> LDS, private -> the lane's scratch, else global); scratch
 // addresses are offsets into the lane's private segment.
 #include <bit>
