@@ -63,6 +63,10 @@ struct DecodeCheck {
 
 struct DecodeCheckOptions {
   device::DecodeLaunch launch;  // model, prompt, steps, eos, mode, grid, block
+  // How the envelope carries its enclosures (reference/decode_envelope.hpp): affine forms are
+  // narrow enough to decide one-layer models of H 256 (docs/decode-bounds.md §12, §13); balls are
+  // faster (thousands of steps per minute) and decide only the smallest models.
+  reference::EnvelopeMethod method = reference::EnvelopeMethod::affine;
   std::ostream* progress = nullptr;  // one line per position while judging
 };
 
