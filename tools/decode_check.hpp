@@ -56,6 +56,8 @@ struct DecodeCheck {
 struct DecodeCheckOptions {
   device::DecodeLaunch launch;  // model, prompt, steps, eos, mode, grid, block
   std::ostream* progress = nullptr;  // one line per position while judging
+  // Called with each position's balls, in position order (e.g. `decode --exact`, golden files).
+  std::function<void(const reference::StepBounds&)> on_bounds;
 };
 
 // Runs `code_object` (the monokernel of launch.mode, or a mutant's) on `executor` and judges it.
