@@ -63,6 +63,7 @@ DecodeCheck check_decode(device::Executor& executor, std::span<const std::byte> 
   DecodeCheck out;
   out.kernel = device::run_decode(executor, code_object, launch);
   if (wave_instructions) out.wave_instructions = wave_instructions();
+  if (options.edit_result) options.edit_result(out.kernel);
   const device::DecodeResult& k = out.kernel;
   const reference::DecoderModel& model = *launch.model;
   const auto vocab = model.config.vocab_size;

@@ -8,7 +8,9 @@
 
 #include "adapters/code_object_mode.hpp"
 #include "device/decode_launcher.hpp"
+#include "golden/decode_golden.hpp"
 #include "golden/decode_weights.hpp"
+#include "golden/digest.hpp"
 #include "reference/decode_envelope.hpp"
 #include "reference/decode_exact.hpp"
 #include "reference/decode_random.hpp"
@@ -102,6 +104,9 @@ DecodeCommand::DecodeCommand(CLI::App& app) {
                    "proven distance of it and the kernel's balls must contain it (a miss is a FAIL of the verifier)")
       ->check(CLI::NonNegativeNumber);
   cmd_->add_option("--json", json_, "Write the whole result as JSON to this file (written whole or not at all)");
+  cmd_->add_option("--golden-out", golden_out_,
+                   "Write a decode golden file (docs/golden-files.md, \"Decode\"): tokens, balls, decisions, kernel "
+                   "logits; check it later with `golden decode-verify`");
   cmd_->add_flag("--quiet", quiet_, "No per-position lines on stderr");
 }
 
@@ -115,6 +120,7 @@ void DecodeCommand::prepare() {
   if (model_dir_) {
     model_ = golden::load_decoder_model(*model_dir_);
     model_ref_ = *model_dir_;
+    model_sha256_ = golden::model_folder_sha256(*model_dir_);
   } else {
     reference::RandomModelOptions o;
     o.duplicate_lm_head_rows = duplicate_rows_;
@@ -163,7 +169,12 @@ int DecodeCommand::run(const ChosenExecutor& chosen, const std::vector<std::pair
     oracle.emplace(model_);
     fast.emplace(model_, reference::double_arithmetic());
   }
+  golden::DecodeGolden gold;
   options.on_bounds = [&](const reference::StepBounds& kernel_balls) {
+    if (golden_out_) {
+      gold.mid.insert(gold.mid.end(), kernel_balls.mid.begin(), kernel_balls.mid.end());
+      gold.rad.insert(gold.rad.end(), kernel_balls.rad.begin(), kernel_balls.rad.end());
+    }
     if (exact.positions >= exact_) return;
     const std::vector<double> e = oracle->step(kernel_balls.token);
     const reference::StepBounds f = fast->step(kernel_balls.token);
@@ -247,6 +258,24 @@ int DecodeCommand::run(const ChosenExecutor& chosen, const std::vector<std::pair
                     {"kernel_infinite_radii", exact.kernel_infinite}};
     write_atomically(*json_, j.dump(2) + "\n");
     std::cout << "json: " << *json_ << "\n";
+  }
+  if (golden_out_) {
+    gold.model = model_ref_;
+    gold.model_sha256 = model_sha256_;
+    gold.code_object_sha256 = golden::sha256_hex(code_object_bytes_);
+    gold.mode = l.mode;
+    gold.steps = steps_;
+    gold.vocab = model_.config.vocab_size;
+    gold.eos = eos_;
+    gold.prompt = prompt_;
+    gold.kernel_tokens = check.kernel.tokens;
+    gold.kernel_logits = check.kernel.logits;
+    for (const DecodePosition& p : check.positions) {
+      gold.decided.push_back(p.verdict.decision.kind != reference::DecisionKind::ambiguous);
+      gold.decided_token.push_back(static_cast<std::int32_t>(p.verdict.decision.token));
+    }
+    golden::write_safetensors(*golden_out_, golden::to_safetensors(gold));
+    std::cout << "golden: " << *golden_out_ << "\n";
   }
   if (check.outcome == DecodeOutcome::NothingJudged) {
     std::cerr << "cdna-verify: error: no position's token was decided (every step ambiguous: the balls are too wide "

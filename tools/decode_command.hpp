@@ -34,7 +34,7 @@ class DecodeCommand {
 
  private:
   CLI::App* cmd_ = nullptr;
-  std::optional<std::string> model_dir_, code_object_, json_;
+  std::optional<std::string> model_dir_, code_object_, json_, golden_out_;
   std::optional<std::uint64_t> random_seed_;
   std::string preset_ = "tiny", mode_ = "rtne", executor_ = "auto";
   bool duplicate_rows_ = false, quiet_ = false;
@@ -44,7 +44,7 @@ class DecodeCommand {
   std::uint32_t block_ = 256;
   // Filled by prepare().
   reference::DecoderModel model_;
-  std::string model_ref_, code_object_path_;
+  std::string model_ref_, model_sha256_, code_object_path_;
   std::vector<std::byte> code_object_bytes_;
 };
 
