@@ -84,9 +84,11 @@ TEST_F(DecodeCheckTest, ADecidedTokenChangedFails) {
   EXPECT_NE(c.failure.find("position 2: kernel token"), std::string::npos) << c.failure;
 }
 
-TEST_F(DecodeCheckTest, TheRopeOffByOneMutantFails) {
+// (ROPE_POSITION_OFF_BY_ONE passes here, rightly: shifting every position's RoPE angle by one
+// keeps every query-key angle difference, so the scores change only by the table's rounding.)
+TEST_F(DecodeCheckTest, TheResidualTwiceMutantFails) {
   const auto m = small_model();
-  const DecodeCheck c = check(options(m), "decode_monokernel_mutant_rope_position_off_by_one");
+  const DecodeCheck c = check(options(m), "decode_monokernel_mutant_residual_twice");
   EXPECT_EQ(c.outcome, DecodeOutcome::Fail);
   EXPECT_GT(c.counts.logits_outside, 0);
 }

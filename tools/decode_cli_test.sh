@@ -29,7 +29,7 @@ good=(--random-model 1 --prompt 1,2,3 --steps 4)
 expect_bad no-model "give --model DIR or --random-model SEED" --prompt 1 --steps 1
 expect_bad both-models "excludes" --model "$tmp" --random-model 1 --prompt 1 --steps 1
 expect_bad unknown-preset "huge.*tiny" --random-model 1 --preset huge --prompt 1 --steps 1
-expect_bad token-outside "1000.*\[0, 1000\)|\[0, 1000\).*1000" --random-model 1 --prompt 1,1000 --steps 1
+expect_bad token-outside "prompt token 1000 is outside \[0, vocab_size = 1000\)" --random-model 1 --prompt 1,1000 --steps 1
 expect_bad negative-token "-1" --random-model 1 --prompt=-1 --steps 1
 expect_bad steps-zero "--steps: 0 .*need >= 1" --random-model 1 --prompt 1 --steps 0
 expect_bad eos-outside "--eos: token 5000 is outside \[0, 1000\)" "${good[@]}" --eos 5000
@@ -72,6 +72,24 @@ if [p["fed_token"] for p in j["positions"]][3:] != j["kernel"]["tokens"][:3]: pr
 if j["counts"]["choosing"] != 4: problems.append("choosing != 4")
 if problems: print("FAIL good-run json:", "; ".join(problems)); sys.exit(1)
 PY
+
+# Decode golden files: --golden-out, then golden decode-verify: 0 as written, 2 for a changed byte
+# (digest) or a truncated file, each one line; a bad --golden-out path leaves nothing.
+"${run[@]}" "${good[@]}" --golden-out "$tmp/g.safetensors" >/dev/null 2>&1
+"$cli" golden decode-verify "$tmp/g.safetensors" >"$tmp/out" 2>&1; rc=$?
+if [ $rc -ne 0 ] || ! grep -q "^ok: .*6 positions of V = 1000: balls and decisions re-derived bit for bit" "$tmp/out"; then
+  echo "FAIL golden round trip: exit $rc"; cat "$tmp/out"; failures=$((failures + 1))
+fi
+/usr/bin/python3 -c "import sys; b=bytearray(open(sys.argv[1],'rb').read()); b[-9]^=1; open(sys.argv[2],'wb').write(b)" \
+  "$tmp/g.safetensors" "$tmp/t.safetensors"
+head -c 1000 "$tmp/g.safetensors" >"$tmp/h.safetensors"
+for f in t h; do
+  "$cli" golden decode-verify "$tmp/$f.safetensors" >/dev/null 2>"$tmp/err"; rc=$?
+  if [ $rc -ne 2 ] || [ "$(wc -l <"$tmp/err")" -ne 1 ]; then echo "FAIL golden $f: exit $rc (want 2)"; cat "$tmp/err"; failures=$((failures + 1)); fi
+done
+grep -q "digest mismatch" "$tmp/err" && { echo "FAIL golden truncated: reported as a digest mismatch"; failures=$((failures + 1)); }
+"${run[@]}" "${good[@]}" --golden-out "$tmp/nodir/g.safetensors" >/dev/null 2>"$tmp/err"; rc=$?
+if [ $rc -ne 2 ] || ls "$tmp"/nodir >/dev/null 2>&1; then echo "FAIL golden-out bad path: exit $rc"; cat "$tmp/err"; failures=$((failures + 1)); fi
 
 # The stderr progress: one line per position unless --quiet.
 "$cli" decode --executor simulator "${good[@]}" >/dev/null 2>"$tmp/err"
