@@ -215,12 +215,13 @@ DecodeResult run_decode(Executor& executor, std::span<const std::byte> code_obje
             KernelArg::input(std::as_bytes(std::span(rope.sin))),
             KernelArg::input(std::as_bytes(std::span(prompt))),
             KernelArg::input(std::as_bytes(std::span(eos))),
-            KernelArg::output(std::as_writable_bytes(std::span(exchange))),
-            KernelArg::output(std::as_writable_bytes(std::span(partials))),
-            KernelArg::output(std::as_writable_bytes(std::span(kv))),
-            KernelArg::output(std::as_writable_bytes(std::span(logits_bits))),
-            KernelArg::output(std::as_writable_bytes(std::span(tokens))),
-            KernelArg::output(std::as_writable_bytes(std::span(status))),
+            // Named, so that a hang report says which buffer a wave polls (simulator watchdog).
+            KernelArg::output(std::as_writable_bytes(std::span(exchange))).named("exchange"),
+            KernelArg::output(std::as_writable_bytes(std::span(partials))).named("partials"),
+            KernelArg::output(std::as_writable_bytes(std::span(kv))).named("kv"),
+            KernelArg::output(std::as_writable_bytes(std::span(logits_bits))).named("logits"),
+            KernelArg::output(std::as_writable_bytes(std::span(tokens))).named("tokens"),
+            KernelArg::output(std::as_writable_bytes(std::span(status))).named("status"),
             KernelArg::scalar(p)};
 
   // Workgroups wait on each other: all G must be resident at once, or the kernel deadlocks.

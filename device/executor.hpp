@@ -26,6 +26,16 @@ struct KernelArg {
   // Buffer passed as the null pointer (address 0): the kernel's optional buffers, e.g. AITER's
   // varlen sequence starts in batch mode or MoonMath's unused skip lists.
   bool null = false;
+  // Optional name of a buffer (e.g. "h_l0"), used in messages: the simulator's watchdog names the
+  // buffer a hung wave polls by it, beside the argument index and the kernel's own argument name.
+  std::string name;
+
+  // A copy with `name` set: KernelArg::output(bytes).named("exchange").
+  KernelArg named(std::string n) const {
+    KernelArg a = *this;
+    a.name = std::move(n);
+    return a;
+  }
 
   static KernelArg input(std::span<const std::byte> bytes);
   static KernelArg output(std::span<std::byte> bytes);

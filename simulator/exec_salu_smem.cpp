@@ -154,6 +154,9 @@ void s_cbranch_join(Wave& w, const Inst& I) {  // first arrival: resume the push
 // ---- SMEM stores and atomics
 
 std::uint8_t* smem_host(Wave& w, u64 addr, u32 bytes) {
+  if (w.env->caches)
+    sim_fail("scalar store or atomic under --memory-model cdna3: the scalar cache's write-back "
+             "(s_dcache_wb) is not modelled");
   std::uint8_t* p = w.env->memory->translate(addr, bytes, true);
   if (!p) sim_fail("scalar " + w.env->memory->describe_fault(addr, bytes, true));
   return p;

@@ -312,11 +312,24 @@ void s_sethalt(Wave&, const Inst& I) {
 
 // ---- SMEM
 
-void smem_read(Wave& w, u64 addr, u32* dst, u32 n, const Inst&) {
+// In the memory-model mode the bytes come through the CU's scalar cache (memory_model.hpp); glc
+// (which asks for a coherent read) is refused there rather than guessed.
+void smem_read(Wave& w, u64 addr, u32* dst, u32 n, const Inst& I) {
   addr &= ~u64{3};  // scalar memory accesses are dword aligned
   std::uint8_t* p = w.env->memory->translate(addr, 4 * n, false);
   if (!p) sim_fail("scalar " + w.env->memory->describe_fault(addr, 4 * n, false));
+  if (CacheModel* c = w.env->caches) [[unlikely]] {
+    if (I.sc0)
+      sim_fail("scalar load with glc under --memory-model cdna3: what glc does to the scalar cache is not "
+               "modelled; poll with a vector load (sc1) or invalidate with s_dcache_inv");
+    return c->scalar_load(w.wg->cu, addr, 4 * n, dst);
+  }
   std::memcpy(dst, p, 4 * n);
+}
+
+// s_dcache_inv: drops the CU's scalar cache in the memory-model mode (memory is coherent otherwise).
+void s_dcache_inv(Wave& w, const Inst&) {
+  if (w.env->caches) w.env->caches->scalar_invalidate(w.wg->cu);
 }
 
 template <u32 N>
@@ -548,7 +561,7 @@ void register_scalar(HandlerTable& t) {
   set(O::s_buffer_load_dwordx16, s_buffer_load<16>);
   set(O::s_memtime, s_memtime);
   set(O::s_memrealtime, s_memtime);
-  set(O::s_dcache_inv, s_nop);
+  set(O::s_dcache_inv, s_dcache_inv);
   set(O::s_dcache_wb, s_nop);
 }
 

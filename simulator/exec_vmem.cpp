@@ -4,10 +4,12 @@
 // to wait for. Global addresses must fall inside a buffer the host allocated; flat addresses
 // are routed by aperture (shared -> LDS, private -> the lane's scratch, else global); scratch
 // addresses are offsets into the lane's private segment.
+#include <bit>
 #include <cstring>
 
 #include "simulator/fp.hpp"
 #include "simulator/vmem_common.hpp"
+#include "simulator/watchdog.hpp"
 
 namespace cdna::simulator {
 namespace vmem {
@@ -126,6 +128,21 @@ void buffer_addresses(Wave& w, const Inst& I, const Operand& vaddr, const Operan
 }
 
 
+void hooked_load(Wave& w, Space space, u64 addr, u32 n, int lane, const Inst& I, void* dst) {
+  const std::uint8_t* p = locate(w, space, addr, n, false, lane);  // the checks of every access
+  if (!is_global(space, addr)) return static_cast<void>(std::memcpy(dst, p, n));
+  if (CacheModel* c = w.env->caches) c->load(w.wg->cu, addr, n, scope_of(I.sc0, I.sc1), dst);
+  else std::memcpy(dst, p, n);
+  if (w.env->trace_loads && lane == std::countr_zero(w.exec())) note_polled_load(w, addr, n, dst);
+}
+
+void hooked_store(Wave& w, Space space, u64 addr, u32 n, int lane, const Inst& I, const void* src) {
+  std::uint8_t* p = locate(w, space, addr, n, true, lane);
+  CacheModel* c = w.env->caches;
+  if (!c || !is_global(space, addr)) return static_cast<void>(std::memcpy(p, src, n));
+  c->store(w.wg->cu, addr, n, scope_of(I.sc0, I.sc1), src);
+}
+
 std::uint8_t* lds_dma_target(Wave& w, const Inst& I, int lane) {
   const u64 a = u64{w.s[kM0]} + static_cast<u32>(I.offset) + 4u * static_cast<u32>(lane);
   auto& mem = w.wg->lds;
@@ -149,8 +166,8 @@ void addresses(Wave& w, const Inst& I, const Operand& vaddr, const Operand& sadd
   else flat_addresses(w, I, vaddr, ad);
 }
 
-template <Space S, LK K, u32 Dwords>
-void vload(Wave& w, const Inst& I) {
+template <Space S, LK K, u32 Dwords, bool Hooked>
+void vload_lanes(Wave& w, const Inst& I) {
   // ops: vdst, vaddr, [saddr]
   Addr ad;
   addresses<S>(w, I, I.ops[1], I.ops[2], ad);
@@ -159,23 +176,27 @@ void vload(Wave& w, const Inst& I) {
   const Operand& d = I.ops[0];
   for (int l = 0; l < kLanes; ++l) {
     if (!((e >> l) & 1)) continue;
-    const std::uint8_t* p = locate(w, S, ad.a[l], bytes, false, l);
     if constexpr (K == LK::D32) {
-      for (u32 i = 0; i < Dwords; ++i) {
-        u32 x;
-        std::memcpy(&x, p + 4 * i, 4);
-        w.row(d.reg + i)[l] = x;
-      }
+      u32 x[Dwords];
+      load_lane<Hooked>(w, S, ad.a[l], bytes, l, I, x);
+      for (u32 i = 0; i < Dwords; ++i) w.row(d.reg + i)[l] = x[i];
     } else {
-      u32 raw = bytes == 1 ? u32{p[0]} : u32{p[0]} | (u32{p[1]} << 8);
+      u32 raw = 0;  // the bytes read, zero-extended (little-endian host)
+      load_lane<Hooked>(w, S, ad.a[l], bytes, l, I, &raw);
       u32* r = &w.row(d.reg)[l];
       *r = place(K, *r, raw);
     }
   }
 }
+// The hooks (DispatchEnv::global_hooks) tested once per instruction: vmem_common.hpp, load_lane.
+template <Space S, LK K, u32 Dwords>
+void vload(Wave& w, const Inst& I) {
+  if (w.env->global_hooks) [[unlikely]] return vload_lanes<S, K, Dwords, true>(w, I);
+  vload_lanes<S, K, Dwords, false>(w, I);
+}
 
-template <Space S, SK K, u32 Dwords>
-void vstore(Wave& w, const Inst& I) {
+template <Space S, SK K, u32 Dwords, bool Hooked>
+void vstore_lanes(Wave& w, const Inst& I) {
   // ops: vaddr, vdata, [saddr]
   Addr ad;
   addresses<S>(w, I, I.ops[0], I.ops[2], ad);
@@ -184,19 +205,16 @@ void vstore(Wave& w, const Inst& I) {
   const Operand& d = I.ops[1];
   for (int l = 0; l < kLanes; ++l) {
     if (!((e >> l) & 1)) continue;
-    std::uint8_t* p = locate(w, S, ad.a[l], bytes, true, l);
-    if constexpr (K == SK::D32) {
-      for (u32 i = 0; i < Dwords; ++i) {
-        u32 x = w.row(d.reg + i)[l];
-        std::memcpy(p + 4 * i, &x, 4);
-      }
-    } else {
-      u32 x = w.row(d.reg)[l];
-      if (K == SK::B8Hi || K == SK::B16Hi) x >>= 16;
-      p[0] = static_cast<std::uint8_t>(x);
-      if (bytes == 2) p[1] = static_cast<std::uint8_t>(x >> 8);
-    }
+    u32 x[Dwords];
+    for (u32 i = 0; i < Dwords; ++i) x[i] = w.row(d.reg + i)[l];
+    if (K == SK::B8Hi || K == SK::B16Hi) x[0] >>= 16;
+    store_lane<Hooked>(w, S, ad.a[l], bytes, l, I, x);  // the low `bytes` bytes (little-endian host)
   }
+}
+template <Space S, SK K, u32 Dwords>
+void vstore(Wave& w, const Inst& I) {
+  if (w.env->global_hooks) [[unlikely]] return vstore_lanes<S, K, Dwords, true>(w, I);
+  vstore_lanes<S, K, Dwords, false>(w, I);
 }
 
 // ---- GLOBAL and FLAT atomics. Global without return: vaddr, vdata, saddr|off; with return
@@ -213,12 +231,13 @@ void vatomic(Wave& w, const Inst& I) {
   u64 e = w.exec();
   for (int l = 0; l < kLanes; ++l) {
     if (!((e >> l) & 1)) continue;
-    std::uint8_t* p = locate(w, S, ad.a[l], bytes, true, l, /*atomic=*/true);
     u64 old = 0, src, cmp;
-    std::memcpy(&old, p, bytes);
     atomic_operands<K, Wide>(w, vdata, l, src, cmp);
-    const u64 nv = atomic_value<K, Wide>(old, src, cmp, l);
-    std::memcpy(p, &nv, bytes);
+    atomic_lane(w, S, ad.a[l], bytes, l, [&](std::uint8_t* p) {
+      std::memcpy(&old, p, bytes);
+      const u64 nv = atomic_value<K, Wide>(old, src, cmp, l);
+      std::memcpy(p, &nv, bytes);
+    });
     if (ret) {
       w.row(I.ops[0].reg)[l] = static_cast<u32>(old);
       if (Wide) w.row(I.ops[0].reg + 1)[l] = static_cast<u32>(old >> 32);
@@ -228,8 +247,8 @@ void vatomic(Wave& w, const Inst& I) {
 
 // Loads; the `lds` form writes the (zero- or sign-extended) dword to LDS at M0 + inst offset
 // + 4 * lane instead of a VGPR (vmem::lds_dma_target).
-template <LK K, u32 Dwords>
-void bload(Wave& w, const Inst& I) {
+template <LK K, u32 Dwords, bool Hooked>
+void bload_lanes(Wave& w, const Inst& I) {
   const bool lds = I.lds;
   const Operand& vaddr = lds ? I.ops[0] : I.ops[1];
   const Operand& rsrc = lds ? I.ops[1] : I.ops[2];
@@ -246,11 +265,8 @@ void bload(Wave& w, const Inst& I) {
     if (!((e >> l) & 1)) continue;
     for (u32 i = 0; i < Dwords; ++i) {
       u32 x = 0;
-      if (in_range(rg.a[l], 4 * i + bytes, limit)) {
-        const std::uint8_t* p = locate(w, Space::Global, ad.a[l] + 4 * i, bytes, false, l);
-        if (bytes == 4) std::memcpy(&x, p, 4);
-        else x = bytes == 1 ? u32{p[0]} : u32{p[0]} | (u32{p[1]} << 8);
-      }
+      if (in_range(rg.a[l], 4 * i + bytes, limit))
+        load_lane<Hooked>(w, Space::Global, ad.a[l] + 4 * i, bytes, l, I, &x);  // zero-extended
       if (lds) {
         const u32 y = widen(K, x);
         std::memcpy(lds_dma_target(w, I, l), &y, 4);
@@ -262,8 +278,14 @@ void bload(Wave& w, const Inst& I) {
   }
 }
 
-template <SK K, u32 Dwords>
-void bstore(Wave& w, const Inst& I) {
+template <LK K, u32 Dwords>
+void bload(Wave& w, const Inst& I) {
+  if (w.env->global_hooks) [[unlikely]] return bload_lanes<K, Dwords, true>(w, I);
+  bload_lanes<K, Dwords, false>(w, I);
+}
+
+template <SK K, u32 Dwords, bool Hooked>
+void bstore_lanes(Wave& w, const Inst& I) {
   const BufDesc v = read_vsharp(w, I.ops[2]);
   Addr ad, rg;
   buffer_addresses(w, I, I.ops[1], I.ops[3], v, ad, rg);
@@ -274,19 +296,27 @@ void bstore(Wave& w, const Inst& I) {
     if (!((e >> l) & 1)) continue;
     for (u32 i = 0; i < Dwords; ++i) {
       if (!in_range(rg.a[l], 4 * i + bytes, limit)) continue;  // dropped
-      std::uint8_t* p = locate(w, Space::Global, ad.a[l] + 4 * i, bytes, true, l);
       u32 x = w.row(I.ops[0].reg + i)[l];
       if (K == SK::B8Hi || K == SK::B16Hi) x >>= 16;
-      if (bytes == 4) std::memcpy(p, &x, 4);
-      else {
-        p[0] = static_cast<std::uint8_t>(x);
-        if (bytes == 2) p[1] = static_cast<std::uint8_t>(x >> 8);
-      }
+      store_lane<Hooked>(w, Space::Global, ad.a[l] + 4 * i, bytes, l, I, &x);
     }
   }
 }
+template <SK K, u32 Dwords>
+void bstore(Wave& w, const Inst& I) {
+  if (w.env->global_hooks) [[unlikely]] return bstore_lanes<K, Dwords, true>(w, I);
+  bstore_lanes<K, Dwords, false>(w, I);
+}
 
-void cache_control(Wave&, const Inst&) {}  // buffer_inv / buffer_wbl2: memory is coherent here
+// buffer_inv, buffer_wbl2 at the scope of their sc bits; buffer_wbinvl1_vol invalidates the L1.
+// Without the memory-model mode memory is coherent and they do nothing (memory_model.hpp).
+void cache_control(Wave& w, const Inst& I) {
+  CacheModel* c = w.env->caches;
+  if (!c) return;
+  if (I.op == Opcode::buffer_wbl2) c->writeback(w.wg->cu, scope_of(I.sc0, I.sc1));
+  else if (I.op == Opcode::buffer_inv) c->invalidate(w.wg->cu, scope_of(I.sc0, I.sc1));
+  else c->invalidate(w.wg->cu, Scope::Workgroup);
+}
 
 }  // namespace
 

@@ -64,10 +64,11 @@ void batomic(Wave& w, const Inst& I) {
     u64 src, cmp, old = 0;
     atomic_operands<K, Wide>(w, I.ops[0], l, src, cmp);
     if (in_range(rg.a[l], bytes, limit)) {
-      std::uint8_t* p = locate(w, Space::Global, ad.a[l], bytes, true, l);
-      std::memcpy(&old, p, bytes);
-      const u64 nv = atomic_value<K, Wide>(old, src, cmp, l);
-      std::memcpy(p, &nv, bytes);
+      atomic_lane(w, Space::Global, ad.a[l], bytes, l, [&](std::uint8_t* p) {
+        std::memcpy(&old, p, bytes);
+        const u64 nv = atomic_value<K, Wide>(old, src, cmp, l);
+        std::memcpy(p, &nv, bytes);
+      });
     }
     if (I.sc0) {
       w.row(I.ops[0].reg)[l] = static_cast<u32>(old);
@@ -87,9 +88,8 @@ void load_lds(Wave& w, const Inst& I) {
   const u64 e = w.exec();
   for (int l = 0; l < kLanes; ++l) {
     if (!((e >> l) & 1)) continue;
-    const std::uint8_t* p = locate(w, S, ad.a[l], bytes, false, l);
     u32 x = 0;
-    std::memcpy(&x, p, bytes);
+    load_lane(w, S, ad.a[l], bytes, l, I, &x);
     x = widen(K, x);
     std::memcpy(lds_dma_target(w, I, l), &x, 4);
   }
@@ -210,7 +210,7 @@ void format_load(Wave& w, const Inst& I) {
     const bool inside = in_range(x.rg.a[l], f.comps * x.bpc, x.limit);  // all or nothing
     for (u32 c = 0; c < f.comps; ++c) {
       u32 raw = 0;
-      if (inside) std::memcpy(&raw, locate(w, Space::Global, x.ad.a[l] + c * x.bpc, x.bpc, false, l), x.bpc);
+      if (inside) load_lane(w, Space::Global, x.ad.a[l] + c * x.bpc, x.bpc, l, I, &raw);
       ch[c] = convert_in(f, raw, D16);
     }
     for (u32 i = 0; i < N; ++i) {
@@ -242,12 +242,16 @@ void format_store(Wave& w, const Inst& I) {
       u32 d = w.row(I.ops[0].reg + (D16 ? c / 2 : c))[l];
       if (D16) d = (Hi || (c & 1)) ? d >> 16 : d & 0xffffu;
       const u32 y = convert_out(f, d, D16);
-      std::memcpy(locate(w, Space::Global, x.ad.a[l] + c * x.bpc, x.bpc, true, l), &y, x.bpc);
+      store_lane(w, Space::Global, x.ad.a[l] + c * x.bpc, x.bpc, l, I, &y);
     }
   }
 }
 
-void cache_noop(Wave&, const Inst&) {}  // buffer_wbinvl1: memory is coherent here (README)
+// buffer_wbinvl1: invalidates the L1 (write-through: nothing to write back) in the memory-model
+// mode; memory is coherent otherwise (memory_model.hpp).
+void wbinvl1(Wave& w, const Inst&) {
+  if (w.env->caches) w.env->caches->invalidate(w.wg->cu, Scope::Workgroup);
+}
 
 }  // namespace
 
@@ -320,7 +324,7 @@ void register_vmem_forms(HandlerTable& t) {
 #undef FORMATS
   set(O::buffer_load_format_d16_hi_x, format_load<false, true, true, 1>);
   set(O::buffer_store_format_d16_hi_x, format_store<false, true, true, 1>);
-  set(O::buffer_wbinvl1, cache_noop);
+  set(O::buffer_wbinvl1, wbinvl1);
 }
 
 }  // namespace cdna::simulator

@@ -47,6 +47,12 @@ std::uint8_t* GlobalMemory::translate_slow(std::uint64_t addr, std::uint32_t n, 
   return nullptr;
 }
 
+const Region* GlobalMemory::find(std::uint64_t addr) const {
+  for (const Region& r : regions_)
+    if (addr - r.base < r.size) return &r;
+  return nullptr;
+}
+
 std::uint64_t GlobalMemory::first_unwritten(const Region& r, std::uint64_t off, std::uint32_t n) {
   for (std::uint64_t i = off; i < off + n; ++i)
     if (!((r.written[i / 64] >> (i % 64)) & 1)) return i;

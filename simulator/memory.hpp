@@ -59,6 +59,8 @@ class GlobalMemory {
   // a store to a read-only buffer), naming the nearest buffer.
   std::string describe_fault(std::uint64_t addr, std::uint32_t n, bool write) const;
   const std::vector<Region>& regions() const { return regions_; }
+  // The buffer holding byte `addr`, or nullptr.
+  const Region* find(std::uint64_t addr) const;
 
  private:
   std::uint8_t* translate_slow(std::uint64_t addr, std::uint32_t n, bool write);

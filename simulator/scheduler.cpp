@@ -1,9 +1,11 @@
 #include "simulator/scheduler.hpp"
 #include "simulator/inst_class.hpp"
+#include "simulator/watchdog.hpp"
 
 #include <algorithm>
 #include <cstring>
 #include <memory>
+#include <optional>
 #include <random>
 #include <stdexcept>
 
@@ -83,6 +85,7 @@ void init_wave(Wave& w, DispatchEnv& env, Workgroup& wg, std::uint32_t index,
   w.vector_mode = 0;
   w.mask_of = 0;
   w.hazards.reset();
+  w.polls = {};
   // MODE: round 3:0 and denorm 7:4 from rsrc1 bits 15:12 / 19:16, DX10_CLAMP bit 8, IEEE bit 9.
   w.mode = ((d.compute_pgm_rsrc1 >> 12) & 0xffu) | (d.dx10_clamp() ? 1u << 8 : 0u) |
            (d.ieee_mode() ? 1u << 9 : 0u);
@@ -206,6 +209,7 @@ void run_dispatch(DispatchEnv& env, const LaunchAddresses& addresses,
       wg.waves_done = 0;
       wg.lds_shadow = r->lds_shadow.get();
       wg.barriers = 0;
+      wg.cu = cu_of_workgroup(lin);
       for (std::uint32_t i = 0; i < nwaves; ++i) {
         r->vregs->clear(i, live_rows);
         std::fill(r->priv[i].begin(), r->priv[i].end(), std::uint8_t{0});
@@ -236,7 +240,8 @@ void run_dispatch(DispatchEnv& env, const LaunchAddresses& addresses,
         ++listed;
         m += "\n  " + wave_name(r->wg, w.index_in_group) + ": " +
              (w.state == WaveState::AtBarrier ? "at s_barrier, " : "") +
-             (w.pc < ninsts ? prog.where(w.pc) : "pc outside the decoded code");
+             (w.pc < ninsts ? prog.where(w.pc) : "pc outside the decoded code") +
+             describe_polls(w, prog, *env.memory);
       }
     if (more) m += "\n  (" + std::to_string(more) + " more waves not listed)";
     if (next_wg < total_wgs)
@@ -259,7 +264,15 @@ void run_dispatch(DispatchEnv& env, const LaunchAddresses& addresses,
   bool have_snapshot = false;
   std::uint64_t snapshot = 0;
 
-  for (;;) {
+  // Memory-model mode: the caches of this dispatch (empty at its start, as the CP leaves them).
+  std::optional<CacheModel> caches;
+  if (options.memory_model == MemoryModel::Cdna3) caches.emplace(*env.memory);
+  env.caches = caches ? &*caches : nullptr;
+  env.trace_loads = false;
+  env.global_hooks = env.caches != nullptr;
+  env.round = 0;
+
+  for (;; ++env.round) {
     admit();
     if (resident.empty()) break;
     bool progress = false;
@@ -359,6 +372,12 @@ void run_dispatch(DispatchEnv& env, const LaunchAddresses& addresses,
     if (progress) {
       idle_rounds = 0;
       have_snapshot = false;
+      if (env.trace_loads) {  // not hung after all
+        env.trace_loads = false;
+        env.global_hooks = env.caches != nullptr;
+        for (const auto& r : resident)
+          for (Wave& w : r->waves) w.polls = {};
+      }
       continue;
     }
     if (++idle_rounds < options.hang_rounds) continue;
@@ -373,7 +392,13 @@ void run_dispatch(DispatchEnv& env, const LaunchAddresses& addresses,
     snapshot = hsh;
     have_snapshot = true;
     idle_rounds = 0;
+    // Suspected hang: record what the waves load during the second window (watchdog.hpp).
+    env.trace_loads = true;
+    env.global_hooks = true;
   }
+  // End of the dispatch: dirty L2 lines reach memory (the CP's end-of-kernel release).
+  if (caches) caches->end_dispatch();
+  env.caches = nullptr;
 }
 
 }  // namespace cdna::simulator

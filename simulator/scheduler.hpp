@@ -15,7 +15,12 @@
 // workgroup is hashed; after another `hang_rounds` such rounds with the same LDS the dispatch
 // is declared hung. A wave that only computes in registers for more than `hang_rounds` of its
 // turns (loop iterations) is therefore reported as hung: raise hang_rounds for such kernels.
-// Errors from the watchdog and the instruction limits list every live wave's pc.
+// Errors from the watchdog and the instruction limits list every live wave's pc; once the
+// watchdog suspects a hang it records the waves' global loads (simulator/watchdog.hpp), and its
+// error names, for each wave, the buffer element it polls and the value it keeps reading.
+//
+// Workgroups are placed on CUs and XCDs as on MI300X (memory_model.hpp: cu_of_workgroup); this
+// matters only in the memory-model mode (SchedulerOptions::memory_model).
 #pragma once
 
 #include <array>
@@ -25,6 +30,7 @@
 
 #include "simulator/code_object.hpp"
 #include "simulator/hazard_policy.hpp"
+#include "simulator/memory_model.hpp"
 #include "simulator/wave.hpp"
 
 namespace cdna::simulator {
@@ -64,6 +70,10 @@ struct SchedulerOptions {
   // byte in one barrier interval, one of them writing, not both atomically. Error (default)
   // stops the run naming both accesses; Report lists them (RunCounters::lds_races) and goes on.
   LdsRaces lds_races = LdsRaces::Error;
+  // Memory-model mode (simulator/memory_model.hpp): Coherent (default) is one coherent global
+  // memory; Cdna3 puts gfx942's L1, L2 and scalar caches in between, as adversarial as the
+  // memory model allows, so that a missing sc bit, buffer_wbl2 or buffer_inv fails here.
+  MemoryModel memory_model = MemoryModel::Coherent;
 };
 
 struct RunCounters {

@@ -42,6 +42,10 @@ std::uint64_t fnv1a(std::span<const std::byte> b) {
 std::string arg_name(const ArgInfo& a, std::size_t i) {
   return "argument " + std::to_string(i) + (a.name.empty() ? "" : " ('" + a.name + "')");
 }
+// The argument, with the host's name of the buffer if it gave one (KernelArg::name).
+std::string buffer_name(const ArgInfo& a, std::size_t i, const std::string& host_name) {
+  return host_name.empty() ? arg_name(a, i) : arg_name(a, i) + ", buffer '" + host_name + "'";
+}
 
 void put(std::vector<std::uint8_t>& seg, std::uint32_t offset, std::uint32_t size, std::uint64_t v) {
   for (std::uint32_t i = 0; i < size && i < 8; ++i) seg[offset + i] = static_cast<std::uint8_t>(v >> (8 * i));
@@ -238,7 +242,7 @@ void SimulatorExecutor::run_once(std::span<const std::byte> bytes, const device:
         else if (!arg.buffer.empty())
           std::memcpy(storage.back().data(), arg.buffer.data(), arg.buffer.size());
         std::uint64_t addr = mem.map(storage.back().data(), storage.back().size(), arg.writable,
-                                     arg_name(a, i) + (arg.writable ? " (output)" : " (input)"));
+                                     buffer_name(a, i, arg.name) + (arg.writable ? " (output)" : " (input)"));
         put(kernarg, a.offset, 8, addr);
         if (arg.writable) outputs.push_back(Out{storage.size() - 1, arg_name(a, i)});
       } else {

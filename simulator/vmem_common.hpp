@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <cstring>
 #include <string>
 
 #include "simulator/fp_round.hpp"
@@ -32,6 +33,52 @@ void scratch_addresses(Wave& w, const Inst& I, const Operand& vaddr, const Opera
 void flat_addresses(Wave& w, const Inst& I, const Operand& vaddr, Addr& out);
 // Host pointer for `n` bytes at `addr` in `space` for lane `lane`, or an error (sim_fail).
 std::uint8_t* locate(Wave& w, Space space, u64 addr, u32 n, bool write, int lane, bool atomic = false);
+// Whether an access of `space` at `addr` goes to global memory (flat: outside the LDS and
+// private apertures).
+inline bool is_global(Space space, u64 addr) {
+  return space == Space::Global ||
+         (space == Space::Flat && addr - kSharedAperture >= (1ull << 32) && addr - kPrivateAperture >= (1ull << 32));
+}
+// The slow path of load_lane when DispatchEnv::global_hooks is set (exec_vmem.cpp): the caches
+// of the memory-model mode, and the watchdog's load trace.
+void hooked_load(Wave& w, Space space, u64 addr, u32 n, int lane, const Inst& I, void* dst);
+void hooked_store(Wave& w, Space space, u64 addr, u32 n, int lane, const Inst& I, const void* src);
+
+// The n bytes lane `lane` loads from `addr` (checked as locate() does), into dst. Every vector
+// load of global memory goes through here (and stores through store_lane, atomics through
+// atomic_lane), so that the memory-model mode sees them all. The hot loops test
+// DispatchEnv::global_hooks once per instruction and pass it as Hooked (no per-lane cost when
+// the hooks are off); the others use the forms without it, which test it per lane.
+template <bool Hooked>
+inline void load_lane(Wave& w, Space space, u64 addr, u32 n, int lane, const Inst& I, void* dst) {
+  if constexpr (Hooked) hooked_load(w, space, addr, n, lane, I, dst);
+  else std::memcpy(dst, locate(w, space, addr, n, false, lane), n);
+}
+template <bool Hooked>
+inline void store_lane(Wave& w, Space space, u64 addr, u32 n, int lane, const Inst& I, const void* src) {
+  if constexpr (Hooked) hooked_store(w, space, addr, n, lane, I, src);
+  else std::memcpy(locate(w, space, addr, n, true, lane), src, n);
+}
+inline void load_lane(Wave& w, Space space, u64 addr, u32 n, int lane, const Inst& I, void* dst) {
+  if (w.env->global_hooks) [[unlikely]] return load_lane<true>(w, space, addr, n, lane, I, dst);
+  load_lane<false>(w, space, addr, n, lane, I, dst);
+}
+inline void store_lane(Wave& w, Space space, u64 addr, u32 n, int lane, const Inst& I, const void* src) {
+  if (w.env->global_hooks) [[unlikely]] return store_lane<true>(w, space, addr, n, lane, I, src);
+  store_lane<false>(w, space, addr, n, lane, I, src);
+}
+// An atomic read-modify-write of n bytes: f(p) reads and writes them at p (memory: atomics are
+// performed past the caches; memory_model.hpp).
+template <class F>
+void atomic_lane(Wave& w, Space space, u64 addr, u32 n, int lane, F&& f) {
+  std::uint8_t* p = locate(w, space, addr, n, true, lane, /*atomic=*/true);
+  CacheModel* c = w.env->caches;
+  if (!c || !is_global(space, addr)) [[likely]] return f(p);
+  c->before_atomic(w.wg->cu, addr, n);
+  f(p);
+  c->after_atomic(w.wg->cu, addr, n);
+}
+
 // LDS pointer for a load-to-LDS dword of lane `lane` at M0 + inst offset + 4 * lane.
 std::uint8_t* lds_dma_target(Wave& w, const Inst& I, int lane);
 

@@ -14,6 +14,7 @@
 #include "simulator/isa.hpp"
 #include "simulator/lds_race.hpp"
 #include "simulator/memory.hpp"
+#include "simulator/memory_model.hpp"
 
 namespace cdna::simulator {
 
@@ -47,6 +48,7 @@ struct Workgroup {
   // LDS race check (lds_race.hpp): null when the check is off or the workgroup has one wave.
   LdsShadow* lds_shadow = nullptr;
   std::uint32_t barriers = 0;  // s_barriers this workgroup has passed
+  std::uint32_t cu = 0;        // the CU it runs on (memory_model.hpp: cu_of_workgroup)
 };
 
 // What all waves of one dispatch share.
@@ -63,7 +65,28 @@ struct DispatchEnv {
   LdsRaces lds_races = LdsRaces::Error;                  // SchedulerOptions, same name
   std::vector<LdsRace>* lds_race_log = nullptr;          // where LdsRaces::Report puts races
   std::vector<LdsWatch>* lds_watches = nullptr;          // set on the run that recovers pcs
+  // Memory-model mode (memory_model.hpp): the caches, or null (coherent memory).
+  CacheModel* caches = nullptr;
+  // Set by the progress watchdog once it suspects a hang: global loads are recorded per wave
+  // (Wave::polls) so that the hang report names what each wave polls. `round` is the
+  // scheduler's round counter.
+  bool trace_loads = false;
+  std::uint64_t round = 0;
+  // caches || trace_loads: global accesses take the slow path (exec_vmem.cpp).
+  bool global_hooks = false;
 };
+
+// One global load a wave executed while the watchdog traced loads (the first active lane's):
+// where, what it read, and since which round it has read that value there.
+struct PolledLoad {
+  std::uint32_t index = 0;  // instruction index (Program::where)
+  std::uint64_t addr = 0;
+  std::uint32_t bytes = 0;
+  std::uint64_t value = 0;  // the first min(bytes, 8) bytes read, little-endian
+  std::uint64_t since = 0;  // scheduler round of the first read of this value at this pc
+  bool used = false;
+};
+inline constexpr std::size_t kPolledLoads = 4;  // distinct load pcs remembered per wave
 
 enum class WaveState : std::uint8_t { Running, AtBarrier, Done };
 
@@ -92,6 +115,7 @@ struct Wave {
   // instruction through run_vector_mode() (exec_salu_smem.cpp) instead of its handler.
   std::uint8_t vector_mode = 0;
   HazardState hazards;
+  std::array<PolledLoad, kPolledLoads> polls{};  // DispatchEnv::trace_loads
 
   // Cached per-lane masks of EXEC (all-ones where the lane is active).
   std::uint64_t mask_of = 0;

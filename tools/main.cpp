@@ -18,6 +18,7 @@
 #include "tools/golden_command.hpp"
 #include "tools/hazard_option.hpp"
 #include "tools/lds_races_cli.hpp"
+#include "tools/memory_model_cli.hpp"
 #include "tools/mutants.hpp"
 #include "tools/sim_command.hpp"
 #include "tools/lint_command.hpp"
@@ -41,8 +42,10 @@ struct SimSettings {
   std::optional<std::uint64_t> envelope_seed;
   std::string hazards;  // "": error for our kernel, differential for a peer (default_hazards)
   std::string lds_races = "error";
+  std::string memory_model = "coherent";
   bool any() const {
-    return schedule != "round-robin" || schedule_seed || envelope_seed || !hazards.empty() || lds_races != "error";
+    return schedule != "round-robin" || schedule_seed || envelope_seed || !hazards.empty() || lds_races != "error" ||
+           memory_model != "coherent";
   }
 };
 
@@ -60,6 +63,7 @@ void add_sim_options(CLI::App* cmd, SimSettings& s) {
       ->check(tools::unsigned_integer());
   tools::add_hazards_option(cmd, s.hazards);
   tools::add_lds_races_option(cmd, s.lds_races);
+  tools::add_memory_model_option(cmd, s.memory_model);
 }
 
 // Applies `s` to the chosen executor; returns the settings for the report. Throws when they are
@@ -75,7 +79,7 @@ std::vector<std::pair<std::string, std::string>> apply_sim_settings(const Chosen
   if (s.hazards.empty()) s.hazards = default_hazards(kernel);
   if (!c.sim) {
     if (s.any())
-      throw CLI::ValidationError("--schedule/--schedule-seed/--envelope-seed/--hazards/--lds-races",
+      throw CLI::ValidationError("--schedule/--schedule-seed/--envelope-seed/--hazards/--lds-races/--memory-model",
                                  "apply to the simulator only");
     return {};
   }
@@ -87,12 +91,14 @@ std::vector<std::pair<std::string, std::string>> apply_sim_settings(const Chosen
   o.seed = s.schedule_seed.value_or(0);
   o.transcendental_envelope = s.envelope_seed;
   simulator::parse_lds_races(s.lds_races, o.lds_races);  // CLI11 checked the spelling
+  simulator::parse_memory_model(s.memory_model, o.memory_model);
   std::vector<std::pair<std::string, std::string>> out{{"schedule", s.schedule}};
   if (s.schedule == "random") out.emplace_back("schedule_seed", std::to_string(o.seed));
   out.emplace_back("transcendental_envelope_seed", s.envelope_seed ? std::to_string(*s.envelope_seed) : "none");
   tools::apply_hazards_option(*c.sim, s.hazards);
   out.emplace_back("hazards", s.hazards);
   out.emplace_back("lds_races", s.lds_races);
+  out.emplace_back("memory_model", s.memory_model);
   return out;
 }
 

@@ -2,9 +2,10 @@
 # `cdna-verify sim`: bad input gives one stderr line, exit 2 and no output file (not even a
 # temporary); a good run of vector_add writes the right sums and prints the statistics.
 # `--lds-races error|report|off` on the planted race write_read_race (simulator/testdata/lds_race.hip).
-# Usage: sim_cli_test.sh CDNA_VERIFY VECTOR_ADD_HSACO LDS_RACE_HSACO
+# `--memory-model coherent|cdna3` on mp_relaxed_store (simulator/testdata/memory_model.hip).
+# Usage: sim_cli_test.sh CDNA_VERIFY VECTOR_ADD_HSACO LDS_RACE_HSACO MEMORY_MODEL_HSACO
 set -u
-cli=$1 co=$2 race_co=$3
+cli=$1 co=$2 race_co=$3 mm_co=$4
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 failures=0
@@ -97,6 +98,27 @@ else
   echo "FAIL lds_races_off:"; cat out.txt err.txt; failures=$((failures + 1))
 fi
 rm -f c.bin
+
+# --memory-model: a flag published without buffer_wbl2 (relaxed agent-scope store). Coherent
+# memory: the consumer copies round 1's data (1000..1015); cdna3: the data are still in the
+# producer XCD's L2, the consumer reads the host's -1s.
+expect bad_memory_model "--memory-model: gfx942 not in \{coherent,cdna3\}" -- "$co" vector_add --args good.json "${run_args[@]}" --memory-model gfx942
+python3 -c 'import struct; open("data.bin", "wb").write(struct.pack("<16i", *[-1] * 16)); open("zero.bin", "wb").write(bytes(4))'
+printf '[{"inout": "data.bin"}, {"inout": "flag.bin"}, {"inout": "ack.bin"}, {"output": "c.bin", "bytes": 128}, {"i32": 2}, {"i32": 1}]' >mp.json
+for mm in coherent cdna3; do
+  cp zero.bin flag.bin && cp zero.bin ack.bin && python3 -c 'import struct; open("data.bin", "wb").write(struct.pack("<16i", *[-1] * 16))'
+  want=$([ "$mm" = coherent ] && echo 1000 || echo -1)
+  if "$cli" sim "$mm_co" mp_relaxed_store --args mp.json --grid 2 --block 64 --memory-model "$mm" >out.txt 2>err.txt &&
+     python3 -c "
+import struct, sys
+c = struct.unpack('<32i', open('c.bin', 'rb').read())
+sys.exit(0 if c[0] == $want else 1)"; then
+    echo "ok   memory_model_$mm: round 1 read $want"
+  else
+    echo "FAIL memory_model_$mm:"; cat out.txt err.txt; failures=$((failures + 1))
+  fi
+  rm -f c.bin
+done
 
 # The good run.
 if "$cli" sim "$co" vector_add --args good.json --grid 4 --block 256 >out.txt 2>err.txt &&

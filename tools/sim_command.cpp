@@ -17,6 +17,7 @@
 #include "tools/cli_checks.hpp"
 #include "tools/hazard_option.hpp"
 #include "tools/lds_races_cli.hpp"
+#include "tools/memory_model_cli.hpp"
 #include "simulator/isa.hpp"
 #include "simulator/simulator_executor.hpp"
 #include "simulator/wave.hpp"
@@ -223,6 +224,7 @@ SimCommand::SimCommand(CLI::App& app) {
   sim_->add_flag("--list-instructions", list_, "Print the instruction mnemonics the simulator implements");
   add_hazards_option(sim_, hazards_);
   add_lds_races_option(sim_, lds_races_);
+  add_memory_model_option(sim_, memory_model_);
 }
 
 bool SimCommand::parsed() const { return sim_->parsed(); }
@@ -239,6 +241,7 @@ int SimCommand::run() {
   ex.set_code_object_label(fs::path(code_object_).filename().string());
   apply_hazards_option(ex, hazards_);
   simulator::parse_lds_races(lds_races_, ex.options().lds_races);  // CLI11 checked the spelling
+  simulator::parse_memory_model(memory_model_, ex.options().memory_model);
   const simulator::KernelInfo& k = ex.code_object(code).kernel(kernel_);
 
   json j;

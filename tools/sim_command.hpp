@@ -40,6 +40,7 @@ class SimCommand {
   bool list_ = false;
   std::string hazards_ = "error";
   std::string lds_races_ = "error";
+  std::string memory_model_ = "coherent";
 };
 
 }  // namespace cdna::tools
