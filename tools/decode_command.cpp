@@ -206,7 +206,9 @@ int DecodeCommand::run(const ChosenExecutor& chosen, const std::vector<std::pair
   const double per = static_cast<double>(std::max<std::int64_t>(stats.positions, 1));
   std::cout << "decode: " << model_ref_ << ", prompt " << prompt_.size() << " tokens, " << steps_ << " steps, "
             << mode_ << ", grid " << l.grid << ", block " << l.block << ", executor " << chosen.executor->name()
-            << ", code object " << code_object_path_ << "\n";
+            << ", code object " << code_object_path_;
+  for (const auto& [k, v] : settings) std::cout << ", " << k << " " << v;
+  std::cout << "\n";
   std::cout << "kernel tokens:";
   for (auto t : check.kernel.tokens) std::cout << ' ' << t;
   std::cout << "\n" << decode_outcome_line(check) << "\n";
