@@ -91,13 +91,18 @@ AuditCounts AuditResult::counts() const {
 
 AuditOutcome AuditResult::outcome() const {
   const AuditCounts c = counts();
-  if (c.cases_failed > 0) return AuditOutcome::Fail;
-  return c.cases_judged > 0 ? AuditOutcome::Pass : AuditOutcome::NothingJudged;
+  const int decode_failed = decode ? decode->count(DecodeOutcome::Fail) : 0;
+  const int decode_passed = decode ? decode->count(DecodeOutcome::Pass) : 0;
+  if (c.cases_failed > 0 || decode_failed > 0) return AuditOutcome::Fail;
+  return c.cases_judged > 0 || decode_passed > 0 ? AuditOutcome::Pass : AuditOutcome::NothingJudged;
 }
 
 std::string AuditResult::nothing_judged_reason() const {
   if (outcome() != AuditOutcome::NothingJudged) return "";
-  if (rows.empty()) return "nothing judged: no case matched";
+  if (rows.empty() && (!decode || decode->rows.empty())) return "nothing judged: no case matched";
+  if (rows.empty())
+    return "nothing judged: no attention case matched and none of " + std::to_string(decode->rows.size()) +
+           " decode case run(s) decided a token";
   const AuditCounts c = counts();
   return "nothing judged: no kernel output was judged; of " + std::to_string(rows.size()) + " matched case(s), " +
          std::to_string(c.cases_rejected) + " rejected (outside the kernel's features) and " +
@@ -108,9 +113,15 @@ std::string outcome_line(const AuditResult& result) {
   const AuditCounts c = result.counts();
   const AuditOutcome o = result.outcome();
   std::string line = o == AuditOutcome::Pass ? "PASS" : o == AuditOutcome::Fail ? "FAIL" : "NOTHING JUDGED";
-  return line + ": " + std::to_string(c.cases_judged) + " case(s) judged (" + std::to_string(c.o_judged) +
-         " O elements, " + std::to_string(c.lse_judged) + " LSE values), " + std::to_string(c.cases_failed) +
-         " failed, " + std::to_string(c.cases_rejected) + " rejected";
+  line += ": " + std::to_string(c.cases_judged) + " case(s) judged (" + std::to_string(c.o_judged) +
+          " O elements, " + std::to_string(c.lse_judged) + " LSE values), " + std::to_string(c.cases_failed) +
+          " failed, " + std::to_string(c.cases_rejected) + " rejected";
+  if (result.decode)
+    line += "; decode: " + std::to_string(result.decode->rows.size()) + " run(s), " +
+            std::to_string(result.decode->count(DecodeOutcome::Pass)) + " passed, " +
+            std::to_string(result.decode->count(DecodeOutcome::Fail)) + " failed, " +
+            std::to_string(result.decode->count(DecodeOutcome::NothingJudged)) + " nothing judged";
+  return line;
 }
 
 AuditResult run_audit(const AuditOptions& options, device::Executor& executor,
@@ -374,6 +385,12 @@ void write_reports(const AuditResult& result, const std::filesystem::path& dir) 
     j["mutation_testing"] = nullptr;  // skipped: mutation_not_run says why
     j["mutation_not_run"] = result.mutation_not_run;
   }
+  if (result.decode) {
+    j["decode"] = decode_json(*result.decode);
+  } else {
+    j["decode"] = nullptr;
+    j["decode_not_run"] = result.decode_not_run;
+  }
   write_atomically(dir / "report.json", j.dump(2) + "\n");
 
   std::ostringstream md;
@@ -434,6 +451,10 @@ void write_reports(const AuditResult& result, const std::filesystem::path& dir) 
   } else {
     md << "Not run (" << result.mutation_not_run << ").\n";
   }
+  if (result.decode)
+    md << decode_markdown(*result.decode);
+  else
+    md << "\n## Decode\n\nNot run (" << result.decode_not_run << ").\n";
   write_atomically(dir / "report.md", md.str());
   write_atomically(dir / "report.html", report_html(result, Gnuplot(), &std::cerr));
 }

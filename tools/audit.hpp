@@ -15,6 +15,7 @@
 #include "numerics/bf16.hpp"
 #include "reference/compare.hpp"
 #include "tools/audit_cases.hpp"
+#include "tools/decode_audit.hpp"
 #include "tools/mutants.hpp"
 #include "tools/rounding_audit.hpp"
 
@@ -23,9 +24,10 @@ namespace cdna::tools {
 enum class Verdict { Pass, Fail, Rejected };
 std::string_view to_string(Verdict v);
 
-// The outcome of a whole audit (docs/pass-rule.md, "Outcome"): Fail if any case failed; else
-// NothingJudged if no kernel output was judged (no case matched, or every matched case was
-// rejected or only checked for refusal, C13); else Pass.
+// The outcome of a whole audit (docs/pass-rule.md, "Outcome"): Fail if any case failed (an
+// attention case, or a decode case: tools/decode_audit.hpp); else NothingJudged if no kernel
+// output was judged (no case matched, or every matched case was rejected or only checked for
+// refusal, C13, and no decode case passed); else Pass.
 enum class AuditOutcome { Pass, Fail, NothingJudged };
 std::string_view to_string(AuditOutcome o);  // "pass", "fail", "nothing_judged"
 
@@ -93,6 +95,9 @@ struct AuditResult {
   // Mutation testing of the verifier run with the audit (tools/mutants.hpp); empty if skipped.
   std::optional<MutantsResult> mutation;
   std::string mutation_not_run = "--no-mutants";  // why `mutation` is empty
+  // The decode cases and the decode kill matrix (tools/decode_audit.hpp); empty if not run.
+  std::optional<DecodeAuditResult> decode;
+  std::string decode_not_run = "not requested";  // why `decode` is empty
   int count(Verdict v) const;
   bool ok() const { return count(Verdict::Fail) == 0; }  // no case failed (judged or not)
   AuditCounts counts() const;

@@ -25,16 +25,17 @@ const std::vector<std::string>& decode_mutant_names() {
   return names;
 }
 
-// 1 layer, H 32, I 64, Hq 2, Hkv 1, D 16, V 200: small enough that even componentwise balls stay
-// narrow (docs/decode-bounds.md §12), so its steps are decided.
+// 1 layer, H 32, I 64, Hq 4, Hkv 2, D 8, V 200: small enough that even componentwise balls stay
+// narrow (docs/decode-bounds.md §12), so its steps are decided; two query heads per KV head, so
+// that a wrong GQA mapping (h mod Hkv instead of h / 2) reads another head.
 reference::DecoderConfig micro_config() {
   reference::DecoderConfig c;
   c.hidden_size = 32;
   c.intermediate_size = 64;
   c.num_hidden_layers = 1;
-  c.num_attention_heads = 2;
-  c.num_key_value_heads = 1;
-  c.head_dim = 16;
+  c.num_attention_heads = 4;
+  c.num_key_value_heads = 2;
+  c.head_dim = 8;
   c.vocab_size = 200;
   c.tie_word_embeddings = true;
   c.rope_theta = 10000.0;
@@ -78,7 +79,7 @@ std::vector<DecodeCase> decode_cases() {
   std::vector<DecodeCase> out;
   DecodeCase d;
   d.id = "D01";
-  d.description = "micro model (1 layer, H 32, V 200), seed 1, 64 steps";
+  d.description = "micro model (1 layer, H 32, Hq 4, Hkv 2, D 8, V 200), seed 1, 64 steps";
   d.config = micro_config();
   d.seed = 1;
   d.prompt = {1, 2, 3};

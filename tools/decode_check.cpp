@@ -1,5 +1,7 @@
 #include "tools/decode_check.hpp"
 
+#include "device/decode_ball_forward.hpp"
+
 #include <algorithm>
 #include <chrono>
 #include <cmath>
@@ -119,6 +121,17 @@ DecodeCheck check_decode(device::Executor& executor, std::span<const std::byte> 
     if (options.progress) *options.progress << position_line(pos, kernel_token) << '\n';
     out.positions.push_back(std::move(pos));
   }
+  if (positions > 0 && k.status != device::DecodeStatus::Nan) {
+    const std::int64_t last = positions - 1;
+    const std::span<const float> row(k.logits.data() + last * vocab, static_cast<std::size_t>(vocab));
+    const device::StepCheck local = device::check_last_position(
+        model, launch.mode, k.params, k.last_exchange_set, k.kv_cache, row, last, out.positions.back().fed_token);
+    out.counts.local_checked = static_cast<std::int64_t>(local.checked);
+    out.counts.local_outside = static_cast<std::int64_t>(local.outside);
+    if (local.outside > 0)
+      fail("position " + std::to_string(last) + " (local check): " + std::to_string(local.outside) + " of " +
+           std::to_string(local.checked) + " values outside one step of the declared arithmetic; first: " + local.first);
+  }
   out.envelope_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   if (!out.failure.empty())
     out.outcome = DecodeOutcome::Fail;
@@ -164,7 +177,8 @@ std::string decode_outcome_line(const DecodeCheck& c) {
     << n.matched << " match, " << n.mismatched << " mismatch), " << n.ambiguous << " ambiguous; "
     << n.logits_outside << " logits outside their balls, " << n.logits_finite_radius << " of "
     << n.positions * (c.positions.empty() ? 0 : static_cast<std::int64_t>(c.kernel.logits.size() / std::max<std::int64_t>(n.positions, 1)))
-    << " with a finite ball; status " << device::to_string(c.kernel.status);
+    << " with a finite ball; last position's local check: " << n.local_outside << " of " << n.local_checked
+    << " values outside; status " << device::to_string(c.kernel.status);
   if (c.outcome == DecodeOutcome::Fail) s << "; first failure: " << c.failure;
   return s.str();
 }

@@ -2,7 +2,11 @@
 // the prompt and up to N steps in one dispatch; then the envelope (reference/decode_envelope.hpp)
 // is fed the same tokens — the prompt's, then the kernel's own choices (teacher forcing) — and
 // every position's fp32 logits are judged against their balls, and every position that chooses a
-// token (the last prompt position onward) by certified token equality.
+// token (the last prompt position onward) by certified token equality. Besides, the last
+// position's intermediates (per layer q, k, v, the KV slot, attention output, residuals, SiLU·up,
+// logits) are checked against one step of the declared arithmetic from the kernel's own inputs
+// (device/decode_ball_forward.hpp check_last_position): narrow balls that see a wrong RoPE
+// position, KV slot, GQA mapping or RMSNorm even when the whole-run balls are too wide to.
 //
 // Shared by `cdna-verify decode`, the audit's decode cases and the decode properties.
 #pragma once
@@ -41,6 +45,10 @@ struct DecodeCounts {
   std::int64_t decided = 0, ambiguous = 0, matched = 0, mismatched = 0;
   std::int64_t logits_outside = 0;        // kernel logits outside their ball, all positions
   std::int64_t logits_finite_radius = 0;  // logits judged against a finite ball
+  // The local check of the last position (device/decode_ball_forward.hpp check_last_position):
+  // every intermediate the kernel left there against one step of the declared arithmetic from
+  // its own inputs (narrow balls). Values judged and outside.
+  std::int64_t local_checked = 0, local_outside = 0;
 };
 
 struct DecodeCheck {

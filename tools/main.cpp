@@ -113,6 +113,12 @@ int run_audit_command(const std::string& out_dir, const std::string& kernel, con
   // "default": the matrix and the handed cases, and for a peer kernel the shapes around its tiles
   // (ours has its own tiles of 16-64 rows, covered by the matrix; `--set all` adds them for any).
   const bool peer = kernel != "attention-fwd";
+  if (set == "decode" && kernel != "attention-fwd")
+    throw CLI::ValidationError("--set", "decode audits our decode monokernel; --kernel " + kernel +
+                                            " names an attention kernel (drop --kernel, or choose another --set)");
+  // Decode cases (tools/decode_audit.hpp) audit our monokernel: with our attention kernel's
+  // default and full sets, or alone.
+  const bool run_decode_cases = kernel == "attention-fwd" && (set == "default" || set == "all" || set == "decode");
   options.matrix = set == "all" || set == "default" || set == "matrix";
   options.handed = set == "all" || set == "default" || set == "handed";
   options.tiles = set == "all" || set == "tiles" || (set == "default" && peer);
@@ -158,6 +164,27 @@ int run_audit_command(const std::string& out_dir, const std::string& kernel, con
   }
   tools::AuditResult result = tools::run_audit(options, *chosen.executor, wave_instructions, case_hazards);
   result.executor_settings = std::move(settings);
+  if (!run_decode_cases) {
+    result.decode_not_run = kernel != "attention-fwd" ? "--kernel " + kernel + " is an attention kernel"
+                                                      : "--set " + set + " has no decode cases";
+  } else {
+    if (!quiet) std::cerr << "decode: the monokernel on cases D01-D05 (docs/decode-semantics.md)\n";
+    tools::DecodeAuditOptions d;
+    d.modes = options.modes;
+    d.case_filter = cases;
+    d.include_slow = set == "all";
+    d.mutants = mutants;
+    d.progress = quiet ? nullptr : &std::cerr;
+    std::function<void(bool)> memory_model;
+    if (auto* sim = chosen.sim) {
+      const simulator::MemoryModel given = sim->options().memory_model;
+      memory_model = [sim, given](bool on) {
+        sim->options().memory_model = on ? simulator::MemoryModel::Cdna3 : given;
+      };
+    }
+    result.decode = tools::run_decode_audit(d, *chosen.executor, wave_instructions, memory_model);
+    std::cout << "\n" << tools::decode_table(*result.decode);
+  }
   if (chosen.sim && chosen.sim->options().hazard_policy != simulator::HazardPolicy::Error)
     result.executor_settings.emplace_back("hazard_violations", tools::hazard_summary(audit_hazards));
   if (chosen.sim && chosen.sim->options().lds_races == simulator::LdsRaces::Report)
@@ -165,13 +192,15 @@ int run_audit_command(const std::string& out_dir, const std::string& kernel, con
                                           std::to_string(tools::print_lds_races(std::cerr, chosen.sim->all_lds_races())));
   for (const auto& c : result.code_objects)
     if (!c.mode_recorded) std::cerr << "cdna-verify: note: " << adapters::unchecked_mode_notice(c.path, c.mode) << "\n";
-  std::cout << tools::summary_table(result);
+  if (set != "decode") std::cout << tools::summary_table(result);
+  else std::cout << tools::outcome_line(result) << "\n";
   if (chosen.sim) std::cout << tools::hazard_lines(audit_hazards);
   const tools::AuditOutcome outcome = result.outcome();
   // Mutation testing judges our verifier, not the audited kernel; an audit that judged nothing
   // is an input error, so it ends without that extra work.
   if (outcome == tools::AuditOutcome::NothingJudged) result.mutation_not_run = "the audit judged nothing";
-  if (mutants && outcome != tools::AuditOutcome::NothingJudged) {
+  if (set == "decode") result.mutation_not_run = "--set decode (the decode kill matrix is in the decode section)";
+  if (mutants && outcome != tools::AuditOutcome::NothingJudged && set != "decode") {
     // Mutation testing of the verifier itself (docs/mutation-testing.md): its kill matrix goes
     // into the reports. It judges our verdict, not the audited kernel, so it does not change the
     // exit code; a surviving mutant or a false positive is reported on stderr.
@@ -323,8 +352,10 @@ int main(int argc, char** argv) {
   audit->add_option("--set", set,
                     "Which cases: default (matrix + handed, + tiles for a peer kernel), all (matrix + handed + tiles), "
                     "matrix (model layouts), handed (C01-C14 and the crafted R cases), tiles (Sq, Sk in {1, 255, 256, "
-                    "257, 384, 385, 1000} around the peer kernels' 256- and 384-row query tiles, and GQA at three)")
-      ->check(CLI::IsMember({"default", "all", "matrix", "handed", "tiles"}))
+                    "257, 384, 385, 1000} around the peer kernels' 256- and 384-row query tiles, and GQA at three), decode (only the "
+                    "decode monokernel's cases D01-D04, and its kill matrix; default adds them for our kernel, all adds "
+                    "D05, one layer at Llama-3.2-1B's shapes; docs/decode-semantics.md)")
+      ->check(CLI::IsMember({"default", "all", "matrix", "handed", "tiles", "decode"}))
       ->capture_default_str();
   audit->add_option("--executor", executor, "auto (HIP device if present, else simulator), simulator, hip")
       ->check(CLI::IsMember({"auto", "simulator", "hip"}))

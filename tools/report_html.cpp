@@ -199,6 +199,8 @@ std::string verdict_class(Verdict v) {
 
 // The mutation-testing section: the kill matrix of tools/mutants.hpp as a table.
 std::string mutation_section(const AuditResult& result);
+// The decode cases and the decode kill matrix (tools/decode_audit.hpp).
+std::string decode_section(const AuditResult& result);
 
 }  // namespace
 
@@ -353,6 +355,7 @@ std::string report_html(const AuditResult& result, const Gnuplot& gnuplot, std::
   }
   h << "</table>\n";
   h << mutation_section(result);
+  h << decode_section(result);
   h << "</body>\n</html>\n";
   return h.str();
 }
@@ -397,6 +400,42 @@ std::string mutation_section(const AuditResult& result) {
   h << "<td><b>" << m.killed_by_ours() << n << "</b></td>";
   for (int c = kOurChecks; c < kColumns; ++c) h << "<td>" << m.killed(c) << n << "</td>";
   h << "</tr>\n</table>\n";
+  return h.str();
+}
+
+}  // namespace
+
+namespace {
+
+std::string decode_section(const AuditResult& result) {
+  std::ostringstream h;
+  const auto e = [](const std::string& t) { return html_escape(t); };
+  h << "<h2>Decode: the monokernel, token by token</h2>\n";
+  if (!result.decode) {
+    h << "<p>Not run (" << e(result.decode_not_run) << ").</p>\n";
+    return h.str();
+  }
+  const DecodeAuditResult& d = *result.decode;
+  h << "<table>\n<tr><th>case</th><th>mode</th><th>outcome</th><th>positions</th><th>decided</th><th>ambiguous</th>"
+       "<th>mismatch</th><th>logits outside</th><th>note</th></tr>\n";
+  for (const auto& r : d.rows) {
+    const char* cls = r.outcome == DecodeOutcome::Pass ? "pass" : r.outcome == DecodeOutcome::Fail ? "fail" : "rejected";
+    h << "<tr><td>" << e(r.id) << "</td><td>" << e(r.mode) << "</td><td class=\"" << cls << "\">"
+      << e(std::string(to_string(r.outcome))) << "</td><td>" << r.positions << "</td><td>" << r.counts.decided
+      << "</td><td>" << r.counts.ambiguous << "</td><td>" << r.counts.mismatched << "</td><td>"
+      << r.counts.logits_outside << "</td><td class=\"note\">" << e(r.description + ". " + r.line) << "</td></tr>\n";
+  }
+  h << "</table>\n";
+  if (d.mutants.empty()) {
+    h << "<p>Decode kill matrix not run (" << e(d.mutants_not_run) << ").</p>\n";
+    return h.str();
+  }
+  h << "<p>Decode kill matrix (memory model " << e(d.memory_model) << "): " << d.killed() << " of " << d.mutants.size()
+    << " mutants killed.</p>\n<table>\n<tr><th>mutant</th><th>killed</th><th>how</th></tr>\n";
+  for (const auto& m : d.mutants)
+    h << "<tr><td>" << e(m.name) << "</td><td class=\"" << (m.killed ? "pass" : "fail") << "\">"
+      << (m.killed ? "yes" : "no") << "</td><td class=\"note\">" << e(m.how) << "</td></tr>\n";
+  h << "</table>\n";
   return h.str();
 }
 
