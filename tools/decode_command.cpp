@@ -245,7 +245,8 @@ int DecodeCommand::run(const ChosenExecutor& chosen, const std::vector<std::pair
     const DecodeCounts& n = check.counts;
     j["counts"] = {{"positions", n.positions}, {"choosing", n.choosing},   {"decided", n.decided},
                    {"ambiguous", n.ambiguous}, {"matched", n.matched},     {"mismatched", n.mismatched},
-                   {"logits_outside", n.logits_outside}, {"logits_finite_radius", n.logits_finite_radius}};
+                   {"logits_outside", n.logits_outside}, {"logits_finite_radius", n.logits_finite_radius},
+                   {"last_position_local_checked", n.local_checked}, {"last_position_local_outside", n.local_outside}};
     j["outcome"] = to_string(check.outcome);
     j["summary"] = decode_outcome_line(check);
     if (!check.failure.empty()) j["failure"] = check.failure;
