@@ -91,6 +91,24 @@ grep -q "digest mismatch" "$tmp/err" && { echo "FAIL golden truncated: reported 
 "${run[@]}" "${good[@]}" --golden-out "$tmp/nodir/g.safetensors" >/dev/null 2>"$tmp/err"; rc=$?
 if [ $rc -ne 2 ] || ls "$tmp"/nodir >/dev/null 2>&1; then echo "FAIL golden-out bad path: exit $rc"; cat "$tmp/err"; failures=$((failures + 1)); fi
 
+# A model folder (written by testdata/make_decode_model.py, independently of the C++ writer) small
+# enough for finite balls: its run states an outcome matching its exit code; the residual-twice
+# mutant fails (exit 1); its golden file re-derives (0) and another folder's weights are refused (1).
+here=$(dirname "$0")
+/usr/bin/python3 "$here/testdata/make_decode_model.py" "$tmp/mA" 1 && /usr/bin/python3 "$here/testdata/make_decode_model.py" "$tmp/mB" 2
+out=$("${run[@]}" --model "$tmp/mA" --prompt 1,2,3 --steps 8 --exact 2 --golden-out "$tmp/gA.safetensors" 2>"$tmp/err"); rc=$?
+echo "folder run (exit $rc): $(grep -E '^(PASS|FAIL|NOTHING)' <<<"$out")"
+case "$(grep -E '^(PASS|FAIL|NOTHING JUDGED):' <<<"$out")" in PASS*) want=0 ;; FAIL*) want=1 ;; NOTHING*) want=2 ;; *) want=none ;; esac
+if [ "$rc" != "$want" ] || ! grep -q "^exact oracle, 2 positions: fast reference within its proven distance (0 outside" <<<"$out"; then
+  echo "FAIL folder run: exit $rc"; echo "$out"; cat "$tmp/err"; failures=$((failures + 1))
+fi
+"${run[@]}" --model "$tmp/mA" --prompt 1,2,3 --steps 8 --code-object "$dev/decode_monokernel_mutant_residual_twice.hsaco" >"$tmp/out" 2>&1; rc=$?
+if [ $rc -ne 1 ] || ! grep -q "^FAIL: " "$tmp/out"; then echo "FAIL mutant via --code-object: exit $rc (want 1)"; cat "$tmp/out"; failures=$((failures + 1)); fi
+"$cli" golden decode-verify "$tmp/gA.safetensors" >"$tmp/out" 2>&1; rc=$?
+if [ $rc -ne 0 ]; then echo "FAIL folder golden round trip: exit $rc"; cat "$tmp/out"; failures=$((failures + 1)); fi
+"$cli" golden decode-verify "$tmp/gA.safetensors" --model "$tmp/mB" >"$tmp/out" 2>&1; rc=$?
+if [ $rc -ne 1 ] || ! grep -q "are not the file's model" "$tmp/out"; then echo "FAIL golden wrong model: exit $rc (want 1)"; cat "$tmp/out"; failures=$((failures + 1)); fi
+
 # The stderr progress: one line per position unless --quiet.
 "$cli" decode --executor simulator "${good[@]}" >/dev/null 2>"$tmp/err"
 if [ "$(grep -c '^pos ' "$tmp/err")" -ne 6 ]; then echo "FAIL progress: want 6 'pos' lines on stderr"; cat "$tmp/err"; failures=$((failures + 1)); fi
