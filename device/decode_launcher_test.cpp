@@ -13,6 +13,9 @@
 #include "device/decode_ball_forward.hpp"
 #include "device/decode_launcher.hpp"
 #include "device/decode_test_model.hpp"
+#include "reference/decode_decision.hpp"
+#include "reference/decode_envelope.hpp"
+#include "reference/decode_exact.hpp"
 #include "reference/decode_random.hpp"
 #include "simulator/simulator_executor.hpp"
 
@@ -61,6 +64,58 @@ void print_double_forward_distance(const reference::DecoderModel& m, const Decod
               "whole-forward balls wider than their centre: %zu of %zu\n",
               std::string(numerics::to_string(l.mode)).c_str(), hi - lo, worst, worst / (hi - lo), unbounded,
               balls.size());
+}
+
+// The exact oracle (reference/decode_exact.hpp, teacher-forced with the kernel's tokens) against
+// the kernel: printed figures, every position.
+void print_exact_distance(const reference::DecoderModel& m, const DecodeLaunch& l, const DecodeResult& r) {
+  reference::ExactDecoder exact(m);
+  const std::int64_t V = m.config.vocab_size;
+  double lo = INFINITY, hi = -INFINITY, worst = 0;
+  std::size_t same_argmax = 0;
+  const std::vector<std::int64_t> tokens = teacher_tokens(l, r);
+  for (std::size_t p = 0; p < tokens.size(); ++p) {
+    const std::vector<double> x = exact.step(tokens[p]);
+    const float* k = r.logits.data() + static_cast<std::int64_t>(p) * V;
+    for (std::int64_t i = 0; i < V; ++i) {
+      lo = std::min(lo, x[i]), hi = std::max(hi, x[i]);
+      worst = std::max(worst, std::abs(static_cast<double>(k[i]) - x[i]));
+    }
+    same_argmax += reference::greedy_token(x) == std::max_element(k, k + V) - k;
+  }
+  std::printf("[ figures  ] %s: max |kernel - exact| %.3g (%.3g of the exact logits' spread); "
+              "kernel argmax = exact argmax at %zu of %zu positions\n",
+              std::string(numerics::to_string(l.mode)).c_str(), worst, worst / (hi - lo), same_argmax, tokens.size());
+}
+
+// The kernel against the envelope's balls for its declared arithmetic (reference/
+// decode_envelope.hpp, monokernel_arithmetic, teacher-forced with the kernel's tokens; judge_step
+// per position): printed, not asserted. On the tiny preset every ball is unbounded (radius inf),
+// so nothing could fail here (measured 2026-12-01; with 1 layer the balls are finite but about
+// 10^3 wide and decide no token); the one-step checks (expect_correct) are the verdict.
+void print_envelope_figures(const reference::DecoderModel& m, const DecodeLaunch& l, const DecodeResult& r) {
+  reference::DecodeEnvelope envelope(m, reference::monokernel_arithmetic(l.mode));
+  const std::int64_t V = m.config.vocab_size, P = static_cast<std::int64_t>(l.prompt.size());
+  const std::vector<std::int64_t> tokens = teacher_tokens(l, r);
+  std::size_t decided = 0, judged = 0, unbounded = 0, outside = 0, mismatched = 0;
+  double ratio = 0;
+  for (std::int64_t p = 0; p < r.stats.positions; ++p) {
+    const reference::StepBounds b = envelope.step(tokens[static_cast<std::size_t>(p)]);
+    const std::span<const float> logits(r.logits.data() + p * V, static_cast<std::size_t>(V));
+    const std::int64_t k = p + 1 - P;  // the generated token this position chose, if any
+    const std::int64_t kernel_token = k >= 0 ? r.tokens[static_cast<std::size_t>(k)] : 0;
+    const reference::StepVerdict v = reference::judge_step(b, logits, kernel_token);
+    outside += static_cast<std::size_t>(v.outside);
+    for (double rad : b.rad) unbounded += !std::isfinite(rad);
+    ratio = std::max(ratio, v.max_ratio);
+    if (k < 0) continue;
+    ++judged;
+    if (v.decision.kind == reference::DecisionKind::decided) ++decided, mismatched += !v.match;
+  }
+  std::printf("[ figures  ] %s: envelope: %lld positions, %zu of %zu logit balls unbounded (radius inf), %zu "
+              "logits outside, max |kernel - mid|/rad %.3g; tokens decided at %zu of %zu steps, %zu not the kernel's\n",
+              std::string(numerics::to_string(l.mode)).c_str(), static_cast<long long>(r.stats.positions), unbounded,
+              r.logits.size(), outside, ratio, decided, judged, mismatched);
 }
 
 class DecodeMonokernel : public ::testing::Test {
@@ -137,6 +192,8 @@ TEST_F(DecodeMonokernel, LogitsInsideBallsOfTheDeclaredArithmetic) {
     ASSERT_EQ(r.stats.positions, 17);
     expect_correct(model_, l, r);
     print_double_forward_distance(model_, l, r);
+    if (mode == Rounding::RTNE) print_exact_distance(model_, l, r);
+    if (mode == Rounding::RTNE) print_envelope_figures(model_, l, r);
     const auto& s = ex_.last_stats();
     std::printf("[ figures  ] %s grid 8: %.0f wave instructions per position, %.3f s per position (simulator); "
                 "%llu weight bytes streamed per position of a %llu-byte model\n",

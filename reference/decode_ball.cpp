@@ -8,7 +8,6 @@
 namespace cdna::reference::ball {
 namespace {
 
-using RowMatrix = Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
 constexpr double kInf = std::numeric_limits<double>::infinity();
 // Lipschitz constant of silu: max silu'(z) = 1.0998 at z ≈ 2.40 (decode-bounds.md §9).
 constexpr double kSiluLipschitz = 1.1;
@@ -18,18 +17,18 @@ constexpr double kSiluAbs = 0x1p-120;
 
 double widen(double x, double rel) { return x * (1.0 + rel); }
 
+// Absolute error per operation of the arithmetic; storage below 2^-126 errs by up to 2^-126
+// whatever the arithmetic (bf16 and fp32 share fp32's exponent range).
+double eta(const DecodeArithmetic& a) { return a.underflow_abs; }
+
+}  // namespace
+
 double bf16_to_double(std::uint16_t bits) {
   const std::uint32_t u = static_cast<std::uint32_t>(bits) << 16;
   float f;
   std::memcpy(&f, &u, sizeof f);
   return f;
 }
-
-// Absolute error per operation of the arithmetic; storage below 2^-126 errs by up to 2^-126
-// whatever the arithmetic (bf16 and fp32 share fp32's exponent range).
-double eta(const DecodeArithmetic& a) { return a.underflow_abs; }
-
-}  // namespace
 
 double gamma(double n, double u) {
   const double nu = n * u;
@@ -63,24 +62,19 @@ Ball gemv(std::span<const std::uint16_t> w, std::int64_t rows, std::int64_t cols
   x3.col(0) = x.mid.cwiseAbs();
   x3.col(1) = x.rad;
   x3.col(2).setOnes();
-  constexpr std::int64_t kChunk = 64;  // rows widened at a time (no copy of the weights)
-  RowMatrix chunk(kChunk, cols);
-  Eigen::MatrixXd z(kChunk, 3);
-  for (std::int64_t i0 = 0; i0 < rows; i0 += kChunk) {
-    const std::int64_t rc = std::min(kChunk, rows - i0);
-    const std::uint16_t* src = w.data() + i0 * cols;
-    for (std::int64_t k = 0; k < rc * cols; ++k) chunk.data()[k] = bf16_to_double(src[k]);
-    auto blk = chunk.topRows(rc);
+  Eigen::MatrixXd z;
+  for_row_slices(w, rows, cols, [&](std::int64_t i0, auto blk) {
+    const std::int64_t rc = blk.rows();
     y.mid.segment(i0, rc).noalias() = blk * x.mid;
     blk = blk.cwiseAbs();
-    z.topRows(rc).noalias() = blk * x3;
+    z.noalias() = blk * x3;
     for (std::int64_t i = 0; i < rc; ++i) {
       const double am = z(i, 0), ar = z(i, 1), aw = z(i, 2);
       // propagation + kernel rounding (any order) + midpoint rounding + flushes (§4)
       y.rad(i0 + i) = ar + gk * (am + ar) + gm * am + eta(a) * (n + aw);
       if ((am + ar) * (1.0 + gk) >= a.max_finite) overflow = true;
     }
-  }
+  });
   outward(y.rad, n);
   return y;
 }
@@ -160,15 +154,17 @@ void head_scores(const Ball& q, Eigen::Index qo, std::int64_t d, const HeadCache
   for (std::int64_t j = 0; j < kv.slots; ++j) {
     const double* km = kv.k_mid + j * kv.stride;
     const double* kr = kv.k_rad + j * kv.stride;
-    double dot = 0, amm = 0, prop = 0, aaa = 0;
+    double dot = 0, amm = 0, prop = 0, aaa = 0, qk = 0;
     for (std::int64_t e = 0; e < d; ++e) {
       const double mq = q.mid(qo + e), rq = q.rad(qo + e), mk = km[e], rk = kr[e];
       const double aq = std::abs(mq) + rq, ak = std::abs(mk) + rk;
       dot += mq * mk;
       amm += std::abs(mq * mk);
-      prop += std::abs(mq) * rk + rq * ak;
+      prop += std::abs(mq) * rk + rq * rk;  // m_q·(k − m_k) + (q − m_q)·(k − m_k)
+      qk += rq * std::abs(mk);              // (q − m_q)·m_k, unless given
       aaa += aq * ak;
     }
+    prop += kv.q_err ? std::min(qk, kv.q_err[j]) : qk;
     if (aaa * (1.0 + gd) >= a.max_finite) overflow = true;
     smid[static_cast<std::size_t>(j)] = sigma * dot;
     srad[static_cast<std::size_t>(j)] =
@@ -176,6 +172,8 @@ void head_scores(const Ball& q, Eigen::Index qo, std::int64_t d, const HeadCache
               (dd + 16.0) * 0x1p-52);
   }
 }
+
+double dev_max(const std::vector<double>& dev) { return *std::max_element(dev.begin(), dev.end()); }
 
 }  // namespace
 
@@ -210,12 +208,20 @@ void attention_head(const Ball& q, Eigen::Index qo, std::int64_t d, const HeadCa
     down_sum += w[j] * widen(-std::expm1(-big_r[j]), 0x1p-50);
   }
   const double z_min = 1.0 - widen(down_sum, (nd + 16.0) * 0x1p-52);
+  double psi_sum = 0;
+  for (std::size_t j = 0; j < n; ++j) psi_sum += w[j] * psi[j];
+  const double z_max = 1.0 + widen(psi_sum, (nd + 16.0) * 0x1p-52);
+  // |P_j − P̄_j| ≤ P̄_j·dev_j for every admissible normalised weight P_j (§7.3, second form).
+  std::vector<double> dev(n);
+  for (std::size_t j = 0; j < n; ++j)
+    dev[j] = z_min > 0.0 ? widen(std::max(up[j] / z_min - 1.0, 1.0 - 1.0 / (up[j] * z_max)), 0x1p-48)
+                         : kInf;
   const double gn = gamma(nd, u), gm = gamma(2 * nd + 2, kMidU);
   const double mu = (1.0 + a.transcendental_rel) * (1.0 + u) / (1.0 - gn) - 1.0;
   for (std::int64_t c = 0; c < d; ++c) {
     double om = 0;
     for (std::size_t j = 0; j < n; ++j) om += w[j] * kv.v_mid[j * kv.stride + c];
-    double sum_r = 0, sum_psi = 0, big_e = 0, sum_abs = 0, a_max = 0;
+    double sum_r = 0, sum_psi = 0, big_e = 0, sum_abs = 0, a_max = 0, r_max = 0, sum_dev = 0;
     for (std::size_t j = 0; j < n; ++j) {
       const double mv = kv.v_mid[j * kv.stride + c], rv = kv.v_rad[j * kv.stride + c];
       const double av = std::abs(mv) + rv;
@@ -224,12 +230,17 @@ void attention_head(const Ball& q, Eigen::Index qo, std::int64_t d, const HeadCa
       big_e += w[j] * up[j] * av;
       sum_abs += w[j] * std::abs(mv);
       a_max = std::max(a_max, av);
+      r_max = std::max(r_max, rv);
+      sum_dev += w[j] * dev[j] * std::abs(mv - om);
     }
     double rad = kInf;
     if (z_min > 0.0) {
-      big_e /= z_min;
+      big_e = std::min(big_e / z_min, a_max);  // Σ P̂_j|v̂_j| with Σ P̂_j = 1
       const double mid_err = gm * sum_abs;
-      const double ideal = (sum_r + sum_psi + psi_max * mid_err) / z_min;
+      // Two bounds on |Σ P_j v_j − ō| (§7.3); both hold, the smaller is used.
+      const double first = (sum_r + sum_psi + psi_max * mid_err) / z_min;
+      const double second = r_max + sum_dev + (1.0 + dev_max(dev)) * mid_err;
+      const double ideal = std::min(first, second);
       const double kernel = mu * big_e + gn * (1.0 + mu) * big_e + 4.0 * nd * e * (a_max + big_e);
       rad = ideal + kernel + mid_err;
     }

@@ -5,6 +5,7 @@
 // compute from any input in them, the envelope's own double roundings included.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <span>
 #include <vector>
@@ -21,6 +22,26 @@ struct Ball {
   // |mid| + rad: a bound on the magnitude of every value in the ball.
   Eigen::VectorXd mag() const { return mid.cwiseAbs() + rad; }
 };
+
+using RowMatrix = Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
+
+// A bf16 bit pattern as a double (exact).
+double bf16_to_double(std::uint16_t bits);
+
+// Calls f(i0, block) for consecutive slices of at most 64 rows of W [rows, cols] (bf16,
+// row-major) widened to double: block is rows i0 … of W (f may overwrite it). The weights are
+// read once and never copied whole.
+template <class F>
+void for_row_slices(std::span<const std::uint16_t> w, std::int64_t rows, std::int64_t cols, F&& f) {
+  constexpr std::int64_t kSlice = 64;
+  RowMatrix slice(std::min(kSlice, rows), cols);
+  for (std::int64_t i0 = 0; i0 < rows; i0 += kSlice) {
+    const std::int64_t rc = std::min(kSlice, rows - i0);
+    const std::uint16_t* src = w.data() + i0 * cols;
+    for (std::int64_t k = 0; k < rc * cols; ++k) slice.data()[k] = bf16_to_double(src[k]);
+    f(i0, slice.topRows(rc));
+  }
+}
 
 // Higham's γ_n(u) = nu/(1 − nu) (ASNA §3.1); +inf when nu ≥ 1.
 double gamma(double n, double u);
@@ -49,6 +70,9 @@ void rope(Ball& x, Eigen::Index offset, std::int64_t d, std::int64_t p,
 struct HeadCache {
   const double *k_mid, *k_rad, *v_mid, *v_rad;
   std::int64_t stride, slots;
+  // Optional [slots]: a bound on |(q − m_q)·m_k,j| for the head's query (affine forms give a
+  // tighter one than Σ r_q|m_k|, affine::score_errors); nullptr: Σ r_q|m_k| from the ball.
+  const double* q_err = nullptr;
 };
 void attention_head(const Ball& q, Eigen::Index q_offset, std::int64_t d, const HeadCache& kv,
                     const DecodeArithmetic& a, Ball& out, Eigen::Index out_offset, bool& overflow);

@@ -8,7 +8,9 @@
 #include <stdexcept>
 #include <string>
 
+#include "reference/decode_affine.hpp"
 #include "reference/decode_ball.hpp"
+#include "reference/decode_config.hpp"
 #include "reference/decode_rope.hpp"
 
 namespace cdna::reference {
@@ -73,48 +75,6 @@ std::vector<std::int64_t> lm_head_tie_classes(const std::vector<std::uint16_t>& 
 
 namespace {
 
-void require(bool ok, const std::string& what) {
-  if (!ok) throw std::invalid_argument(what);
-}
-
-void require_size(const std::vector<std::uint16_t>& w, std::int64_t n, const std::string& name) {
-  require(static_cast<std::int64_t>(w.size()) == n,
-          name + " holds " + std::to_string(w.size()) + " values, expected " + std::to_string(n));
-}
-
-void validate(const DecoderModel& m) {
-  const DecoderConfig& c = m.config;
-  require(c.hidden_size > 0 && c.intermediate_size > 0 && c.vocab_size > 0 && c.head_dim > 0 &&
-              c.head_dim % 2 == 0 && c.num_hidden_layers >= 0,
-          "config: hidden_size, intermediate_size, vocab_size must be > 0, head_dim even > 0");
-  require(c.num_attention_heads > 0 && c.num_key_value_heads > 0 &&
-              c.num_attention_heads % c.num_key_value_heads == 0,
-          "config: num_attention_heads must be a positive multiple of num_key_value_heads");
-  require(c.rms_norm_eps > 0, "config: rms_norm_eps must be > 0");
-  const std::int64_t h = c.hidden_size, q = c.num_attention_heads * c.head_dim;
-  const std::int64_t kv = c.num_key_value_heads * c.head_dim, in = c.intermediate_size;
-  require_size(m.weights.embed_tokens, c.vocab_size * h, "model.embed_tokens.weight");
-  require(static_cast<std::int64_t>(m.weights.layers.size()) == c.num_hidden_layers,
-          "weights hold " + std::to_string(m.weights.layers.size()) + " layers, expected " +
-              std::to_string(c.num_hidden_layers));
-  for (std::size_t l = 0; l < m.weights.layers.size(); ++l) {
-    const DecoderLayerWeights& w = m.weights.layers[l];
-    const std::string p = "model.layers." + std::to_string(l) + ".";
-    require_size(w.input_layernorm, h, p + "input_layernorm.weight");
-    require_size(w.q_proj, q * h, p + "self_attn.q_proj.weight");
-    require_size(w.k_proj, kv * h, p + "self_attn.k_proj.weight");
-    require_size(w.v_proj, kv * h, p + "self_attn.v_proj.weight");
-    require_size(w.o_proj, h * q, p + "self_attn.o_proj.weight");
-    require_size(w.post_attention_layernorm, h, p + "post_attention_layernorm.weight");
-    require_size(w.gate_proj, in * h, p + "mlp.gate_proj.weight");
-    require_size(w.up_proj, in * h, p + "mlp.up_proj.weight");
-    require_size(w.down_proj, h * in, p + "mlp.down_proj.weight");
-  }
-  require_size(m.weights.norm, h, "model.norm.weight");
-  require_size(m.weights.lm_head_matrix(c), c.vocab_size * h,
-               c.tie_word_embeddings ? "model.embed_tokens.weight (tied LM head)" : "lm_head.weight");
-}
-
 Ball embedding(const DecoderModel& m, std::int64_t token) {
   const std::int64_t h = m.config.hidden_size;
   Ball x{Eigen::VectorXd(h), Eigen::VectorXd::Zero(h)};
@@ -129,18 +89,110 @@ Ball embedding(const DecoderModel& m, std::int64_t token) {
 
 }  // namespace
 
-DecodeEnvelope::DecodeEnvelope(const DecoderModel& model, DecodeArithmetic arithmetic)
-    : model_(model), arithmetic_(arithmetic) {
-  validate(model);
+DecodeEnvelope::DecodeEnvelope(const DecoderModel& model, DecodeArithmetic arithmetic,
+                               EnvelopeMethod method)
+    : model_(model), arithmetic_(arithmetic), method_(method) {
+  validate_decoder_model(model, "decode envelope");
   rope_omega_ = rope_inverse_frequencies(model.config);
   cache_.resize(static_cast<std::size_t>(model.config.num_hidden_layers));
   tie_class_ = std::make_shared<const std::vector<std::int64_t>>(lm_head_tie_classes(
       model.weights.lm_head_matrix(model.config), model.config.vocab_size, model.config.hidden_size));
 }
 
-StepBounds DecodeEnvelope::step(std::int64_t token) {
+namespace {
+
+// The value type's conversions: balls are their own enclosure; affine forms are boxed at the
+// attention (its inputs from the cache are balls) and symbolised before each GEMV (§13).
+void convert(const Ball& b, Ball& out) { out = b; }
+void convert(const Ball& b, affine::Affine& out) { out = affine::from_ball(b); }
+Ball boxed(const Ball& x) { return x; }
+Ball boxed(const affine::Affine& x) { return affine::to_ball(x); }
+std::vector<double> score_errors(const Ball&, Eigen::Index, std::int64_t, const double*,
+                                 std::int64_t, std::int64_t) {
+  return {};
+}
+void make_symbols(Ball&, Eigen::Index&) {}
+void make_symbols(affine::Affine& x, Eigen::Index& symbols) { affine::symbolize(x, symbols); }
+
+}  // namespace
+
+// One position of §1 over value type V (Ball or Affine); returns the logits as a ball.
+template <class V>
+Ball DecodeEnvelope::forward(std::int64_t token, bool& overflow) {
   const DecoderConfig& c = model_.config;
   const DecodeArithmetic& a = arithmetic_;
+  const std::int64_t h = c.hidden_size, d = c.head_dim, hq = c.num_attention_heads;
+  const std::int64_t hkv = c.num_key_value_heads, in = c.intermediate_size, p = position_;
+  Eigen::Index symbols = 0;
+  V x;
+  convert(embedding(model_, token), x);
+  store(x, a.activations, a);
+  for (std::size_t l = 0; l < cache_.size(); ++l) {
+    const DecoderLayerWeights& w = model_.weights.layers[l];
+    V hn = rms_norm(x, w.input_layernorm, c.rms_norm_eps, a);
+    store(hn, a.activations, a);
+    make_symbols(hn, symbols);
+    V q = gemv(w.q_proj, hq * d, h, hn, a, overflow);
+    V k = gemv(w.k_proj, hkv * d, h, hn, a, overflow);
+    V v = gemv(w.v_proj, hkv * d, h, hn, a, overflow);
+    for (V* t : {&q, &k, &v}) store(*t, a.activations, a);
+    for (std::int64_t i = 0; i < hq; ++i) rope(q, i * d, d, p, rope_omega_, a);
+    for (std::int64_t i = 0; i < hkv; ++i) rope(k, i * d, d, p, rope_omega_, a);
+    store(q, a.activations, a);
+    store(k, a.kv_cache, a);
+    store(v, a.kv_cache, a);
+    for (const V* t : {&q, &k, &v}) check_range(*t, a, overflow);
+    const Ball qb = boxed(q), kb = boxed(k), vb = boxed(v);
+    LayerCache& kc = cache_[l];
+    kc.k_mid.insert(kc.k_mid.end(), kb.mid.begin(), kb.mid.end());
+    kc.k_rad.insert(kc.k_rad.end(), kb.rad.begin(), kb.rad.end());
+    kc.v_mid.insert(kc.v_mid.end(), vb.mid.begin(), vb.mid.end());
+    kc.v_rad.insert(kc.v_rad.end(), vb.rad.begin(), vb.rad.end());
+    Ball ob{Eigen::VectorXd(hq * d), Eigen::VectorXd(hq * d)};
+    for (std::int64_t i = 0; i < hq; ++i) {
+      const std::int64_t g = i / (hq / hkv), stride = hkv * d;
+      const std::vector<double> q_err =
+          score_errors(q, i * d, d, kc.k_mid.data() + g * d, stride, p + 1);
+      const ball::HeadCache hc{kc.k_mid.data() + g * d, kc.k_rad.data() + g * d,
+                               kc.v_mid.data() + g * d, kc.v_rad.data() + g * d, stride, p + 1,
+                               q_err.empty() ? nullptr : q_err.data()};
+      ball::attention_head(qb, i * d, d, hc, a, ob, i * d, overflow);
+    }
+    V o;
+    convert(ob, o);
+    store(o, a.activations, a);
+    make_symbols(o, symbols);
+    V y = gemv(w.o_proj, h, hq * d, o, a, overflow);
+    store(y, a.activations, a);
+    x = add(x, y, a);
+    store(x, a.activations, a);
+    hn = rms_norm(x, w.post_attention_layernorm, c.rms_norm_eps, a);
+    store(hn, a.activations, a);
+    make_symbols(hn, symbols);
+    V gate = gemv(w.gate_proj, in, h, hn, a, overflow);
+    V up = gemv(w.up_proj, in, h, hn, a, overflow);
+    store(gate, a.activations, a);
+    store(up, a.activations, a);
+    V act = silu_mul(gate, up, a);
+    store(act, a.activations, a);
+    make_symbols(act, symbols);
+    y = gemv(w.down_proj, h, in, act, a, overflow);
+    store(y, a.activations, a);
+    x = add(x, y, a);
+    store(x, a.activations, a);
+    for (const V* t : {&x, &o, &act}) check_range(*t, a, overflow);
+  }
+  V hn = rms_norm(x, model_.weights.norm, c.rms_norm_eps, a);
+  store(hn, a.activations, a);
+  make_symbols(hn, symbols);
+  V logits = gemv(model_.weights.lm_head_matrix(c), c.vocab_size, h, hn, a, overflow);
+  store(logits, a.activations, a);
+  check_range(logits, a, overflow);
+  return boxed(logits);
+}
+
+StepBounds DecodeEnvelope::step(std::int64_t token) {
+  const DecoderConfig& c = model_.config;
   if (token < 0 || token >= c.vocab_size)
     throw std::out_of_range("token " + std::to_string(token) + " outside [0, vocab_size " +
                             std::to_string(c.vocab_size) + ")");
@@ -148,60 +200,10 @@ StepBounds DecodeEnvelope::step(std::int64_t token) {
     throw std::out_of_range("position " + std::to_string(position_) +
                             " reaches max_position_embeddings " +
                             std::to_string(c.max_position_embeddings));
-  const std::int64_t h = c.hidden_size, d = c.head_dim, hq = c.num_attention_heads;
-  const std::int64_t hkv = c.num_key_value_heads, in = c.intermediate_size, p = position_;
+  const std::int64_t p = position_;
   bool overflow = false;
-  Ball x = embedding(model_, token);
-  ball::store(x, a.activations, a);
-  for (std::size_t l = 0; l < cache_.size(); ++l) {
-    const DecoderLayerWeights& w = model_.weights.layers[l];
-    Ball hn = ball::rms_norm(x, w.input_layernorm, c.rms_norm_eps, a);
-    ball::store(hn, a.activations, a);
-    Ball q = ball::gemv(w.q_proj, hq * d, h, hn, a, overflow);
-    Ball k = ball::gemv(w.k_proj, hkv * d, h, hn, a, overflow);
-    Ball v = ball::gemv(w.v_proj, hkv * d, h, hn, a, overflow);
-    for (Ball* t : {&q, &k, &v}) ball::store(*t, a.activations, a);
-    for (std::int64_t i = 0; i < hq; ++i) ball::rope(q, i * d, d, p, rope_omega_, a);
-    for (std::int64_t i = 0; i < hkv; ++i) ball::rope(k, i * d, d, p, rope_omega_, a);
-    ball::store(q, a.activations, a);
-    ball::store(k, a.kv_cache, a);
-    ball::store(v, a.kv_cache, a);
-    LayerCache& kc = cache_[l];
-    kc.k_mid.insert(kc.k_mid.end(), k.mid.begin(), k.mid.end());
-    kc.k_rad.insert(kc.k_rad.end(), k.rad.begin(), k.rad.end());
-    kc.v_mid.insert(kc.v_mid.end(), v.mid.begin(), v.mid.end());
-    kc.v_rad.insert(kc.v_rad.end(), v.rad.begin(), v.rad.end());
-    Ball o{Eigen::VectorXd(hq * d), Eigen::VectorXd(hq * d)};
-    for (std::int64_t i = 0; i < hq; ++i) {
-      const std::int64_t g = i / (hq / hkv), stride = hkv * d;
-      const ball::HeadCache hc{kc.k_mid.data() + g * d, kc.k_rad.data() + g * d,
-                               kc.v_mid.data() + g * d, kc.v_rad.data() + g * d, stride, p + 1};
-      ball::attention_head(q, i * d, d, hc, a, o, i * d, overflow);
-    }
-    ball::store(o, a.activations, a);
-    Ball y = ball::gemv(w.o_proj, h, hq * d, o, a, overflow);
-    ball::store(y, a.activations, a);
-    x = ball::add(x, y, a);
-    ball::store(x, a.activations, a);
-    hn = ball::rms_norm(x, w.post_attention_layernorm, c.rms_norm_eps, a);
-    ball::store(hn, a.activations, a);
-    Ball gate = ball::gemv(w.gate_proj, in, h, hn, a, overflow);
-    Ball up = ball::gemv(w.up_proj, in, h, hn, a, overflow);
-    ball::store(gate, a.activations, a);
-    ball::store(up, a.activations, a);
-    Ball act = ball::silu_mul(gate, up, a);
-    ball::store(act, a.activations, a);
-    y = ball::gemv(w.down_proj, h, in, act, a, overflow);
-    ball::store(y, a.activations, a);
-    x = ball::add(x, y, a);
-    ball::store(x, a.activations, a);
-    for (const Ball* t : {&x, &q, &k, &v, &o, &act}) ball::check_range(*t, a, overflow);
-  }
-  Ball hn = ball::rms_norm(x, model_.weights.norm, c.rms_norm_eps, a);
-  ball::store(hn, a.activations, a);
-  Ball logits = ball::gemv(model_.weights.lm_head_matrix(c), c.vocab_size, h, hn, a, overflow);
-  ball::store(logits, a.activations, a);
-  ball::check_range(logits, a, overflow);
+  const Ball logits = method_ == EnvelopeMethod::affine ? forward<affine::Affine>(token, overflow)
+                                                        : forward<Ball>(token, overflow);
   ++position_;
   StepBounds out;
   out.position = p;
@@ -219,7 +221,7 @@ StepBounds DecodeEnvelope::step(std::int64_t token) {
       out.rad[i] = kInf;
   }
   out.tie_class = tie_class_;
-  out.identical_rows_identical_logits = a.identical_rows_identical_logits;
+  out.identical_rows_identical_logits = arithmetic_.identical_rows_identical_logits;
   return out;
 }
 

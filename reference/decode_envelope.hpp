@@ -18,6 +18,9 @@
 #include "reference/decode_model.hpp"
 
 namespace cdna::reference {
+namespace ball {
+struct Ball;
+}
 
 // How a stored vector is held: exact (no rounding), fp32 (round to nearest even), or bf16
 // rounded from fp32 in `mode` (numerics/bf16.hpp).
@@ -83,6 +86,18 @@ struct StepBounds {
   bool identical_rows_identical_logits = false;  // from the DecodeArithmetic
 };
 
+// How the envelope carries its enclosures (docs/decode-bounds.md §12, §13):
+//   ball:   componentwise balls; one pass over the weights per step (3 dot products per row).
+//           Rigorous but loose: a GEMV multiplies the relative radius by ~0.8·sqrt(n)
+//           (wrapping), so it is vacuous for the monokernel beyond one layer of H ≈ 32.
+//   affine: the rounding errors as shared symbols (affine forms) mapped exactly through every
+//           GEMV; RMSNorm and SiLU·up linearised with rigorous second-order remainders; the
+//           attention boxed (its score errors from q mapped through the keys). Much narrower;
+//           costs a GEMM of each weight matrix with the symbols so far (each GEMV input adds
+//           its length: S = L·(3H + I) + H at the LM head): ~0.3 s per step at one layer of
+//           H 256, ~1 s at the tiny preset.
+enum class EnvelopeMethod : std::uint8_t { ball, affine };
+
 // The envelope of a decode run with teacher forcing: each step() takes the token actually used
 // at the next position (the prompt's, or the kernel's own choice) and extends its ball KV cache.
 // The model is held by reference and must outlive the envelope.
@@ -90,8 +105,10 @@ struct StepBounds {
 // plus attention over the cache; no weights are copied.
 class DecodeEnvelope {
  public:
-  // Throws std::invalid_argument naming the field when the config and weight shapes disagree.
-  DecodeEnvelope(const DecoderModel& model, DecodeArithmetic arithmetic);
+  // Throws ModelFileError (reference/decode_config.hpp, validate_decoder_model) naming the field
+  // or tensor when the config is invalid or a weight's size disagrees with it.
+  DecodeEnvelope(const DecoderModel& model, DecodeArithmetic arithmetic,
+                 EnvelopeMethod method = EnvelopeMethod::ball);
   // Runs position position() with `token`. Throws std::out_of_range when token ∉ [0, V) or the
   // position would reach max_position_embeddings.
   StepBounds step(std::int64_t token);
@@ -102,8 +119,11 @@ class DecodeEnvelope {
   struct LayerCache {
     std::vector<double> k_mid, k_rad, v_mid, v_rad;  // [slots, Hkv*D]
   };
+  template <class V>
+  ball::Ball forward(std::int64_t token, bool& overflow);
   const DecoderModel& model_;
   DecodeArithmetic arithmetic_;
+  EnvelopeMethod method_;
   std::vector<double> rope_omega_;
   std::vector<LayerCache> cache_;
   std::shared_ptr<const std::vector<std::int64_t>> tie_class_;
