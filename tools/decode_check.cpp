@@ -65,6 +65,7 @@ DecodeCheck check_decode(device::Executor& executor, std::span<const std::byte> 
   DecodeCheck out;
   out.kernel = device::run_decode(executor, code_object, launch);
   if (wave_instructions) out.wave_instructions = wave_instructions();
+  if (options.edit_result) options.edit_result(out.kernel);
   const device::DecodeResult& k = out.kernel;
   const reference::DecoderModel& model = *launch.model;
   const auto vocab = model.config.vocab_size;
@@ -87,6 +88,7 @@ DecodeCheck check_decode(device::Executor& executor, std::span<const std::byte> 
                                : k.tokens[static_cast<std::size_t>(q - prompt)];
     pos.chooses = q >= prompt - 1;
     const reference::StepBounds bounds = envelope.step(pos.fed_token);
+    if (options.on_bounds) options.on_bounds(bounds);
     const std::span<const float> row(k.logits.data() + q * vocab, static_cast<std::size_t>(vocab));
     const std::int64_t chosen_index = q - (prompt - 1);
     const std::int64_t kernel_token =

@@ -68,6 +68,10 @@ struct DecodeCheckOptions {
   // faster (thousands of steps per minute) and decide only the smallest models.
   reference::EnvelopeMethod method = reference::EnvelopeMethod::affine;
   std::ostream* progress = nullptr;  // one line per position while judging
+  // Called with each position's balls, in position order (e.g. `decode --exact`, golden files).
+  std::function<void(const reference::StepBounds&)> on_bounds;
+  // Tests only: alters the kernel's result before it is judged (a perturbed logit or token must fail).
+  std::function<void(device::DecodeResult&)> edit_result;
 };
 
 // Runs `code_object` (the monokernel of launch.mode, or a mutant's) on `executor` and judges it.

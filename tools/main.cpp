@@ -1,4 +1,4 @@
-// cdna-verify: the command-line program. Subcommands: audit, run.
+// cdna-verify: the command-line program. Subcommands: audit, run, sim, golden, mutants, lint, compare, decode.
 #include <CLI/CLI.hpp>
 
 #include <algorithm>
@@ -23,6 +23,7 @@
 #include "tools/sim_command.hpp"
 #include "tools/lint_command.hpp"
 #include "tools/compare_command.hpp"
+#include "tools/decode_command.hpp"
 #include "tools/executor_choice.hpp"
 
 namespace {
@@ -414,6 +415,10 @@ int main(int argc, char** argv) {
 
   tools::CompareCommand compare(app);  // `compare A B` (tools/compare_command.hpp, docs/compare.md)
 
+  tools::DecodeCommand decode(app);  // `decode` (tools/decode_command.hpp, docs/decode-semantics.md)
+  SimSettings decode_sim;
+  add_sim_options(decode.cmd(), decode_sim);
+
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -430,6 +435,11 @@ int main(int argc, char** argv) {
     if (mutants.parsed()) return mutants.run();
     if (lint.parsed()) return lint.run();
     if (compare.parsed()) return compare.run();
+    if (decode.parsed()) {
+      decode.prepare();  // every input checked before an executor is chosen
+      ChosenExecutor chosen = choose_executor(decode.executor_name());
+      return decode.run(chosen, apply_sim_settings(chosen, decode_sim, "attention-fwd"));
+    }
   } catch (const CLI::Error& e) {
     std::cerr << "cdna-verify: error: " << e.what() << "\n";
     return 2;
