@@ -223,12 +223,14 @@ std::vector<Ball> decode_ball_forward(const reference::DecoderModel& m, std::spa
 
 namespace {
 
-// Counts the kernel values (fp32 bit patterns) outside their balls, naming the first.
+// Counts the kernel values (fp32 bit patterns) outside their balls, naming the first; values
+// whose ball is unbounded are not counted as checked.
 void judge(StepCheck& out, const std::string& what, std::span<const std::uint32_t> kernel,
            const std::vector<Ball>& balls) {
   for (std::size_t i = 0; i < balls.size(); ++i) {
     float v;
     std::memcpy(&v, &kernel[i], 4);
+    if (std::isinf(balls[i].r)) continue;  // an unbounded ball judges nothing: not counted
     ++out.checked;
     if (balls[i].contains(v) || (std::isnan(balls[i].c) && std::isnan(v))) continue;
     if (out.outside++ == 0) {
