@@ -52,4 +52,18 @@ StepCheck check_last_position(const reference::DecoderModel& model, numerics::Ro
                               std::span<const std::uint32_t> kv, std::span<const float> logits,
                               std::int64_t pos, std::int64_t token);
 
+// The check of position `pos` from the kernel's KV cache alone (every position of a run, not only
+// the last): the position's forward from its token's embedding in the declared arithmetic, with
+// the attention reading the kernel's own bf16 K/V of slots 0..pos as exact inputs; the kernel's
+// K/V of slot pos are judged against the bf16 rounding of the computed k/v (RoPE'd k), and its
+// logits against their balls. Only one position's fp32 roundings enter the balls (no growth
+// along the run), so they stay narrow. `logit_balls` (optional) receives the V logit balls: their
+// centres are the declared arithmetic's logits on the kernel's KV cache (tools/decode_check.hpp
+// uses them for the run-specific token decision, docs/decode-semantics.md §3). A NaN ball
+// contains a NaN kernel value (a NaN weight on the path: the definition's NaN).
+StepCheck check_position_from_kv(const reference::DecoderModel& model, numerics::Rounding mode,
+                                 const DecodeParams& params, std::span<const std::uint32_t> kv,
+                                 std::span<const float> logits, std::int64_t pos, std::int64_t token,
+                                 std::vector<Ball>* logit_balls = nullptr);
+
 }  // namespace cdna::device

@@ -27,7 +27,7 @@ namespace cdna::golden {
 
 struct DecodeGolden {
   std::string model, model_sha256, arithmetic = "monokernel", code_object_sha256;
-  std::string envelope = "ball";  // reference::EnvelopeMethod: "ball" or "affine"
+  std::string envelope = "affine";  // reference::EnvelopeMethod: "ball" or "affine"
   numerics::Rounding mode = numerics::Rounding::RTNE;
   std::int64_t steps = 0, vocab = 0;
   std::vector<std::int64_t> eos, prompt, kernel_tokens;

@@ -73,7 +73,7 @@ DecodeCheck check_decode(device::Executor& executor, std::span<const std::byte> 
   const std::int64_t positions = k.stats.positions;
 
   const auto t0 = std::chrono::steady_clock::now();
-  reference::DecodeEnvelope envelope(model, reference::monokernel_arithmetic(launch.mode), options.envelope);
+  reference::DecodeEnvelope envelope(model, reference::monokernel_arithmetic(launch.mode), options.method);
   auto fail = [&](const std::string& why) {
     if (out.failure.empty()) out.failure = why;
   };

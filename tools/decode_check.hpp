@@ -63,9 +63,11 @@ struct DecodeCheck {
 
 struct DecodeCheckOptions {
   device::DecodeLaunch launch;  // model, prompt, steps, eos, mode, grid, block
+  // How the envelope carries its enclosures (reference/decode_envelope.hpp): affine forms are
+  // narrow enough to decide one-layer models of H 256 (docs/decode-bounds.md §12, §13); balls are
+  // faster (thousands of steps per minute) and decide only the smallest models.
+  reference::EnvelopeMethod method = reference::EnvelopeMethod::affine;
   std::ostream* progress = nullptr;  // one line per position while judging
-  // How the envelope encloses the logits (reference/decode_envelope.hpp; docs/decode-bounds.md §12-13).
-  reference::EnvelopeMethod envelope = reference::EnvelopeMethod::ball;
   // Called with each position's balls, in position order (e.g. `decode --exact`, golden files).
   std::function<void(const reference::StepBounds&)> on_bounds;
   // Tests only: alters the kernel's result before it is judged (a perturbed logit or token must fail).

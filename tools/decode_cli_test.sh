@@ -107,10 +107,10 @@ fi
 if [ $rc -ne 1 ] || ! grep -q "^FAIL: " "$tmp/out"; then echo "FAIL mutant via --code-object: exit $rc (want 1)"; cat "$tmp/out"; failures=$((failures + 1)); fi
 "$cli" golden decode-verify "$tmp/gA.safetensors" >"$tmp/out" 2>&1; rc=$?
 if [ $rc -ne 0 ]; then echo "FAIL folder golden round trip: exit $rc"; cat "$tmp/out"; failures=$((failures + 1)); fi
-# The affine envelope: its golden file records it and re-derives with it.
-"${run[@]}" --model "$tmp/mA" --prompt 1,2,3 --steps 4 --envelope affine --golden-out "$tmp/gF.safetensors" >"$tmp/out" 2>&1
+# The ball envelope (not the default): its golden file records it and re-derives with it.
+"${run[@]}" --model "$tmp/mA" --prompt 1,2,3 --steps 4 --envelope ball --golden-out "$tmp/gF.safetensors" >"$tmp/out" 2>&1
 "$cli" golden decode-verify "$tmp/gF.safetensors" >>"$tmp/out" 2>&1; rc=$?
-if [ $rc -ne 0 ] || ! grep -q "envelope affine" "$tmp/out"; then echo "FAIL affine golden round trip: exit $rc"; cat "$tmp/out"; failures=$((failures + 1)); fi
+if [ $rc -ne 0 ] || ! grep -q "envelope ball" "$tmp/out"; then echo "FAIL ball golden round trip: exit $rc"; cat "$tmp/out"; failures=$((failures + 1)); fi
 "$cli" golden decode-verify "$tmp/gA.safetensors" --model "$tmp/mB" >"$tmp/out" 2>&1; rc=$?
 if [ $rc -ne 1 ] || ! grep -q "are not the file's model" "$tmp/out"; then echo "FAIL golden wrong model: exit $rc (want 1)"; cat "$tmp/out"; failures=$((failures + 1)); fi
 

@@ -94,9 +94,9 @@ DecodeCommand::DecodeCommand(CLI::App& app) {
       ->check(CLI::Range(1u, 1u << 20));
   cmd_->add_option("--block", block_, "Work-items per workgroup, a multiple of 64 up to 1024")->capture_default_str();
   cmd_->add_option("--envelope", envelope_,
-                   "How the balls are computed (docs/decode-bounds.md §12-13): ball (componentwise; fast, vacuous "
-                   "beyond one layer of H ~32) or affine (rounding errors as shared symbols; narrow up to one layer of "
-                   "H 256, ~1 s per position on the tiny preset)")
+                   "How the balls are computed (docs/decode-bounds.md §12-13): affine (rounding errors as shared "
+                   "symbols; narrow enough to decide one-layer models of H 64, ~0.5 s per position on the tiny preset) "
+                   "or ball (componentwise; fast, decides only the smallest models)")
       ->check(CLI::IsMember({"ball", "affine"}))
       ->capture_default_str();
   cmd_->add_option("--executor", executor_, "auto (HIP device if present, else simulator), simulator, hip")
@@ -166,7 +166,7 @@ int DecodeCommand::run(const ChosenExecutor& chosen, const std::vector<std::pair
   l.grid = grid_.value_or(chosen.sim ? 8u : 304u);
   l.block = block_;
   options.progress = quiet_ ? nullptr : &std::cerr;
-  options.envelope = envelope_ == "affine" ? reference::EnvelopeMethod::affine : reference::EnvelopeMethod::ball;
+  options.method = envelope_ == "affine" ? reference::EnvelopeMethod::affine : reference::EnvelopeMethod::ball;
 
   // --exact: the oracle and the fast reference follow the same fed tokens as the kernel's balls.
   ExactReport exact;
