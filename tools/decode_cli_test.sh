@@ -25,7 +25,7 @@ expect_bad() {  # NAME PATTERN ARGS...  (nothing may be written)
   fi
   if ls "$tmp"/out.json* >/dev/null 2>&1; then echo "FAIL $name: a json file was written"; failures=$((failures + 1)); fi
 }
-good=(--random-model 1 --prompt 1,2,3 --steps 4)
+good=(--random-model 1 --prompt 1,2,3 --steps 4 --envelope ball)  # ball: 0.3 s, affine ~3 s (both vacuous on tiny)
 expect_bad no-model "give --model DIR or --random-model SEED" --prompt 1 --steps 1
 expect_bad both-models "excludes" --model "$tmp" --random-model 1 --prompt 1 --steps 1
 expect_bad unknown-preset "huge.*tiny" --random-model 1 --preset huge --prompt 1 --steps 1
