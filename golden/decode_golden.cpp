@@ -68,6 +68,7 @@ SafetensorsFile to_safetensors(const DecodeGolden& g) {
                 {"model_sha256", g.model_sha256},
                 {"mode", std::string(numerics::to_string(g.mode))},
                 {"arithmetic", g.arithmetic},
+                {"envelope", g.envelope},
                 {"steps", std::to_string(g.steps)},
                 {"eos", join(g.eos)},
                 {"code_object_sha256", g.code_object_sha256}};
@@ -99,6 +100,9 @@ DecodeGolden read_decode_golden(const std::filesystem::path& path) {
   g.model = meta("model");
   g.model_sha256 = meta("model_sha256");
   g.arithmetic = meta("arithmetic");
+  g.envelope = meta("envelope");
+  if (g.envelope != "ball" && g.envelope != "affine")
+    throw SafetensorsError(label + ": metadata envelope '" + g.envelope + "' is not ball or affine");
   g.code_object_sha256 = meta("code_object_sha256");
   const auto mode = numerics::parse_rounding(meta("mode"));
   if (!mode) throw SafetensorsError(label + ": metadata mode '" + meta("mode") + "' is not rtne, rtna or rtz");
@@ -144,7 +148,9 @@ std::string verify_decode_golden(const DecodeGolden& g, const reference::Decoder
   if (g.arithmetic != "monokernel") return "arithmetic '" + g.arithmetic + "' is not one this build knows (monokernel)";
   if (model.config.vocab_size != g.vocab)
     return "the model's V = " + std::to_string(model.config.vocab_size) + ", the file's " + std::to_string(g.vocab);
-  reference::DecodeEnvelope envelope(model, reference::monokernel_arithmetic(g.mode));
+  reference::DecodeEnvelope envelope(model, reference::monokernel_arithmetic(g.mode),
+                                     g.envelope == "affine" ? reference::EnvelopeMethod::affine
+                                                            : reference::EnvelopeMethod::ball);
   const auto prompt = static_cast<std::int64_t>(g.prompt.size());
   for (std::int64_t q = 0; q < g.positions(); ++q) {
     const std::int64_t token = q < prompt ? g.prompt[q] : g.kernel_tokens[q - prompt];

@@ -9,7 +9,8 @@
 //   kernel_logits F32 [P, V]
 // Metadata: format "cdna-verify decode golden v1", model ("random:<preset>:<seed>[:dup]" or the
 // folder path), model_sha256 (folders: SHA-256 over each weight file's name and SHA-256, in name
-// order; "" for random models), mode ("rtne"…), arithmetic ("monokernel"), steps, eos
+// order; "" for random models), mode ("rtne"…), arithmetic ("monokernel"), envelope ("ball" or
+// "affine": the EnvelopeMethod of the balls), steps, eos
 // (comma-separated ids), code_object_sha256, digest.
 #pragma once
 
@@ -26,6 +27,7 @@ namespace cdna::golden {
 
 struct DecodeGolden {
   std::string model, model_sha256, arithmetic = "monokernel", code_object_sha256;
+  std::string envelope = "affine";  // reference::EnvelopeMethod: "ball" or "affine"
   numerics::Rounding mode = numerics::Rounding::RTNE;
   std::int64_t steps = 0, vocab = 0;
   std::vector<std::int64_t> eos, prompt, kernel_tokens;

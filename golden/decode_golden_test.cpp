@@ -32,6 +32,7 @@ reference::DecoderModel small_model(std::uint64_t seed) {
 DecodeGolden make_golden(const reference::DecoderModel& m) {
   DecodeGolden g;
   g.model = "random:test:1";
+  g.envelope = "ball";  // the envelope below
   g.steps = 3;
   g.vocab = m.config.vocab_size;
   g.prompt = {4, 9};

@@ -62,6 +62,15 @@ TEST_F(DecodeCheckTest, TheCorrectKernelPassesWithDecidedSteps) {
   EXPECT_EQ(c.counts.logits_finite_radius, c.counts.positions * 200);
 }
 
+TEST_F(DecodeCheckTest, TheBallEnvelopePassesTheCorrectKernelToo) {
+  const auto m = small_model();
+  DecodeCheckOptions o = options(m);
+  o.method = reference::EnvelopeMethod::ball;
+  const DecodeCheck c = check(o);
+  EXPECT_EQ(c.outcome, DecodeOutcome::Pass) << c.failure;
+  EXPECT_EQ(c.counts.decided, c.counts.choosing);
+}
+
 TEST_F(DecodeCheckTest, ALogitMovedOutOfItsBallFails) {
   const auto m = small_model();
   DecodeCheckOptions o = options(m);

@@ -25,7 +25,7 @@ expect_bad() {  # NAME PATTERN ARGS...  (nothing may be written)
   fi
   if ls "$tmp"/out.json* >/dev/null 2>&1; then echo "FAIL $name: a json file was written"; failures=$((failures + 1)); fi
 }
-good=(--random-model 1 --prompt 1,2,3 --steps 4)
+good=(--random-model 1 --prompt 1,2,3 --steps 4 --envelope ball)  # ball: 0.3 s, affine ~3 s (both vacuous on tiny)
 expect_bad no-model "give --model DIR or --random-model SEED" --prompt 1 --steps 1
 expect_bad both-models "excludes" --model "$tmp" --random-model 1 --prompt 1 --steps 1
 expect_bad unknown-preset "huge.*tiny" --random-model 1 --preset huge --prompt 1 --steps 1
@@ -44,6 +44,7 @@ expect_bad grid-not-resident "grid 100000 does not fit" "${good[@]}" --grid 1000
 expect_bad block-not-multiple "block" "${good[@]}" --block 100
 expect_bad other-mode-code-object "RTNE.*RTZ|RTZ.*RTNE" "${good[@]}" --mode rtz --code-object "$dev/decode_monokernel_rtne.hsaco"
 expect_bad missing-code-object "/nonexistent/x.hsaco" "${good[@]}" --code-object /nonexistent/x.hsaco
+expect_bad bad-envelope "--envelope: boxes not in" "${good[@]}" --envelope boxes
 expect_bad schedule-seed-alone "needs --schedule random" "${good[@]}" --schedule-seed 3
 
 # A good run: the summary line, the exit code it implies, the JSON.
@@ -106,6 +107,10 @@ fi
 if [ $rc -ne 1 ] || ! grep -q "^FAIL: " "$tmp/out"; then echo "FAIL mutant via --code-object: exit $rc (want 1)"; cat "$tmp/out"; failures=$((failures + 1)); fi
 "$cli" golden decode-verify "$tmp/gA.safetensors" >"$tmp/out" 2>&1; rc=$?
 if [ $rc -ne 0 ]; then echo "FAIL folder golden round trip: exit $rc"; cat "$tmp/out"; failures=$((failures + 1)); fi
+# The ball envelope (not the default): its golden file records it and re-derives with it.
+"${run[@]}" --model "$tmp/mA" --prompt 1,2,3 --steps 4 --envelope ball --golden-out "$tmp/gF.safetensors" >"$tmp/out" 2>&1
+"$cli" golden decode-verify "$tmp/gF.safetensors" >>"$tmp/out" 2>&1; rc=$?
+if [ $rc -ne 0 ] || ! grep -q "envelope ball" "$tmp/out"; then echo "FAIL ball golden round trip: exit $rc"; cat "$tmp/out"; failures=$((failures + 1)); fi
 "$cli" golden decode-verify "$tmp/gA.safetensors" --model "$tmp/mB" >"$tmp/out" 2>&1; rc=$?
 if [ $rc -ne 1 ] || ! grep -q "are not the file's model" "$tmp/out"; then echo "FAIL golden wrong model: exit $rc (want 1)"; cat "$tmp/out"; failures=$((failures + 1)); fi
 

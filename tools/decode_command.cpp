@@ -93,6 +93,12 @@ DecodeCommand::DecodeCommand(CLI::App& app) {
                    "time down)")
       ->check(CLI::Range(1u, 1u << 20));
   cmd_->add_option("--block", block_, "Work-items per workgroup, a multiple of 64 up to 1024")->capture_default_str();
+  cmd_->add_option("--envelope", envelope_,
+                   "How the balls are computed (docs/decode-bounds.md §12-13): affine (rounding errors as shared "
+                   "symbols; narrow enough to decide one-layer models of H 64, ~0.5 s per position on the tiny preset) "
+                   "or ball (componentwise; fast, decides only the smallest models)")
+      ->check(CLI::IsMember({"ball", "affine"}))
+      ->capture_default_str();
   cmd_->add_option("--executor", executor_, "auto (HIP device if present, else simulator), simulator, hip")
       ->check(CLI::IsMember({"auto", "simulator", "hip"}))
       ->capture_default_str();
@@ -160,6 +166,7 @@ int DecodeCommand::run(const ChosenExecutor& chosen, const std::vector<std::pair
   l.grid = grid_.value_or(chosen.sim ? 8u : 304u);
   l.block = block_;
   options.progress = quiet_ ? nullptr : &std::cerr;
+  options.method = envelope_ == "affine" ? reference::EnvelopeMethod::affine : reference::EnvelopeMethod::ball;
 
   // --exact: the oracle and the fast reference follow the same fed tokens as the kernel's balls.
   ExactReport exact;
@@ -205,7 +212,7 @@ int DecodeCommand::run(const ChosenExecutor& chosen, const std::vector<std::pair
   const auto& stats = check.kernel.stats;
   const double per = static_cast<double>(std::max<std::int64_t>(stats.positions, 1));
   std::cout << "decode: " << model_ref_ << ", prompt " << prompt_.size() << " tokens, " << steps_ << " steps, "
-            << mode_ << ", grid " << l.grid << ", block " << l.block << ", executor " << chosen.executor->name()
+            << mode_ << ", envelope " << envelope_ << ", grid " << l.grid << ", block " << l.block << ", executor " << chosen.executor->name()
             << ", code object " << code_object_path_;
   for (const auto& [k, v] : settings) std::cout << ", " << k << " " << v;
   std::cout << "\n";
@@ -228,7 +235,7 @@ int DecodeCommand::run(const ChosenExecutor& chosen, const std::vector<std::pair
     j["model"] = {{"reference", model_ref_},   {"layers", c.num_hidden_layers}, {"hidden", c.hidden_size},
                   {"intermediate", c.intermediate_size}, {"heads_q", c.num_attention_heads},
                   {"heads_kv", c.num_key_value_heads}, {"head_dim", c.head_dim}, {"vocab", c.vocab_size}};
-    j["launch"] = {{"prompt", prompt_}, {"steps", steps_}, {"eos", eos_}, {"mode", mode_}, {"grid", l.grid},
+    j["launch"] = {{"prompt", prompt_}, {"steps", steps_}, {"eos", eos_}, {"mode", mode_}, {"envelope", envelope_}, {"grid", l.grid},
                    {"block", l.block}, {"executor", chosen.executor->name()}, {"code_object", code_object_path_}};
     for (const auto& [k, v] : settings) j["launch"]["simulator"][k] = v;
     j["kernel"] = {{"tokens", check.kernel.tokens}, {"status", device::to_string(check.kernel.status)}};
@@ -267,6 +274,7 @@ int DecodeCommand::run(const ChosenExecutor& chosen, const std::vector<std::pair
     gold.model_sha256 = model_sha256_;
     gold.code_object_sha256 = golden::sha256_hex(code_object_bytes_);
     gold.mode = l.mode;
+    gold.envelope = envelope_;
     gold.steps = steps_;
     gold.vocab = model_.config.vocab_size;
     gold.eos = eos_;

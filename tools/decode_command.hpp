@@ -36,7 +36,7 @@ class DecodeCommand {
   CLI::App* cmd_ = nullptr;
   std::optional<std::string> model_dir_, code_object_, json_, golden_out_;
   std::optional<std::uint64_t> random_seed_;
-  std::string preset_ = "tiny", mode_ = "rtne", executor_ = "auto";
+  std::string preset_ = "tiny", mode_ = "rtne", executor_ = "auto", envelope_ = "affine";  // check_decode's default
   bool duplicate_rows_ = false, quiet_ = false;
   std::vector<std::int64_t> prompt_, eos_;
   std::int64_t steps_ = 0, exact_ = 0;
