@@ -223,14 +223,16 @@ std::vector<Ball> decode_ball_forward(const reference::DecoderModel& m, std::spa
 
 namespace {
 
-// Counts the kernel values (fp32 bit patterns) outside their balls, naming the first.
+// Counts the kernel values (fp32 bit patterns) outside their balls, naming the first; values
+// whose ball is unbounded are not counted as checked.
 void judge(StepCheck& out, const std::string& what, std::span<const std::uint32_t> kernel,
            const std::vector<Ball>& balls) {
   for (std::size_t i = 0; i < balls.size(); ++i) {
     float v;
     std::memcpy(&v, &kernel[i], 4);
+    if (std::isinf(balls[i].r)) continue;  // an unbounded ball judges nothing: not counted
     ++out.checked;
-    if (balls[i].contains(v)) continue;
+    if (balls[i].contains(v) || (std::isnan(balls[i].c) && std::isnan(v))) continue;
     if (out.outside++ == 0) {
       out.first = what + "[" + std::to_string(i) + "] = " + std::to_string(v) + ", ball " +
                   std::to_string(balls[i].c) + " ± " + std::to_string(balls[i].r);
@@ -244,6 +246,83 @@ std::vector<float> floats(std::span<const std::uint32_t> w) {
 }
 
 }  // namespace
+
+namespace {
+
+// KV-cache slot j of (layer l, KV head g, K (0) or V (1)) as D exact balls (layout:
+// device/decode_launcher.hpp).
+std::vector<Ball> kv_slot(std::span<const std::uint32_t> kv, const DecodeParams& p, std::int64_t hkv, std::int64_t d_head,
+                          std::int64_t l, std::int64_t g, int which, std::int64_t j) {
+  std::vector<Ball> b(static_cast<std::size_t>(d_head));
+  const std::int64_t base = ((l * hkv + g) * 2 + which) * p.max_positions * (d_head / 2) + j * (d_head / 2);
+  for (std::int64_t d = 0; d < d_head; ++d) {
+    const std::uint32_t word = kv[static_cast<std::size_t>(base + d / 2)];
+    b[d] = exact(numerics::f32_from_bf16(static_cast<std::uint16_t>(d % 2 ? word >> 16 : word & 0xFFFF)));
+  }
+  return b;
+}
+
+std::vector<std::uint32_t> ball_centre_bits(const std::vector<Ball>& v) {
+  std::vector<std::uint32_t> bits(v.size());
+  for (std::size_t d = 0; d < v.size(); ++d) {
+    const float f = static_cast<float>(v[d].c);
+    std::memcpy(&bits[d], &f, 4);
+  }
+  return bits;
+}
+
+}  // namespace
+
+StepCheck check_position_from_kv(const reference::DecoderModel& m, numerics::Rounding mode, const DecodeParams& p,
+                                 std::span<const std::uint32_t> kv, std::span<const float> logits, std::int64_t pos,
+                                 std::int64_t token, std::vector<Ball>* logit_balls) {
+  const auto& c = m.config;
+  const std::int64_t H = c.hidden_size, D = c.head_dim, Hq = c.num_attention_heads, Hkv = c.num_key_value_heads;
+  const reference::RopeTable table = reference::rope_table(c, pos + 1);
+  StepCheck out;
+  std::vector<Ball> x = embedding(m, token);
+  for (std::int64_t l = 0; l < c.num_hidden_layers; ++l) {
+    const auto& y = m.weights.layers[l];
+    const std::string at = "layer " + std::to_string(l) + " ";
+    const std::vector<Ball> h = rmsnorm(x, y.input_layernorm, c.rms_norm_eps);
+    const std::vector<Ball> q = gemv(y.q_proj, Hq * D, h), k = gemv(y.k_proj, Hkv * D, h), v = gemv(y.v_proj, Hkv * D, h);
+    for (std::int64_t g = 0; g < Hkv; ++g) {
+      std::vector<Ball> kh = slice(k, g * D, D), vh = slice(v, g * D, D);
+      rope(kh, table, pos);
+      for (Ball& b : kh) b = to_bf16(b, mode);
+      for (Ball& b : vh) b = to_bf16(b, mode);
+      for (int which = 0; which < 2; ++which)
+        judge(out, at + (which ? "V" : "K") + " cache slot " + std::to_string(pos) + " head " + std::to_string(g),
+              ball_centre_bits(kv_slot(kv, p, Hkv, D, l, g, which, pos)), which ? vh : kh);
+    }
+    std::vector<Ball> o;
+    for (std::int64_t hq = 0; hq < Hq; ++hq) {
+      std::vector<Ball> qh = slice(q, hq * D, D);
+      rope(qh, table, pos);
+      const std::int64_t g = hq / (Hq / Hkv);
+      std::vector<std::vector<Ball>> ks, vs;
+      for (std::int64_t j = 0; j <= pos; ++j)
+        ks.push_back(kv_slot(kv, p, Hkv, D, l, g, 0, j)), vs.push_back(kv_slot(kv, p, Hkv, D, l, g, 1, j));
+      const std::vector<Ball> oh = attend(qh, ks, vs);
+      o.insert(o.end(), oh.begin(), oh.end());
+    }
+    x = add_all(x, gemv(y.o_proj, H, o));
+    const std::vector<Ball> h2 = rmsnorm(x, y.post_attention_layernorm, c.rms_norm_eps);
+    const std::vector<Ball> gt = gemv(y.gate_proj, c.intermediate_size, h2), up = gemv(y.up_proj, c.intermediate_size, h2);
+    std::vector<Ball> act(gt.size());
+    for (std::size_t i = 0; i < gt.size(); ++i) act[i] = silu_mul(gt[i], up[i]);
+    x = add_all(x, gemv(y.down_proj, H, act));
+  }
+  std::vector<Ball> lg = gemv(m.weights.lm_head_matrix(c), c.vocab_size, rmsnorm(x, m.weights.norm, c.rms_norm_eps));
+  std::vector<std::uint32_t> lbits(logits.size());
+  std::memcpy(lbits.data(), logits.data(), logits.size() * 4);
+  judge(out, "logits", lbits, lg);
+  double top = 0;
+  for (const Ball& b : lg) top = std::max(top, std::abs(b.c)), out.widest = std::max(out.widest, b.r);
+  out.widest = top > 0 ? out.widest / top : out.widest;
+  if (logit_balls) *logit_balls = std::move(lg);
+  return out;
+}
 
 StepCheck check_last_position(const reference::DecoderModel& m, numerics::Rounding mode, const DecodeParams& p,
                               std::span<const std::uint32_t> set, std::span<const std::uint32_t> kv,

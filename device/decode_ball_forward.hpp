@@ -35,7 +35,7 @@ std::vector<Ball> decode_ball_forward(const reference::DecoderModel& model,
 
 // What check_last_position found.
 struct StepCheck {
-  std::size_t checked = 0, outside = 0;  // kernel values judged, and outside their balls
+  std::size_t checked = 0, outside = 0;  // kernel values judged (finite ball), and outside their balls
   std::string first;                     // the first outside, named ("layer 1 attention[3] = …")
   double widest = 0;                     // the largest logit ball radius over the largest |logit|
 };
@@ -51,5 +51,19 @@ StepCheck check_last_position(const reference::DecoderModel& model, numerics::Ro
                               const DecodeParams& params, std::span<const std::uint32_t> set,
                               std::span<const std::uint32_t> kv, std::span<const float> logits,
                               std::int64_t pos, std::int64_t token);
+
+// The check of position `pos` from the kernel's KV cache alone (every position of a run, not only
+// the last): the position's forward from its token's embedding in the declared arithmetic, with
+// the attention reading the kernel's own bf16 K/V of slots 0..pos as exact inputs; the kernel's
+// K/V of slot pos are judged against the bf16 rounding of the computed k/v (RoPE'd k), and its
+// logits against their balls. Only one position's fp32 roundings enter the balls (no growth
+// along the run), but they still grow through the layers (GEMV wrapping): on the 2-layer tiny
+// preset only layer 0's K/V balls are finite, and values with unbounded balls are not counted.
+// `logit_balls` (optional) receives the V logit balls. A NaN ball contains a NaN kernel value (a
+// NaN weight on the path: the definition's NaN).
+StepCheck check_position_from_kv(const reference::DecoderModel& model, numerics::Rounding mode,
+                                 const DecodeParams& params, std::span<const std::uint32_t> kv,
+                                 std::span<const float> logits, std::int64_t pos, std::int64_t token,
+                                 std::vector<Ball>* logit_balls = nullptr);
 
 }  // namespace cdna::device

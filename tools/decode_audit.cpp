@@ -89,32 +89,47 @@ std::vector<DecodeCase> decode_cases() {
 
   d = {};
   d.id = "D02";
-  d.description = "tiny preset (2 layers, H 256, Hq 4, Hkv 2, V 1000), seed 1, 64 steps";
-  d.config = reference::decoder_preset("tiny");
-  d.seed = 1;
-  d.prompt = {1, 2, 3, 4};
+  d.description = "small model (1 layer, H 64, I 128, Hq 4, Hkv 2, D 16, V 500), seed 4, 64 steps";
+  d.config = micro_config();
+  d.config.hidden_size = 64;
+  d.config.intermediate_size = 128;
+  d.config.head_dim = 16;
+  d.config.vocab_size = 500;
+  d.seed = 4;
+  d.prompt = {10, 20, 30, 40};
   d.steps = 64;
   out.push_back(d);
 
+  d = {};
   d.id = "D03";
-  d.description = "tiny preset, seed 2, LM-head rows duplicated (ties broken to the lowest index), 16 steps";
+  d.description = "micro model, seed 2, LM-head rows duplicated (ties go to the lowest index), 64 steps";
+  d.config = micro_config();
   d.seed = 2;
   d.duplicate_lm_head_rows = true;
   d.prompt = {5, 6};
+  d.steps = 64;
+  out.push_back(d);
+
+  d = {};
+  d.id = "D04";
+  d.description = "tiny preset (2 layers, H 256, V 1000), seed 1, 16 steps (bounds too wide to decide: "
+                  "docs/decode-bounds.md §12)";
+  d.config = reference::decoder_preset("tiny");
+  d.seed = 1;
+  d.prompt = {1, 2, 3, 4};
   d.steps = 16;
   out.push_back(d);
 
-  d.id = "D04";
+  d.id = "D05";
   d.description = "tiny preset, seed 3, a NaN LM-head weight: token -1 and stop, no hang";
   d.seed = 3;
-  d.duplicate_lm_head_rows = false;
   d.nan_row = 7;
   d.prompt = {9};
   d.steps = 4;
   out.push_back(d);
 
   d = {};
-  d.id = "D05";
+  d.id = "D06";
   d.description = "one layer at Llama-3.2-1B's shapes (H 2048, I 8192, V 128256), seed 1, 2 steps";
   d.config = reference::decoder_preset("llama-3.2-1b-layer");
   d.seed = 1;

@@ -1,4 +1,4 @@
-// The decode part of `cdna-verify audit` (issue 11): fixed decode cases D01–D05 run by the
+// The decode part of `cdna-verify audit` (issue 11): fixed decode cases D01–D06 run by the
 // monokernel (device/decode_launcher.hpp) and judged by tools/decode_check.hpp in each rounding
 // mode, and the decode kill matrix: every decode mutant (device/CMakeLists.txt
 // CDNA_DECODE_MUTANTS) on the kill cases, on the simulator in the memory-model mode
@@ -36,9 +36,10 @@ struct DecodeCase {
   bool slow = false;  // only with `--set all` (minutes on the simulator)
 };
 
-// D01 micro (1 layer, H 32), D02 tiny (2 layers, H 256) 64 steps, D03 tiny with duplicated LM-head
-// rows (tie classes), D04 tiny with a NaN LM-head weight, D05 one layer at Llama-3.2-1B's shapes
-// (slow).
+// D01 micro (1 layer, H 32) 64 steps, D02 a small model (1 layer, H 64, V 500) 64 steps,
+// D03 micro with duplicated LM-head rows (tie classes), D04 the 2-layer tiny preset (its bounds
+// are too wide to decide: NOTHING JUDGED, reported), D05 tiny with a NaN LM-head weight, D06 one
+// layer at Llama-3.2-1B's shapes (slow: `--set all`).
 std::vector<DecodeCase> decode_cases();
 // The model of a case (random_decoder_model with its options, then the NaN weight).
 reference::DecoderModel decode_case_model(const DecodeCase& c);

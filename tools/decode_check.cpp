@@ -65,6 +65,7 @@ DecodeCheck check_decode(device::Executor& executor, std::span<const std::byte> 
   DecodeCheck out;
   out.kernel = device::run_decode(executor, code_object, launch);
   if (wave_instructions) out.wave_instructions = wave_instructions();
+  if (options.edit_result) options.edit_result(out.kernel);
   const device::DecodeResult& k = out.kernel;
   const reference::DecoderModel& model = *launch.model;
   const auto vocab = model.config.vocab_size;
@@ -72,7 +73,9 @@ DecodeCheck check_decode(device::Executor& executor, std::span<const std::byte> 
   const std::int64_t positions = k.stats.positions;
 
   const auto t0 = std::chrono::steady_clock::now();
-  reference::DecodeEnvelope envelope(model, reference::monokernel_arithmetic(launch.mode));
+  const reference::EnvelopeMethod method = options.method.value_or(
+      model.config.hidden_size <= 128 ? reference::EnvelopeMethod::affine : reference::EnvelopeMethod::ball);
+  reference::DecodeEnvelope envelope(model, reference::monokernel_arithmetic(launch.mode), method);
   auto fail = [&](const std::string& why) {
     if (out.failure.empty()) out.failure = why;
   };
@@ -87,6 +90,7 @@ DecodeCheck check_decode(device::Executor& executor, std::span<const std::byte> 
                                : k.tokens[static_cast<std::size_t>(q - prompt)];
     pos.chooses = q >= prompt - 1;
     const reference::StepBounds bounds = envelope.step(pos.fed_token);
+    if (options.on_bounds) options.on_bounds(bounds);
     const std::span<const float> row(k.logits.data() + q * vocab, static_cast<std::size_t>(vocab));
     const std::int64_t chosen_index = q - (prompt - 1);
     const std::int64_t kernel_token =
@@ -97,23 +101,37 @@ DecodeCheck check_decode(device::Executor& executor, std::span<const std::byte> 
     pos.median_radius = median(bounds.rad);
     pos.top_gap = top_gap(bounds.mid);
 
+    // This position from the kernel's KV cache (its K/V slot and logits, where the balls are finite).
+    const device::StepCheck sc =
+        device::check_position_from_kv(model, launch.mode, k.params, k.kv_cache, row, q, pos.fed_token);
+    pos.state_checked = static_cast<std::int64_t>(sc.checked);
+    pos.state_outside = static_cast<std::int64_t>(sc.outside);
+    pos.state_first = sc.first;
     DecodeCounts& c = out.counts;
     ++c.positions;
     c.logits_outside += pos.verdict.outside;
+    c.state_checked += pos.state_checked;
+    c.state_outside += pos.state_outside;
     for (double r : bounds.rad) c.logits_finite_radius += std::isfinite(r) ? 1 : 0;
     if (pos.verdict.outside > 0)
       fail("position " + std::to_string(q) + ": " + std::to_string(pos.verdict.outside) +
            " logits outside their balls (worst index " + std::to_string(pos.verdict.worst_index) + ")");
+    if (pos.state_outside > 0)
+      fail("position " + std::to_string(q) + " (from the kernel's KV cache): " + std::to_string(pos.state_outside) +
+           " of " + std::to_string(pos.state_checked) + " values outside one position of the declared arithmetic; first: " +
+           pos.state_first);
     if (pos.chooses) {
       ++c.choosing;
-      const bool decided = pos.verdict.decision.kind != reference::DecisionKind::ambiguous;
-      c.decided += decided ? 1 : 0;
-      c.ambiguous += decided ? 0 : 1;
-      if (decided && pos.verdict.match) ++c.matched;
-      if (decided && !pos.verdict.match) {
+      pos.decided = pos.verdict.decision.kind != reference::DecisionKind::ambiguous;
+      pos.expected_token = pos.verdict.decision.token;
+      pos.match = pos.decided && kernel_token == pos.expected_token;
+      c.decided += pos.decided ? 1 : 0;
+      c.ambiguous += pos.decided ? 0 : 1;
+      if (pos.match) ++c.matched;
+      if (pos.decided && !pos.match) {
         ++c.mismatched;
         fail("position " + std::to_string(q) + ": kernel token " + std::to_string(kernel_token) +
-             ", the definition's (decided) " + std::to_string(pos.verdict.expected_token));
+             ", the definition's (decided) " + std::to_string(pos.expected_token));
       }
     }
     if (options.progress) *options.progress << position_line(pos, kernel_token) << '\n';
@@ -144,22 +162,19 @@ std::string position_line(const DecodePosition& p, std::int64_t kernel_token) {
   const reference::StepVerdict& v = p.verdict;
   if (p.chooses) {
     s << "  kernel " << kernel_token << "  ";
-    switch (v.decision.kind) {
-      case reference::DecisionKind::decided:
-        s << "decided " << v.decision.token << (v.decision.by_tie_class ? " (tie class)" : "");
-        break;
-      case reference::DecisionKind::nan: s << "decided -1 (NaN logits)"; break;
-      case reference::DecisionKind::ambiguous:
-        s << "ambiguous (" << v.decision.candidates.size() << " candidates)";
-        break;
-    }
+    if (!p.decided)
+      s << "ambiguous (" << v.decision.candidates.size() << " candidates)";
+    else
+      s << "decided " << p.expected_token << (p.expected_token < 0 ? " (NaN logits)" : "")
+        << (v.decision.by_tie_class ? " (tie class)" : "");
   } else {
     s << "  (prompt)";
   }
   s << "  logits outside " << v.outside << "  max|k-mid|/rad " << v.max_ratio << "  median rad "
-    << p.median_radius << "  gap " << p.top_gap << "  ";
-  const bool bad = v.outside > 0 || (p.chooses && v.decision.kind != reference::DecisionKind::ambiguous && !v.match);
-  s << (bad ? "FAIL" : (p.chooses && v.decision.kind == reference::DecisionKind::ambiguous ? "ambiguous" : "pass"));
+    << p.median_radius << "  gap " << p.top_gap << "  from KV: " << p.state_outside << "/" << p.state_checked
+    << " outside  ";
+  const bool bad = v.outside > 0 || p.state_outside > 0 || (p.chooses && p.decided && !p.match);
+  s << (bad ? "FAIL" : (p.chooses && !p.decided ? "ambiguous" : "pass"));
   return s.str();
 }
 
@@ -172,8 +187,9 @@ std::string decode_outcome_line(const DecodeCheck& c) {
   }
   const DecodeCounts& n = c.counts;
   s << ": " << n.positions << " positions, " << n.choosing << " choosing a token: " << n.decided << " decided ("
-    << n.matched << " match, " << n.mismatched << " mismatch), " << n.ambiguous << " ambiguous; "
-    << n.logits_outside << " logits outside their balls, " << n.logits_finite_radius << " of "
+    << n.matched << " match, "
+    << n.mismatched << " mismatch), " << n.ambiguous << " ambiguous; every position from the kernel's KV cache: "
+    << n.state_outside << " of " << n.state_checked << " values outside; " << n.logits_outside << " logits outside their a-priori balls, " << n.logits_finite_radius << " of "
     << n.positions * (c.positions.empty() ? 0 : static_cast<std::int64_t>(c.kernel.logits.size() / std::max<std::int64_t>(n.positions, 1)))
     << " with a finite ball; last position's local check: " << n.local_outside << " of " << n.local_checked
     << " values outside; status " << device::to_string(c.kernel.status);

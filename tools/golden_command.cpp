@@ -1,4 +1,5 @@
 #include "tools/golden_command.hpp"
+#include "tools/decode_golden_verify.hpp"
 #include "tools/cli_modes.hpp"
 #include "tools/golden_kernel.hpp"
 #include "tools/golden_make.hpp"
@@ -270,6 +271,15 @@ GoldenCommand::GoldenCommand(CLI::App& app) {
       ->capture_default_str();
   verify_->add_option("--threads", threads_, "Oracle worker threads (0: all cores)")->capture_default_str();
 
+  decode_verify_ = golden_->add_subcommand(
+      "decode-verify",
+      "Re-derive a decode golden file (written by `decode --golden-out`; docs/golden-files.md, \"Decode\") from its "
+      "model and stored tokens: every ball and decision must agree bit for bit. Exit 0 if all agree, 1 if one "
+      "differs or the model is not the file's, 2 on a malformed or tampered file.");
+  decode_verify_->add_option("file", decode_verify_path_, "The decode golden file")->required();
+  decode_verify_->add_option("--model", decode_verify_model_,
+                             "Model folder to re-derive from (default: the file's own model reference)");
+
   make_ = golden_->add_subcommand(
       "make",
       "Write golden files from your own Q, K, V: --from FILE.safetensors (tensors q, k, v; BF16 or F32) or raw bf16 "
@@ -309,6 +319,7 @@ int GoldenCommand::run() {
   if (make_->parsed()) return run_golden_make(make_options_);
   if (verify_->parsed()) return run_verify();
   if (check_->parsed()) return run_check();
+  if (decode_verify_->parsed()) return run_decode_verify(decode_verify_path_, decode_verify_model_);
   return 2;
 }
 

@@ -52,6 +52,9 @@ class GoldenCommand {
   CLI::App* verify_ = nullptr;
   CLI::App* check_ = nullptr;
   CLI::App* make_ = nullptr;
+  CLI::App* decode_verify_ = nullptr;  // tools/decode_golden_verify.hpp
+  std::string decode_verify_path_;
+  std::optional<std::string> decode_verify_model_;
   GoldenMakeOptions make_options_;
   // gen
   std::string out_dir_;

@@ -1,4 +1,4 @@
-// cdna-verify: the command-line program. Subcommands: audit, run.
+// cdna-verify: the command-line program. Subcommands: audit, run, sim, golden, mutants, lint, compare, decode.
 #include <CLI/CLI.hpp>
 
 #include <algorithm>
@@ -23,6 +23,7 @@
 #include "tools/sim_command.hpp"
 #include "tools/lint_command.hpp"
 #include "tools/compare_command.hpp"
+#include "tools/decode_command.hpp"
 #include "tools/executor_choice.hpp"
 
 namespace {
@@ -167,7 +168,7 @@ int run_audit_command(const std::string& out_dir, const std::string& kernel, con
     result.decode_not_run = kernel != "attention-fwd" ? "--kernel " + kernel + " is an attention kernel"
                                                       : "--set " + set + " has no decode cases";
   } else {
-    if (!quiet) std::cerr << "decode: the monokernel on cases D01-D05 (docs/decode-semantics.md)\n";
+    if (!quiet) std::cerr << "decode: the monokernel on cases D01-D06 (docs/decode-semantics.md)\n";
     tools::DecodeAuditOptions d;
     d.modes = options.modes;
     d.case_filter = cases;
@@ -352,8 +353,8 @@ int main(int argc, char** argv) {
                     "Which cases: default (matrix + handed, + tiles for a peer kernel), all (matrix + handed + tiles), "
                     "matrix (model layouts), handed (C01-C14 and the crafted R cases), tiles (Sq, Sk in {1, 255, 256, "
                     "257, 384, 385, 1000} around the peer kernels' 256- and 384-row query tiles, and GQA at three), decode (only the "
-                    "decode monokernel's cases D01-D04, and its kill matrix; default adds them for our kernel, all adds "
-                    "D05, one layer at Llama-3.2-1B's shapes; docs/decode-semantics.md)")
+                    "decode monokernel's cases D01-D05, and its kill matrix; default adds them for our kernel, all adds "
+                    "D06, one layer at Llama-3.2-1B's shapes; docs/decode-semantics.md)")
       ->check(CLI::IsMember({"default", "all", "matrix", "handed", "tiles", "decode"}))
       ->capture_default_str();
   audit->add_option("--executor", executor, "auto (HIP device if present, else simulator), simulator, hip")
@@ -414,6 +415,10 @@ int main(int argc, char** argv) {
 
   tools::CompareCommand compare(app);  // `compare A B` (tools/compare_command.hpp, docs/compare.md)
 
+  tools::DecodeCommand decode(app);  // `decode` (tools/decode_command.hpp, docs/decode-semantics.md)
+  SimSettings decode_sim;
+  add_sim_options(decode.cmd(), decode_sim);
+
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -430,6 +435,11 @@ int main(int argc, char** argv) {
     if (mutants.parsed()) return mutants.run();
     if (lint.parsed()) return lint.run();
     if (compare.parsed()) return compare.run();
+    if (decode.parsed()) {
+      decode.prepare();  // every input checked before an executor is chosen
+      ChosenExecutor chosen = choose_executor(decode.executor_name());
+      return decode.run(chosen, apply_sim_settings(chosen, decode_sim, "attention-fwd"));
+    }
   } catch (const CLI::Error& e) {
     std::cerr << "cdna-verify: error: " << e.what() << "\n";
     return 2;

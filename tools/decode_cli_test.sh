@@ -1,0 +1,122 @@
+#!/usr/bin/env bash
+# `cdna-verify decode`: each bad input gives one stderr line, exit 2 and no --json file; a good
+# tiny run prints its summary, and the outcome it states agrees with its exit code and its JSON
+# (which must parse). The verdict itself is not fixed here: on the tiny preset the monokernel's
+# balls are infinite today (NOTHING JUDGED, exit 2); tools/decode_check_test.cpp judges a model
+# whose balls are finite.
+# Usage: decode_cli_test.sh CDNA_VERIFY DEVICE_DIR
+set -u
+cli=$1 dev=$2
+failures=0
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+run=("$cli" decode --executor simulator --quiet)
+
+expect_bad() {  # NAME PATTERN ARGS...  (nothing may be written)
+  local name=$1 pattern=$2
+  shift 2
+  rm -f "$tmp/out.json"
+  "${run[@]}" --json "$tmp/out.json" "$@" >/dev/null 2>"$tmp/err"
+  local rc=$? lines
+  lines=$(wc -l <"$tmp/err")
+  if [ "$rc" -ne 2 ] || [ "$lines" -ne 1 ] || ! grep -q -E -e "$pattern" "$tmp/err"; then
+    echo "FAIL $name: exit $rc (want 2), $lines stderr line(s), want /$pattern/:"; cat "$tmp/err"
+    failures=$((failures + 1))
+  fi
+  if ls "$tmp"/out.json* >/dev/null 2>&1; then echo "FAIL $name: a json file was written"; failures=$((failures + 1)); fi
+}
+good=(--random-model 1 --prompt 1,2,3 --steps 4 --envelope ball)  # ball: 0.3 s, affine ~3 s (both vacuous on tiny)
+expect_bad no-model "give --model DIR or --random-model SEED" --prompt 1 --steps 1
+expect_bad both-models "excludes" --model "$tmp" --random-model 1 --prompt 1 --steps 1
+expect_bad unknown-preset "huge.*tiny" --random-model 1 --preset huge --prompt 1 --steps 1
+expect_bad token-outside "prompt token 1000 is outside \[0, vocab_size = 1000\)" --random-model 1 --prompt 1,1000 --steps 1
+expect_bad negative-token "-1" --random-model 1 --prompt=-1 --steps 1
+expect_bad steps-zero "--steps: 0 .*need >= 1" --random-model 1 --prompt 1 --steps 0
+expect_bad eos-outside "--eos: token 5000 is outside \[0, 1000\)" "${good[@]}" --eos 5000
+expect_bad bad-mode "--mode: rtx not in" "${good[@]}" --mode rtx
+expect_bad exact-too-many "--exact: 7 positions, but the run has at most 6" "${good[@]}" --exact 7
+expect_bad unreadable-model "$tmp/none" --model "$tmp/none" --prompt 1 --steps 1
+mkdir -p "$tmp/bad" && echo '{"hidden_size": ' >"$tmp/bad/config.json"
+expect_bad malformed-model "config.json" --model "$tmp/bad" --prompt 1 --steps 1
+expect_bad preset-with-model "apply to --random-model only" --model "$tmp/bad" --preset tiny --prompt 1 --steps 1
+expect_bad too-many-positions "position" --random-model 1 --prompt 1 --steps 9000
+expect_bad grid-not-resident "grid 100000 does not fit" "${good[@]}" --grid 100000
+expect_bad block-not-multiple "block" "${good[@]}" --block 100
+expect_bad other-mode-code-object "RTNE.*RTZ|RTZ.*RTNE" "${good[@]}" --mode rtz --code-object "$dev/decode_monokernel_rtne.hsaco"
+expect_bad missing-code-object "/nonexistent/x.hsaco" "${good[@]}" --code-object /nonexistent/x.hsaco
+expect_bad bad-envelope "--envelope: boxes not in" "${good[@]}" --envelope boxes
+expect_bad schedule-seed-alone "needs --schedule random" "${good[@]}" --schedule-seed 3
+
+# A good run: the summary line, the exit code it implies, the JSON.
+out=$("${run[@]}" "${good[@]}" --json "$tmp/good.json" 2>"$tmp/err"); rc=$?
+line=$(grep -E "^(PASS|FAIL|NOTHING JUDGED): 6 positions, 4 choosing a token" <<<"$out")
+case "$line" in
+  PASS*) want=0 outcome=pass ;;
+  FAIL*) want=1 outcome=fail ;;
+  "NOTHING JUDGED"*) want=2 outcome=nothing_judged ;;
+  *) want=none outcome=none ;;
+esac
+echo "good run (exit $rc): $line"
+if [ "$rc" != "$want" ]; then echo "FAIL good-run: exit $rc, the summary says '$line'"; cat "$tmp/err"; failures=$((failures + 1)); fi
+if ! grep -q "^simulated seconds per token .*wave instructions per token .*weight bytes per token .* model bytes, envelope" <<<"$out"; then
+  echo "FAIL good-run: no figures line"; echo "$out"; failures=$((failures + 1))
+fi
+if ! /usr/bin/python3 -m json.tool "$tmp/good.json" >/dev/null; then echo "FAIL good-run: json does not parse"; failures=$((failures + 1)); fi
+if ! /usr/bin/python3 - "$tmp/good.json" "$outcome" <<'PY'; then failures=$((failures + 1)); fi
+import json, sys
+j = json.load(open(sys.argv[1]))
+problems = []
+if j["outcome"] != sys.argv[2]: problems.append(f"outcome {j['outcome']} != {sys.argv[2]}")
+if len(j["positions"]) != 6: problems.append(f"{len(j['positions'])} positions, want 6")
+if [p["fed_token"] for p in j["positions"]][:3] != [1, 2, 3]: problems.append("fed tokens are not the prompt")
+if [p["fed_token"] for p in j["positions"]][3:] != j["kernel"]["tokens"][:3]: problems.append("not teacher-forced on the kernel's tokens")
+if j["counts"]["choosing"] != 4: problems.append("choosing != 4")
+if problems: print("FAIL good-run json:", "; ".join(problems)); sys.exit(1)
+PY
+
+# Decode golden files: --golden-out, then golden decode-verify: 0 as written, 2 for a changed byte
+# (digest) or a truncated file, each one line; a bad --golden-out path leaves nothing.
+"${run[@]}" "${good[@]}" --golden-out "$tmp/g.safetensors" >/dev/null 2>&1
+"$cli" golden decode-verify "$tmp/g.safetensors" >"$tmp/out" 2>&1; rc=$?
+if [ $rc -ne 0 ] || ! grep -q "^ok: .*6 positions of V = 1000: balls and decisions re-derived bit for bit" "$tmp/out"; then
+  echo "FAIL golden round trip: exit $rc"; cat "$tmp/out"; failures=$((failures + 1))
+fi
+/usr/bin/python3 -c "import sys; b=bytearray(open(sys.argv[1],'rb').read()); b[-9]^=1; open(sys.argv[2],'wb').write(b)" \
+  "$tmp/g.safetensors" "$tmp/t.safetensors"
+head -c 1000 "$tmp/g.safetensors" >"$tmp/h.safetensors"
+for f in t h; do
+  "$cli" golden decode-verify "$tmp/$f.safetensors" >/dev/null 2>"$tmp/err"; rc=$?
+  if [ $rc -ne 2 ] || [ "$(wc -l <"$tmp/err")" -ne 1 ]; then echo "FAIL golden $f: exit $rc (want 2)"; cat "$tmp/err"; failures=$((failures + 1)); fi
+done
+grep -q "digest mismatch" "$tmp/err" && { echo "FAIL golden truncated: reported as a digest mismatch"; failures=$((failures + 1)); }
+"${run[@]}" "${good[@]}" --golden-out "$tmp/nodir/g.safetensors" >/dev/null 2>"$tmp/err"; rc=$?
+if [ $rc -ne 2 ] || ls "$tmp"/nodir >/dev/null 2>&1; then echo "FAIL golden-out bad path: exit $rc"; cat "$tmp/err"; failures=$((failures + 1)); fi
+
+# A model folder (written by testdata/make_decode_model.py, independently of the C++ writer) small
+# enough for finite balls: its run states an outcome matching its exit code; the residual-twice
+# mutant fails (exit 1); its golden file re-derives (0) and another folder's weights are refused (1).
+here=$(dirname "$0")
+/usr/bin/python3 "$here/testdata/make_decode_model.py" "$tmp/mA" 1 && /usr/bin/python3 "$here/testdata/make_decode_model.py" "$tmp/mB" 2
+out=$("${run[@]}" --model "$tmp/mA" --prompt 1,2,3 --steps 8 --exact 2 --golden-out "$tmp/gA.safetensors" 2>"$tmp/err"); rc=$?
+echo "folder run (exit $rc): $(grep -E '^(PASS|FAIL|NOTHING)' <<<"$out")"
+case "$(grep -E '^(PASS|FAIL|NOTHING JUDGED):' <<<"$out")" in PASS*) want=0 ;; FAIL*) want=1 ;; NOTHING*) want=2 ;; *) want=none ;; esac
+if [ "$rc" != "$want" ] || ! grep -q "^exact oracle, 2 positions: fast reference within its proven distance (0 outside" <<<"$out"; then
+  echo "FAIL folder run: exit $rc"; echo "$out"; cat "$tmp/err"; failures=$((failures + 1))
+fi
+"${run[@]}" --model "$tmp/mA" --prompt 1,2,3 --steps 8 --code-object "$dev/decode_monokernel_mutant_residual_twice.hsaco" >"$tmp/out" 2>&1; rc=$?
+if [ $rc -ne 1 ] || ! grep -q "^FAIL: " "$tmp/out"; then echo "FAIL mutant via --code-object: exit $rc (want 1)"; cat "$tmp/out"; failures=$((failures + 1)); fi
+"$cli" golden decode-verify "$tmp/gA.safetensors" >"$tmp/out" 2>&1; rc=$?
+if [ $rc -ne 0 ]; then echo "FAIL folder golden round trip: exit $rc"; cat "$tmp/out"; failures=$((failures + 1)); fi
+# The ball envelope (not the default): its golden file records it and re-derives with it.
+"${run[@]}" --model "$tmp/mA" --prompt 1,2,3 --steps 4 --envelope ball --golden-out "$tmp/gF.safetensors" >"$tmp/out" 2>&1
+"$cli" golden decode-verify "$tmp/gF.safetensors" >>"$tmp/out" 2>&1; rc=$?
+if [ $rc -ne 0 ] || ! grep -q "envelope ball" "$tmp/out"; then echo "FAIL ball golden round trip: exit $rc"; cat "$tmp/out"; failures=$((failures + 1)); fi
+"$cli" golden decode-verify "$tmp/gA.safetensors" --model "$tmp/mB" >"$tmp/out" 2>&1; rc=$?
+if [ $rc -ne 1 ] || ! grep -q "are not the file's model" "$tmp/out"; then echo "FAIL golden wrong model: exit $rc (want 1)"; cat "$tmp/out"; failures=$((failures + 1)); fi
+
+# The stderr progress: one line per position unless --quiet.
+"$cli" decode --executor simulator "${good[@]}" >/dev/null 2>"$tmp/err"
+if [ "$(grep -c '^pos ' "$tmp/err")" -ne 6 ]; then echo "FAIL progress: want 6 'pos' lines on stderr"; cat "$tmp/err"; failures=$((failures + 1)); fi
+
+[ $failures -eq 0 ] && echo "decode cli: all checks passed"
+exit $((failures > 0))

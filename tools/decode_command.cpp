@@ -1,0 +1,299 @@
+#include "tools/decode_command.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <iostream>
+#include <nlohmann/json.hpp>
+#include <stdexcept>
+
+#include "adapters/code_object_mode.hpp"
+#include "device/decode_launcher.hpp"
+#include "golden/decode_golden.hpp"
+#include "golden/decode_weights.hpp"
+#include "golden/digest.hpp"
+#include "reference/decode_envelope.hpp"
+#include "reference/decode_exact.hpp"
+#include "reference/decode_random.hpp"
+#include "tools/atomic_file.hpp"
+#include "tools/cli_checks.hpp"
+#include "tools/decode_check.hpp"
+
+namespace cdna::tools {
+
+namespace {
+
+// What `--exact K` found: the MPFR oracle's logits against the fast reference's proven distance
+// (double_arithmetic balls) and against the balls the kernel's logits were judged by.
+struct ExactReport {
+  std::int64_t positions = 0;
+  double worst_fast_ratio = 0;    // max |exact − mid| / (rad + exact_logit_error), fast reference
+  double worst_kernel_ratio = 0;  // the same against the kernel's balls, finite radii only
+  std::int64_t outside_fast = 0, outside_kernel = 0, kernel_infinite = 0;
+  bool ok() const { return outside_fast == 0 && outside_kernel == 0; }
+};
+
+// Adds one position's exact logits to `r`, against `ball`; returns the worst ratio and counts
+// the logits outside (and, for the kernel's balls, the infinite radii, which contain anything).
+double add_exact(const std::vector<double>& exact, const reference::StepBounds& ball, std::int64_t& outside,
+                 std::int64_t* infinite) {
+  double worst = 0;
+  for (std::size_t i = 0; i < exact.size(); ++i) {
+    if (!std::isfinite(ball.rad[i])) {
+      if (infinite) ++*infinite;
+      continue;
+    }
+    const double ratio = std::fabs(exact[i] - ball.mid[i]) / (ball.rad[i] + reference::exact_logit_error(exact[i]));
+    if (!(ratio <= 1)) ++outside;  // NaN (a NaN exact logit against a finite ball) counts as outside
+    worst = std::max(worst, std::isnan(ratio) ? INFINITY : ratio);
+  }
+  return worst;
+}
+
+const char* decision_name(reference::DecisionKind k) {
+  switch (k) {
+    case reference::DecisionKind::decided: return "decided";
+    case reference::DecisionKind::ambiguous: return "ambiguous";
+    case reference::DecisionKind::nan: return "nan";
+  }
+  return "?";
+}
+
+// JSON has no inf or NaN: such figures become strings.
+nlohmann::json number(double x) { return std::isfinite(x) ? nlohmann::json(x) : nlohmann::json(std::to_string(x)); }
+
+}  // namespace
+
+DecodeCommand::DecodeCommand(CLI::App& app) {
+  cmd_ = app.add_subcommand(
+      "decode",
+      "Run a Llama-architecture decode on the decode monokernel (one persistent dispatch: the prompt's positions, "
+      "then up to --steps greedy tokens), then judge every position: its fp32 logits against their certified balls "
+      "(the monokernel's declared arithmetic, teacher-forced on the kernel's own tokens) and every chosen token by "
+      "certified token equality (docs/decode-semantics.md). Prints one line per position (stderr) and a summary. "
+      "Exit 0 PASS, 1 FAIL, 2 bad input or NOTHING JUDGED (no position's token was decided: the balls too wide).");
+  auto* model = cmd_->add_option("--model", model_dir_,
+                                 "Hugging Face model folder: config.json + model.safetensors (or an index and its "
+                                 "shards), bf16 weights");
+  auto* random = cmd_->add_option("--random-model", random_seed_, "Seed of a random model of --preset instead of --model")
+                     ->check(unsigned_integer());
+  model->excludes(random);
+  cmd_->add_option("--preset", preset_, "Shapes of the random model: tiny, llama-3.2-1b-layer (reference/decode_random.hpp)")
+      ->capture_default_str();
+  cmd_->add_flag("--duplicate-lm-head-rows", duplicate_rows_,
+                 "Random model: LM-head rows 2i+1 copy rows 2i (exactly tied logits: the tie rule is exercised)");
+  cmd_->add_option("--prompt", prompt_, "Prompt token ids, comma-separated, each in [0, V)")->delimiter(',')->required();
+  cmd_->add_option("--steps", steps_, "Tokens to generate, N >= 1")->required();
+  cmd_->add_option("--eos", eos_, "Stop ids, comma-separated (default: config.json's eos_token_id)")->delimiter(',');
+  cmd_->add_option("--mode", mode_, "bf16 rounding of the KV cache: rtne, rtna, rtz")
+      ->check(CLI::IsMember({"rtne", "rtna", "rtz"}))
+      ->capture_default_str();
+  cmd_->add_option("--grid", grid_,
+                   "Workgroups G, all resident at once (default: 304 on HIP, one per MI300X CU; 8 on the simulator, "
+                   "which runs every workgroup on the CPU: the same work in fewer, longer workgroups keeps simulated "
+                   "time down)")
+      ->check(CLI::Range(1u, 1u << 20));
+  cmd_->add_option("--block", block_, "Work-items per workgroup, a multiple of 64 up to 1024")->capture_default_str();
+  cmd_->add_option("--envelope", envelope_,
+                   "How the balls are computed (docs/decode-bounds.md §12-13): affine (rounding errors as shared "
+                   "symbols; narrow enough to decide one-layer models of H 64, ~0.5 s per position on the tiny preset) "
+                   "or ball (componentwise; fast, decides only the smallest models)")
+      ->check(CLI::IsMember({"ball", "affine"}))
+      ->capture_default_str();
+  cmd_->add_option("--executor", executor_, "auto (HIP device if present, else simulator), simulator, hip")
+      ->check(CLI::IsMember({"auto", "simulator", "hip"}))
+      ->capture_default_str();
+  cmd_->add_option("--code-object", code_object_,
+                   "Another decode monokernel code object (another build, a mutant); refused if it records a mode "
+                   "other than --mode, run as --mode with a note if it records none");
+  cmd_->add_option("--exact", exact_,
+                   "Also run the exact MPFR oracle on the first K positions: the fast reference must lie within its "
+                   "proven distance of it and the kernel's balls must contain it (a miss is a FAIL of the verifier)")
+      ->check(CLI::NonNegativeNumber);
+  cmd_->add_option("--json", json_, "Write the whole result as JSON to this file (written whole or not at all)");
+  cmd_->add_option("--golden-out", golden_out_,
+                   "Write a decode golden file (docs/golden-files.md, \"Decode\"): tokens, balls, decisions, kernel "
+                   "logits; check it later with `golden decode-verify`");
+  cmd_->add_flag("--quiet", quiet_, "No per-position lines on stderr");
+}
+
+bool DecodeCommand::parsed() const { return cmd_->parsed(); }
+
+void DecodeCommand::prepare() {
+  if (!model_dir_ && !random_seed_) throw CLI::ValidationError("decode", "give --model DIR or --random-model SEED");
+  if (model_dir_ && (duplicate_rows_ || cmd_->count("--preset") > 0))
+    throw CLI::ValidationError("--preset/--duplicate-lm-head-rows", "apply to --random-model only, not to --model");
+  if (steps_ < 1) throw CLI::ValidationError("--steps", std::to_string(steps_) + " is not a number of tokens; need >= 1");
+  if (model_dir_) {
+    model_ = golden::load_decoder_model(*model_dir_);
+    model_ref_ = *model_dir_;
+    model_sha256_ = golden::model_folder_sha256(*model_dir_);
+  } else {
+    reference::RandomModelOptions o;
+    o.duplicate_lm_head_rows = duplicate_rows_;
+    model_ = reference::random_decoder_model(reference::decoder_preset(preset_), *random_seed_, o);
+    model_ref_ = "random:" + preset_ + ":" + std::to_string(*random_seed_) + (duplicate_rows_ ? ":dup" : "");
+  }
+  const std::int64_t vocab = model_.config.vocab_size;
+  if (cmd_->count("--eos") == 0) eos_ = model_.config.eos_token_id;
+  for (std::int64_t id : eos_)
+    if (id < 0 || id >= vocab)
+      throw CLI::ValidationError("--eos", "token " + std::to_string(id) + " is outside [0, " + std::to_string(vocab) +
+                                              "), the model's vocabulary");
+  const std::int64_t positions = static_cast<std::int64_t>(prompt_.size()) + steps_ - 1;
+  if (exact_ > positions)
+    throw CLI::ValidationError("--exact", std::to_string(exact_) + " positions, but the run has at most " +
+                                              std::to_string(positions) + " (prompt + steps - 1)");
+  const auto mode = *numerics::parse_rounding(mode_);  // CLI11 checked the spelling
+  device::DecodeLaunch probe{&model_, prompt_, steps_, eos_, mode, grid_.value_or(1), block_};
+  if (auto why = device::decode_unsupported_reason(probe)) throw std::invalid_argument(*why);
+  code_object_path_ = code_object_ ? *code_object_ : device::decode_code_object(mode).string();
+  static constexpr const char* kernels[] = {device::kDecodeKernel};
+  const adapters::AttentionCodeObject c = adapters::load_attention_code_object(code_object_path_, mode, kernels);
+  if (!c.mode_recorded)
+    std::cerr << "cdna-verify: note: " << adapters::unchecked_mode_notice(code_object_path_, numerics::to_string(mode))
+              << "\n";
+  code_object_bytes_ = c.bytes;
+}
+
+int DecodeCommand::run(const ChosenExecutor& chosen, const std::vector<std::pair<std::string, std::string>>& settings) {
+  DecodeCheckOptions options;
+  device::DecodeLaunch& l = options.launch;
+  l.model = &model_;
+  l.prompt = prompt_;
+  l.steps = steps_;
+  l.eos = eos_;
+  l.mode = *numerics::parse_rounding(mode_);
+  l.grid = grid_.value_or(chosen.sim ? 8u : 304u);
+  l.block = block_;
+  options.progress = quiet_ ? nullptr : &std::cerr;
+  options.method = envelope_ == "affine" ? reference::EnvelopeMethod::affine : reference::EnvelopeMethod::ball;
+
+  // --exact: the oracle and the fast reference follow the same fed tokens as the kernel's balls.
+  ExactReport exact;
+  std::optional<reference::ExactDecoder> oracle;
+  std::optional<reference::DecodeEnvelope> fast;
+  if (exact_ > 0) {
+    oracle.emplace(model_);
+    fast.emplace(model_, reference::double_arithmetic());
+  }
+  golden::DecodeGolden gold;
+  options.on_bounds = [&](const reference::StepBounds& kernel_balls) {
+    if (golden_out_) {
+      gold.mid.insert(gold.mid.end(), kernel_balls.mid.begin(), kernel_balls.mid.end());
+      gold.rad.insert(gold.rad.end(), kernel_balls.rad.begin(), kernel_balls.rad.end());
+    }
+    if (exact.positions >= exact_) return;
+    const std::vector<double> e = oracle->step(kernel_balls.token);
+    const reference::StepBounds f = fast->step(kernel_balls.token);
+    exact.worst_fast_ratio = std::max(exact.worst_fast_ratio, add_exact(e, f, exact.outside_fast, nullptr));
+    exact.worst_kernel_ratio =
+        std::max(exact.worst_kernel_ratio, add_exact(e, kernel_balls, exact.outside_kernel, &exact.kernel_infinite));
+    ++exact.positions;
+  };
+
+  std::function<std::uint64_t()> wave_instructions;
+  if (auto* sim = chosen.sim) wave_instructions = [sim] { return sim->last_stats().wave_instructions; };
+  DecodeCheck check;
+  try {
+    check = check_decode(*chosen.executor, code_object_bytes_, options, wave_instructions);
+  } catch (const std::invalid_argument&) {
+    throw;  // a launch the kernel or executor cannot take (e.g. a grid that is not resident): exit 2
+  } catch (const std::runtime_error& e) {
+    // The kernel faulted, hung or left no status: a failure of the kernel, not of the input.
+    std::cout << "FAIL: the decode kernel did not complete: " << e.what() << "\n";
+    return 1;
+  }
+  if (exact_ > 0 && !exact.ok() && check.outcome != DecodeOutcome::Fail) {
+    check.outcome = DecodeOutcome::Fail;
+    check.failure = "--exact: the exact oracle lies outside " +
+                    std::string(exact.outside_fast ? "the fast reference's proven distance" : "the kernel's balls");
+  }
+
+  const auto& stats = check.kernel.stats;
+  const double per = static_cast<double>(std::max<std::int64_t>(stats.positions, 1));
+  std::cout << "decode: " << model_ref_ << ", prompt " << prompt_.size() << " tokens, " << steps_ << " steps, "
+            << mode_ << ", envelope " << envelope_ << ", grid " << l.grid << ", block " << l.block << ", executor " << chosen.executor->name()
+            << ", code object " << code_object_path_;
+  for (const auto& [k, v] : settings) std::cout << ", " << k << " " << v;
+  std::cout << "\n";
+  std::cout << "kernel tokens:";
+  for (auto t : check.kernel.tokens) std::cout << ' ' << t;
+  std::cout << "\n" << decode_outcome_line(check) << "\n";
+  std::cout << (chosen.sim ? "simulated" : "device") << " seconds per token " << stats.seconds / per;
+  if (chosen.sim) std::cout << ", wave instructions per token " << static_cast<double>(check.wave_instructions) / per;
+  std::cout << ", weight bytes per token " << stats.weight_bytes_per_token << " of " << stats.model_bytes
+            << " model bytes, envelope " << check.envelope_seconds << " s\n";
+  if (exact_ > 0)
+    std::cout << "exact oracle, " << exact.positions << " positions: fast reference within its proven distance ("
+              << exact.outside_fast << " outside, worst ratio " << exact.worst_fast_ratio << "); kernel balls: "
+              << exact.outside_kernel << " outside, worst ratio " << exact.worst_kernel_ratio << " over finite radii, "
+              << exact.kernel_infinite << " infinite radii\n";
+
+  if (json_) {
+    nlohmann::json j;
+    const auto& c = model_.config;
+    j["model"] = {{"reference", model_ref_},   {"layers", c.num_hidden_layers}, {"hidden", c.hidden_size},
+                  {"intermediate", c.intermediate_size}, {"heads_q", c.num_attention_heads},
+                  {"heads_kv", c.num_key_value_heads}, {"head_dim", c.head_dim}, {"vocab", c.vocab_size}};
+    j["launch"] = {{"prompt", prompt_}, {"steps", steps_}, {"eos", eos_}, {"mode", mode_}, {"envelope", envelope_}, {"grid", l.grid},
+                   {"block", l.block}, {"executor", chosen.executor->name()}, {"code_object", code_object_path_}};
+    for (const auto& [k, v] : settings) j["launch"]["simulator"][k] = v;
+    j["kernel"] = {{"tokens", check.kernel.tokens}, {"status", device::to_string(check.kernel.status)}};
+    for (const DecodePosition& p : check.positions) {
+      const auto& v = p.verdict;
+      j["positions"].push_back({{"position", p.position}, {"fed_token", p.fed_token}, {"chooses", p.chooses},
+                                {"kernel_token", p.chooses ? nlohmann::json(v.kernel_token) : nlohmann::json()},
+                                {"decision", p.chooses ? decision_name(v.decision.kind) : "prompt"},
+                                {"decided_token", v.expected_token},
+                                {"candidates", v.decision.candidates.size()}, {"outside", v.outside},
+                                {"max_ratio", number(v.max_ratio)}, {"median_radius", number(p.median_radius)},
+                                {"gap", number(p.top_gap)}});
+    }
+    const DecodeCounts& n = check.counts;
+    j["counts"] = {{"positions", n.positions}, {"choosing", n.choosing},   {"decided", n.decided},
+                   {"ambiguous", n.ambiguous}, {"matched", n.matched},     {"mismatched", n.mismatched},
+                   {"logits_outside", n.logits_outside}, {"logits_finite_radius", n.logits_finite_radius},
+                   {"last_position_local_checked", n.local_checked}, {"last_position_local_outside", n.local_outside}};
+    j["outcome"] = to_string(check.outcome);
+    j["summary"] = decode_outcome_line(check);
+    if (!check.failure.empty()) j["failure"] = check.failure;
+    j["figures"] = {{"kernel_seconds_per_token", stats.seconds / per},
+                    {"wave_instructions_per_token", static_cast<double>(check.wave_instructions) / per},
+                    {"weight_bytes_per_token", stats.weight_bytes_per_token}, {"model_bytes", stats.model_bytes},
+                    {"envelope_seconds", check.envelope_seconds}};
+    if (exact_ > 0)
+      j["exact"] = {{"positions", exact.positions}, {"outside_fast", exact.outside_fast},
+                    {"worst_fast_ratio", number(exact.worst_fast_ratio)}, {"outside_kernel", exact.outside_kernel},
+                    {"worst_kernel_ratio", number(exact.worst_kernel_ratio)},
+                    {"kernel_infinite_radii", exact.kernel_infinite}};
+    write_atomically(*json_, j.dump(2) + "\n");
+    std::cout << "json: " << *json_ << "\n";
+  }
+  if (golden_out_) {
+    gold.model = model_ref_;
+    gold.model_sha256 = model_sha256_;
+    gold.code_object_sha256 = golden::sha256_hex(code_object_bytes_);
+    gold.mode = l.mode;
+    gold.envelope = envelope_;
+    gold.steps = steps_;
+    gold.vocab = model_.config.vocab_size;
+    gold.eos = eos_;
+    gold.prompt = prompt_;
+    gold.kernel_tokens = check.kernel.tokens;
+    gold.kernel_logits = check.kernel.logits;
+    for (const DecodePosition& p : check.positions) {
+      gold.decided.push_back(p.verdict.decision.kind != reference::DecisionKind::ambiguous);
+      gold.decided_token.push_back(static_cast<std::int32_t>(p.verdict.decision.token));
+    }
+    golden::write_safetensors(*golden_out_, golden::to_safetensors(gold));
+    std::cout << "golden: " << *golden_out_ << "\n";
+  }
+  if (check.outcome == DecodeOutcome::NothingJudged) {
+    std::cerr << "cdna-verify: error: no position's token was decided (every step ambiguous: the balls are too wide "
+                 "to order the logits); the outcome is NOTHING JUDGED, not a pass\n";
+    return 2;
+  }
+  return check.outcome == DecodeOutcome::Pass ? 0 : 1;
+}
+
+}  // namespace cdna::tools
