@@ -1,5 +1,6 @@
 // The audit's decode part on the simulator: the correct monokernel passes the decided cases in
-// every mode, and the decode kill matrix (memory-model mode on) kills every mutant.
+// every mode, and the decode kill matrix (memory-model mode on) kills every mutant but
+// DROPPED_RELEASE, a real bug the simulator cannot expose (docs/decode-semantics.md §5.6).
 #include <gtest/gtest.h>
 
 #include "simulator/simulator_executor.hpp"
@@ -31,9 +32,14 @@ TEST(DecodeAudit, KillMatrixUnderTheMemoryModelMode) {
   o.mutants = true;
   const DecodeAuditResult r = run_decode_audit(
       o, ex, {}, [&](bool on) { ex.options().memory_model = on ? simulator::MemoryModel::Cdna3 : simulator::MemoryModel::Coherent; });
-  ASSERT_EQ(r.mutants.size(), 10u);
+  ASSERT_EQ(r.mutants.size(), 11u);
   EXPECT_EQ(ex.options().memory_model, simulator::MemoryModel::Coherent);  // restored
-  for (const auto& m : r.mutants) EXPECT_TRUE(m.killed) << m.name << " survived: " << m.how;
+  for (const auto& m : r.mutants) {
+    if (m.name == "dropped_release")  // if this changes, turn the test round and update §5.6
+      EXPECT_FALSE(m.killed) << "dropped_release killed, the documented gap is closed: " << m.how;
+    else
+      EXPECT_TRUE(m.killed) << m.name << " survived: " << m.how;
+  }
   std::printf("%s", decode_markdown(r).c_str());
 }
 
