@@ -1,6 +1,8 @@
 #include "device/decode_ball_forward.hpp"
 
 #include <algorithm>
+#include <array>
+#include <functional>
 #include <cmath>
 #include <limits>
 #include <numbers>
@@ -173,49 +175,80 @@ std::vector<Ball> add_all(const std::vector<Ball>& a, const std::vector<Ball>& b
 
 }  // namespace
 
+namespace {
+
+// Every query head of layer l at position pos (q: Hq·D balls before RoPE) over slots 0..pos of
+// its KV head h / (Hq / Hkv), read through `slot` (layer, KV head, 0 = K / 1 = V, slot).
+template <class Slot>
+std::vector<Ball> attention(const std::vector<Ball>& q, const reference::RopeTable& table, std::int64_t pos,
+                            std::int64_t l, std::int64_t Hq, std::int64_t Hkv, std::int64_t D, const Slot& slot) {
+  std::vector<Ball> o;
+  for (std::int64_t hq = 0; hq < Hq; ++hq) {
+    std::vector<Ball> qh = slice(q, hq * D, D);
+    rope(qh, table, pos);
+    const std::int64_t g = hq / (Hq / Hkv);
+    std::vector<std::vector<Ball>> ks, vs;
+    for (std::int64_t j = 0; j <= pos; ++j) ks.push_back(slot(l, g, 0, j)), vs.push_back(slot(l, g, 1, j));
+    const std::vector<Ball> oh = attend(qh, ks, vs);
+    o.insert(o.end(), oh.begin(), oh.end());
+  }
+  return o;
+}
+
+// The slots a position's attention reads: (layer, KV head, 0 = K / 1 = V, slot) -> D balls.
+using SlotSource = std::function<std::vector<Ball>(std::int64_t, std::int64_t, int, std::int64_t)>;
+// Receives the position's own K (after RoPE) and V balls, bf16-rounded, before the attention reads
+// slots 0..pos: (layer, KV head, 0 = K / 1 = V, D balls).
+using NewSlot = std::function<void(std::int64_t, std::int64_t, int, const std::vector<Ball>&)>;
+
+// One position's forward in the declared arithmetic (§2), from its token to its V logit balls.
+std::vector<Ball> position_forward(const reference::DecoderModel& m, numerics::Rounding mode,
+                                   const reference::RopeTable& table, std::int64_t token, std::int64_t pos,
+                                   const SlotSource& slot, const NewSlot& new_slot) {
+  const auto& c = m.config;
+  const std::int64_t H = c.hidden_size, D = c.head_dim, Hq = c.num_attention_heads, Hkv = c.num_key_value_heads;
+  std::vector<Ball> x = embedding(m, token);
+  for (std::int64_t l = 0; l < c.num_hidden_layers; ++l) {
+    const auto& y = m.weights.layers[l];
+    const std::vector<Ball> h = rmsnorm(x, y.input_layernorm, c.rms_norm_eps);
+    const std::vector<Ball> q = gemv(y.q_proj, Hq * D, h), k = gemv(y.k_proj, Hkv * D, h), v = gemv(y.v_proj, Hkv * D, h);
+    for (std::int64_t g = 0; g < Hkv; ++g) {
+      std::vector<Ball> kh = slice(k, g * D, D), vh = slice(v, g * D, D);
+      rope(kh, table, pos);
+      for (Ball& b : kh) b = to_bf16(b, mode);
+      for (Ball& b : vh) b = to_bf16(b, mode);
+      new_slot(l, g, 0, kh);
+      new_slot(l, g, 1, vh);
+    }
+    const std::vector<Ball> o = attention(q, table, pos, l, Hq, Hkv, D, slot);
+    x = add_all(x, gemv(y.o_proj, H, o));
+    const std::vector<Ball> h2 = rmsnorm(x, y.post_attention_layernorm, c.rms_norm_eps);
+    const std::vector<Ball> gt = gemv(y.gate_proj, c.intermediate_size, h2), up = gemv(y.up_proj, c.intermediate_size, h2);
+    std::vector<Ball> act(gt.size());
+    for (std::size_t i = 0; i < gt.size(); ++i) act[i] = silu_mul(gt[i], up[i]);
+    x = add_all(x, gemv(y.down_proj, H, act));
+  }
+  return gemv(m.weights.lm_head_matrix(c), c.vocab_size, rmsnorm(x, m.weights.norm, c.rms_norm_eps));
+}
+
+}  // namespace
+
 std::vector<Ball> decode_ball_forward(const reference::DecoderModel& m, std::span<const std::int64_t> tokens,
                                       numerics::Rounding mode) {
   if (tokens.empty()) throw std::invalid_argument("decode_ball_forward: no tokens");
   const auto& c = m.config;
-  const auto& w = m.weights;
-  const std::int64_t H = c.hidden_size, D = c.head_dim, Hq = c.num_attention_heads, Hkv = c.num_key_value_heads;
   const std::int64_t P = static_cast<std::int64_t>(tokens.size());
   const reference::RopeTable table = reference::rope_table(c, P);
-  // cache[l][g][slot]: D balls after bf16 rounding.
-  std::vector<std::vector<std::vector<std::vector<Ball>>>> kcache(c.num_hidden_layers), vcache;
-  for (auto& layer : kcache) layer.resize(static_cast<std::size_t>(Hkv));
-  vcache = kcache;
+  // cache[l][g][K or V][slot]: D balls after bf16 rounding.
+  std::vector<std::vector<std::array<std::vector<std::vector<Ball>>, 2>>> cache(
+      static_cast<std::size_t>(c.num_hidden_layers),
+      std::vector<std::array<std::vector<std::vector<Ball>>, 2>>(static_cast<std::size_t>(c.num_key_value_heads)));
   std::vector<Ball> logits;
   for (std::int64_t p = 0; p < P; ++p) {
-    std::vector<Ball> x = embedding(m, tokens[p]);
-    for (std::int64_t l = 0; l < c.num_hidden_layers; ++l) {
-      const auto& y = w.layers[l];
-      const std::vector<Ball> h = rmsnorm(x, y.input_layernorm, c.rms_norm_eps);
-      const std::vector<Ball> q = gemv(y.q_proj, Hq * D, h), k = gemv(y.k_proj, Hkv * D, h), v = gemv(y.v_proj, Hkv * D, h);
-      for (std::int64_t g = 0; g < Hkv; ++g) {
-        std::vector<Ball> kh = slice(k, g * D, D), vh = slice(v, g * D, D);
-        rope(kh, table, p);
-        for (Ball& b : kh) b = to_bf16(b, mode);
-        for (Ball& b : vh) b = to_bf16(b, mode);
-        kcache[l][g].push_back(kh);
-        vcache[l][g].push_back(vh);
-      }
-      std::vector<Ball> o;
-      for (std::int64_t hq = 0; hq < Hq; ++hq) {
-        std::vector<Ball> qh = slice(q, hq * D, D);
-        rope(qh, table, p);
-        const std::int64_t g = hq / (Hq / Hkv);
-        const std::vector<Ball> oh = attend(qh, kcache[l][g], vcache[l][g]);
-        o.insert(o.end(), oh.begin(), oh.end());
-      }
-      x = add_all(x, gemv(y.o_proj, H, o));
-      const std::vector<Ball> h2 = rmsnorm(x, y.post_attention_layernorm, c.rms_norm_eps);
-      const std::vector<Ball> gt = gemv(y.gate_proj, c.intermediate_size, h2), up = gemv(y.up_proj, c.intermediate_size, h2);
-      std::vector<Ball> act(gt.size());
-      for (std::size_t i = 0; i < gt.size(); ++i) act[i] = silu_mul(gt[i], up[i]);
-      x = add_all(x, gemv(y.down_proj, H, act));
-    }
-    const std::vector<Ball> lg = gemv(w.lm_head_matrix(c), c.vocab_size, rmsnorm(x, w.norm, c.rms_norm_eps));
+    const std::vector<Ball> lg = position_forward(
+        m, mode, table, tokens[p], p,
+        [&](std::int64_t l, std::int64_t g, int which, std::int64_t j) { return cache[l][g][which][j]; },
+        [&](std::int64_t l, std::int64_t g, int which, const std::vector<Ball>& b) { cache[l][g][which].push_back(b); });
     logits.insert(logits.end(), lg.begin(), lg.end());
   }
   return logits;
@@ -277,43 +310,17 @@ StepCheck check_position_from_kv(const reference::DecoderModel& m, numerics::Rou
                                  std::span<const std::uint32_t> kv, std::span<const float> logits, std::int64_t pos,
                                  std::int64_t token, std::vector<Ball>* logit_balls) {
   const auto& c = m.config;
-  const std::int64_t H = c.hidden_size, D = c.head_dim, Hq = c.num_attention_heads, Hkv = c.num_key_value_heads;
-  const reference::RopeTable table = reference::rope_table(c, pos + 1);
+  const std::int64_t D = c.head_dim, Hkv = c.num_key_value_heads;
   StepCheck out;
-  std::vector<Ball> x = embedding(m, token);
-  for (std::int64_t l = 0; l < c.num_hidden_layers; ++l) {
-    const auto& y = m.weights.layers[l];
-    const std::string at = "layer " + std::to_string(l) + " ";
-    const std::vector<Ball> h = rmsnorm(x, y.input_layernorm, c.rms_norm_eps);
-    const std::vector<Ball> q = gemv(y.q_proj, Hq * D, h), k = gemv(y.k_proj, Hkv * D, h), v = gemv(y.v_proj, Hkv * D, h);
-    for (std::int64_t g = 0; g < Hkv; ++g) {
-      std::vector<Ball> kh = slice(k, g * D, D), vh = slice(v, g * D, D);
-      rope(kh, table, pos);
-      for (Ball& b : kh) b = to_bf16(b, mode);
-      for (Ball& b : vh) b = to_bf16(b, mode);
-      for (int which = 0; which < 2; ++which)
-        judge(out, at + (which ? "V" : "K") + " cache slot " + std::to_string(pos) + " head " + std::to_string(g),
-              ball_centre_bits(kv_slot(kv, p, Hkv, D, l, g, which, pos)), which ? vh : kh);
-    }
-    std::vector<Ball> o;
-    for (std::int64_t hq = 0; hq < Hq; ++hq) {
-      std::vector<Ball> qh = slice(q, hq * D, D);
-      rope(qh, table, pos);
-      const std::int64_t g = hq / (Hq / Hkv);
-      std::vector<std::vector<Ball>> ks, vs;
-      for (std::int64_t j = 0; j <= pos; ++j)
-        ks.push_back(kv_slot(kv, p, Hkv, D, l, g, 0, j)), vs.push_back(kv_slot(kv, p, Hkv, D, l, g, 1, j));
-      const std::vector<Ball> oh = attend(qh, ks, vs);
-      o.insert(o.end(), oh.begin(), oh.end());
-    }
-    x = add_all(x, gemv(y.o_proj, H, o));
-    const std::vector<Ball> h2 = rmsnorm(x, y.post_attention_layernorm, c.rms_norm_eps);
-    const std::vector<Ball> gt = gemv(y.gate_proj, c.intermediate_size, h2), up = gemv(y.up_proj, c.intermediate_size, h2);
-    std::vector<Ball> act(gt.size());
-    for (std::size_t i = 0; i < gt.size(); ++i) act[i] = silu_mul(gt[i], up[i]);
-    x = add_all(x, gemv(y.down_proj, H, act));
-  }
-  std::vector<Ball> lg = gemv(m.weights.lm_head_matrix(c), c.vocab_size, rmsnorm(x, m.weights.norm, c.rms_norm_eps));
+  std::vector<Ball> lg = position_forward(
+      m, mode, reference::rope_table(c, pos + 1), token, pos,
+      [&](std::int64_t l, std::int64_t g, int which, std::int64_t j) { return kv_slot(kv, p, Hkv, D, l, g, which, j); },
+      [&](std::int64_t l, std::int64_t g, int which, const std::vector<Ball>& b) {
+        judge(out,
+              "layer " + std::to_string(l) + " " + (which ? "V" : "K") + " cache slot " + std::to_string(pos) +
+                  " head " + std::to_string(g),
+              ball_centre_bits(kv_slot(kv, p, Hkv, D, l, g, which, pos)), b);
+      });
   std::vector<std::uint32_t> lbits(logits.size());
   std::memcpy(lbits.data(), logits.data(), logits.size() * 4);
   judge(out, "logits", lbits, lg);
@@ -334,15 +341,8 @@ StepCheck check_last_position(const reference::DecoderModel& m, numerics::Roundi
   auto region = [&](std::int64_t l, std::int64_t off, std::int64_t n) {
     return set.subspan(static_cast<std::size_t>(l * p.xlayer_words + off), static_cast<std::size_t>(n));
   };
-  // KV-cache slot j of (l, g, K or V) as D exact balls.
   auto slot = [&](std::int64_t l, std::int64_t g, int which, std::int64_t j) {
-    std::vector<Ball> b(static_cast<std::size_t>(D));
-    const std::int64_t base = ((l * Hkv + g) * 2 + which) * p.max_positions * (D / 2) + j * (D / 2);
-    for (std::int64_t d = 0; d < D; ++d) {
-      const std::uint32_t word = kv[static_cast<std::size_t>(base + d / 2)];
-      b[d] = exact(numerics::f32_from_bf16(static_cast<std::uint16_t>(d % 2 ? word >> 16 : word & 0xFFFF)));
-    }
-    return b;
+    return kv_slot(kv, p, Hkv, D, l, g, which, j);
   };
   StepCheck out;
   std::vector<Ball> x = embedding(m, token);
@@ -364,26 +364,11 @@ StepCheck check_last_position(const reference::DecoderModel& m, numerics::Roundi
       for (Ball& b : kh) b = to_bf16(b, mode);
       for (Ball& b : vh) b = to_bf16(b, mode);
       for (int which = 0; which < 2; ++which) {
-        const std::vector<Ball> cached = slot(l, g, which, pos);
-        std::vector<std::uint32_t> bits(cached.size());
-        for (std::size_t d = 0; d < cached.size(); ++d) {
-          const float f = static_cast<float>(cached[d].c);
-          std::memcpy(&bits[d], &f, 4);
-        }
         judge(out, at + (which ? "V" : "K") + " cache slot " + std::to_string(pos) + " head " + std::to_string(g),
-              bits, which ? vh : kh);
+              ball_centre_bits(slot(l, g, which, pos)), which ? vh : kh);
       }
     }
-    std::vector<Ball> o;
-    for (std::int64_t hq = 0; hq < Hq; ++hq) {
-      std::vector<Ball> qh = slice(raw, hq * D, D);
-      rope(qh, table, pos);
-      const std::int64_t g = hq / (Hq / Hkv);
-      std::vector<std::vector<Ball>> ks, vs;
-      for (std::int64_t j = 0; j <= pos; ++j) ks.push_back(slot(l, g, 0, j)), vs.push_back(slot(l, g, 1, j));
-      const std::vector<Ball> oh = attend(qh, ks, vs);
-      o.insert(o.end(), oh.begin(), oh.end());
-    }
+    const std::vector<Ball> o = attention(raw, table, pos, l, Hq, Hkv, D, slot);
     const auto attn_k = region(l, p.x_attn, Hq * D);
     judge(out, at + "attention", attn_k, o);
     const auto xmid_k = region(l, p.x_xmid, H);
