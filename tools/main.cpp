@@ -167,6 +167,11 @@ int run_audit_command(const std::string& out_dir, const std::string& kernel, con
   if (!run_decode_cases) {
     result.decode_not_run = kernel != "attention-fwd" ? "--kernel " + kernel + " is an attention kernel"
                                                       : "--set " + set + " has no decode cases";
+  } else if (const std::vector<tools::DecodeCase> all = tools::decode_cases();
+             std::none_of(all.begin(), all.end(), [&](const tools::DecodeCase& c) {
+               return std::regex_search(c.id, std::regex(cases.empty() ? std::string(".*") : cases));
+             })) {
+    result.decode_not_run = "no decode case matched --cases '" + cases + "'";
   } else {
     if (!quiet) std::cerr << "decode: the monokernel on cases D01-D06 (docs/decode-semantics.md)\n";
     tools::DecodeAuditOptions d;
