@@ -262,7 +262,7 @@ std::string per_token(double total, std::int64_t positions) {
 
 std::string decode_table(const DecodeAuditResult& r) {
   std::ostringstream s;
-  s << "decode case  mode  outcome         positions  decided  ambiguous  mismatch  outside  s/token  instr/token\n";
+  s << "decode case  mode  outcome         positions  decided  ambiguous  mismatch  outside  s/pos    instr/pos\n";
   for (const auto& row : r.rows) {
     s << std::left << std::setw(12) << row.id << std::setw(6) << row.mode << std::setw(16) << to_string(row.outcome)
       << std::setw(11) << row.positions << std::setw(9) << row.counts.decided << std::setw(11) << row.counts.ambiguous
@@ -280,8 +280,8 @@ std::string decode_table(const DecodeAuditResult& r) {
 std::string decode_markdown(const DecodeAuditResult& r) {
   std::ostringstream s;
   s << "\n## Decode: the monokernel, token by token (docs/decode-semantics.md)\n\n";
-  s << "| case | mode | outcome | positions | decided | ambiguous | mismatch | logits outside | simulated s/token | "
-       "wave instructions/token | weight bytes/token | model bytes |\n|---|---|---|---|---|---|---|---|---|---|---|---|\n";
+  s << "| case | mode | outcome | positions | decided | ambiguous | mismatch | logits outside | simulator s/position | "
+       "wave instructions/position | weight bytes/position | model bytes |\n|---|---|---|---|---|---|---|---|---|---|---|---|\n";
   for (const auto& row : r.rows)
     s << "| " << row.id << " | " << row.mode << " | " << to_string(row.outcome) << " | " << row.positions << " | "
       << row.counts.decided << " | " << row.counts.ambiguous << " | " << row.counts.mismatched << " | "
