@@ -101,8 +101,8 @@ std::string AuditResult::nothing_judged_reason() const {
   if (outcome() != AuditOutcome::NothingJudged) return "";
   if (rows.empty() && (!decode || decode->rows.empty())) return "nothing judged: no case matched";
   if (rows.empty())
-    return "nothing judged: no attention case matched and none of " + std::to_string(decode->rows.size()) +
-           " decode case run(s) decided a token";
+    return "nothing judged: no attention case ran, and no token was decided in the " +
+           std::to_string(decode->rows.size()) + " decode run(s)";
   const AuditCounts c = counts();
   return "nothing judged: no kernel output was judged; of " + std::to_string(rows.size()) + " matched case(s), " +
          std::to_string(c.cases_rejected) + " rejected (outside the kernel's features) and " +
@@ -113,6 +113,12 @@ std::string outcome_line(const AuditResult& result) {
   const AuditCounts c = result.counts();
   const AuditOutcome o = result.outcome();
   std::string line = o == AuditOutcome::Pass ? "PASS" : o == AuditOutcome::Fail ? "FAIL" : "NOTHING JUDGED";
+  if (result.rows.empty() && result.decode) {
+    const DecodeAuditResult& d = *result.decode;
+    return line + ": decode only: " + std::to_string(d.rows.size()) + " run(s), " +
+           std::to_string(d.count(DecodeOutcome::Pass)) + " passed, " + std::to_string(d.count(DecodeOutcome::Fail)) +
+           " failed, " + std::to_string(d.count(DecodeOutcome::NothingJudged)) + " nothing judged";
+  }
   line += ": " + std::to_string(c.cases_judged) + " case(s) judged (" + std::to_string(c.o_judged) +
           " O elements, " + std::to_string(c.lse_judged) + " LSE values), " + std::to_string(c.cases_failed) +
           " failed, " + std::to_string(c.cases_rejected) + " rejected";

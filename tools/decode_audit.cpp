@@ -237,7 +237,9 @@ DecodeAuditResult run_decode_audit(const DecodeAuditOptions& options, device::Ex
         } catch (const std::exception& e) {
           m.killed = true;
           std::string what = e.what();
-          if (what.size() > 300) what = what.substr(0, 300) + "…";
+          for (char& ch : what)
+            if (ch == '\n') ch = ' ';  // one line in tables (the watchdog lists the live waves on lines of their own)
+          if (what.size() > 700) what = what.substr(0, 700) + "…";
           how = "error: " + what;
         }
         m.how += (m.how.empty() ? "" : "; ") + cases[i].id + ": " + how;
@@ -318,6 +320,10 @@ nlohmann::json decode_json(const DecodeAuditResult& r) {
                           {"mismatched", row.counts.mismatched},
                           {"logits_outside", row.counts.logits_outside},
                           {"logits_finite_radius", row.counts.logits_finite_radius},
+                          {"kv_cache_values_checked", row.counts.state_checked},
+                          {"kv_cache_values_outside", row.counts.state_outside},
+                          {"last_position_values_checked", row.counts.local_checked},
+                          {"last_position_values_outside", row.counts.local_outside},
                           {"kernel_seconds", row.kernel_seconds},
                           {"envelope_seconds", row.envelope_seconds},
                           {"wave_instructions", row.wave_instructions},

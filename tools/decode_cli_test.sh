@@ -58,7 +58,7 @@ case "$line" in
 esac
 echo "good run (exit $rc): $line"
 if [ "$rc" != "$want" ]; then echo "FAIL good-run: exit $rc, the summary says '$line'"; cat "$tmp/err"; failures=$((failures + 1)); fi
-if ! grep -q "^simulated seconds per token .*wave instructions per token .*weight bytes per token .* model bytes, envelope" <<<"$out"; then
+if ! grep -q "^simulator CPU seconds per position .*wave instructions per position .*weight bytes per position .* model bytes, envelope" <<<"$out"; then
   echo "FAIL good-run: no figures line"; echo "$out"; failures=$((failures + 1))
 fi
 if ! /usr/bin/python3 -m json.tool "$tmp/good.json" >/dev/null; then echo "FAIL good-run: json does not parse"; failures=$((failures + 1)); fi

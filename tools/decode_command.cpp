@@ -1,5 +1,9 @@
 #include "tools/decode_command.hpp"
 
+#include <unistd.h>
+
+#include <filesystem>
+
 #include <algorithm>
 #include <cmath>
 #include <iostream>
@@ -81,7 +85,7 @@ DecodeCommand::DecodeCommand(CLI::App& app) {
       ->capture_default_str();
   cmd_->add_flag("--duplicate-lm-head-rows", duplicate_rows_,
                  "Random model: LM-head rows 2i+1 copy rows 2i (exactly tied logits: the tie rule is exercised)");
-  cmd_->add_option("--prompt", prompt_, "Prompt token ids, comma-separated, each in [0, V)")->delimiter(',')->required();
+  cmd_->add_option("--prompt", prompt_raw_, "Prompt token ids, comma-separated, each in [0, V)")->delimiter(',')->required();
   cmd_->add_option("--steps", steps_, "Tokens to generate, N >= 1")->required();
   cmd_->add_option("--eos", eos_, "Stop ids, comma-separated (default: config.json's eos_token_id)")->delimiter(',');
   cmd_->add_option("--mode", mode_, "bf16 rounding of the KV cache: rtne, rtna, rtz")
@@ -123,9 +127,36 @@ void DecodeCommand::prepare() {
   if (model_dir_ && (duplicate_rows_ || cmd_->count("--preset") > 0))
     throw CLI::ValidationError("--preset/--duplicate-lm-head-rows", "apply to --random-model only, not to --model");
   if (steps_ < 1) throw CLI::ValidationError("--steps", std::to_string(steps_) + " is not a number of tokens; need >= 1");
+  if (prompt_raw_.empty()) throw CLI::ValidationError("--prompt", "is empty; need at least one token id");
+  prompt_.clear();
+  for (const std::string& item : prompt_raw_) {
+    std::size_t used = 0;
+    long long v = 0;
+    try {
+      v = std::stoll(item, &used);
+    } catch (const std::exception&) {
+      used = 0;
+    }
+    if (item.empty() || used != item.size())
+      throw CLI::ValidationError("--prompt", "'" + item + "' is not a token id; need comma-separated integers, e.g. 1,2,3");
+    prompt_.push_back(v);
+  }
+  // Output files are checked before the run (minutes on the simulator): a folder that exists and
+  // can be written, and not a folder name itself.
+  for (const auto* out : {&json_, &golden_out_}) {
+    if (!*out) continue;
+    const std::filesystem::path path(**out);
+    const std::filesystem::path dir = path.parent_path().empty() ? std::filesystem::path(".") : path.parent_path();
+    std::error_code ec;
+    if (std::filesystem::is_directory(path, ec))
+      throw CLI::ValidationError(out == &json_ ? "--json" : "--golden-out", "'" + path.string() + "' is a folder; need a file name");
+    if (!std::filesystem::is_directory(dir, ec) || ::access(dir.c_str(), W_OK) != 0)
+      throw CLI::ValidationError(out == &json_ ? "--json" : "--golden-out",
+                                 "cannot write into '" + dir.string() + "' (not a writable folder)");
+  }
   if (model_dir_) {
     model_ = golden::load_decoder_model(*model_dir_);
-    model_ref_ = *model_dir_;
+    model_ref_ = std::filesystem::absolute(*model_dir_).lexically_normal().string();  // golden files work from any folder
     model_sha256_ = golden::model_folder_sha256(*model_dir_);
   } else {
     reference::RandomModelOptions o;
@@ -219,9 +250,9 @@ int DecodeCommand::run(const ChosenExecutor& chosen, const std::vector<std::pair
   std::cout << "kernel tokens:";
   for (auto t : check.kernel.tokens) std::cout << ' ' << t;
   std::cout << "\n" << decode_outcome_line(check) << "\n";
-  std::cout << (chosen.sim ? "simulated" : "device") << " seconds per token " << stats.seconds / per;
-  if (chosen.sim) std::cout << ", wave instructions per token " << static_cast<double>(check.wave_instructions) / per;
-  std::cout << ", weight bytes per token " << stats.weight_bytes_per_token << " of " << stats.model_bytes
+  std::cout << (chosen.sim ? "simulator CPU" : "device") << " seconds per position " << stats.seconds / per;
+  if (chosen.sim) std::cout << ", wave instructions per position " << static_cast<double>(check.wave_instructions) / per;
+  std::cout << ", weight bytes per position " << stats.weight_bytes_per_token << " of " << stats.model_bytes
             << " model bytes, envelope " << check.envelope_seconds << " s\n";
   if (exact_ > 0)
     std::cout << "exact oracle, " << exact.positions << " positions: fast reference within its proven distance ("
@@ -229,6 +260,25 @@ int DecodeCommand::run(const ChosenExecutor& chosen, const std::vector<std::pair
               << exact.outside_kernel << " outside, worst ratio " << exact.worst_kernel_ratio << " over finite radii, "
               << exact.kernel_infinite << " infinite radii\n";
 
+  if (golden_out_) {
+    gold.model = model_ref_;
+    gold.model_sha256 = model_sha256_;
+    gold.code_object_sha256 = golden::sha256_hex(code_object_bytes_);
+    gold.mode = l.mode;
+    gold.envelope = envelope_;
+    gold.steps = steps_;
+    gold.vocab = model_.config.vocab_size;
+    gold.eos = eos_;
+    gold.prompt = prompt_;
+    gold.kernel_tokens = check.kernel.tokens;
+    gold.kernel_logits = check.kernel.logits;
+    for (const DecodePosition& p : check.positions) {
+      gold.decided.push_back(p.verdict.decision.kind != reference::DecisionKind::ambiguous);
+      gold.decided_token.push_back(static_cast<std::int32_t>(p.verdict.decision.token));
+    }
+    golden::write_safetensors(*golden_out_, golden::to_safetensors(gold));
+    std::cout << "golden: " << *golden_out_ << "\n";
+  }
   if (json_) {
     nlohmann::json j;
     const auto& c = model_.config;
@@ -257,36 +307,23 @@ int DecodeCommand::run(const ChosenExecutor& chosen, const std::vector<std::pair
     j["outcome"] = to_string(check.outcome);
     j["summary"] = decode_outcome_line(check);
     if (!check.failure.empty()) j["failure"] = check.failure;
-    j["figures"] = {{"kernel_seconds_per_token", stats.seconds / per},
-                    {"wave_instructions_per_token", static_cast<double>(check.wave_instructions) / per},
-                    {"weight_bytes_per_token", stats.weight_bytes_per_token}, {"model_bytes", stats.model_bytes},
+    j["figures"] = {{"kernel_seconds_per_position", stats.seconds / per},
+                    {"wave_instructions_per_position", static_cast<double>(check.wave_instructions) / per},
+                    {"weight_bytes_per_position", stats.weight_bytes_per_token}, {"model_bytes", stats.model_bytes},
                     {"envelope_seconds", check.envelope_seconds}};
     if (exact_ > 0)
       j["exact"] = {{"positions", exact.positions}, {"outside_fast", exact.outside_fast},
                     {"worst_fast_ratio", number(exact.worst_fast_ratio)}, {"outside_kernel", exact.outside_kernel},
                     {"worst_kernel_ratio", number(exact.worst_kernel_ratio)},
                     {"kernel_infinite_radii", exact.kernel_infinite}};
-    write_atomically(*json_, j.dump(2) + "\n");
-    std::cout << "json: " << *json_ << "\n";
-  }
-  if (golden_out_) {
-    gold.model = model_ref_;
-    gold.model_sha256 = model_sha256_;
-    gold.code_object_sha256 = golden::sha256_hex(code_object_bytes_);
-    gold.mode = l.mode;
-    gold.envelope = envelope_;
-    gold.steps = steps_;
-    gold.vocab = model_.config.vocab_size;
-    gold.eos = eos_;
-    gold.prompt = prompt_;
-    gold.kernel_tokens = check.kernel.tokens;
-    gold.kernel_logits = check.kernel.logits;
-    for (const DecodePosition& p : check.positions) {
-      gold.decided.push_back(p.verdict.decision.kind != reference::DecisionKind::ambiguous);
-      gold.decided_token.push_back(static_cast<std::int32_t>(p.verdict.decision.token));
+    try {
+      write_atomically(*json_, j.dump(2) + "\n");
+    } catch (...) {
+      // Both outputs or neither: the golden file written just before goes too.
+      if (golden_out_) std::filesystem::remove(*golden_out_);
+      throw;
     }
-    golden::write_safetensors(*golden_out_, golden::to_safetensors(gold));
-    std::cout << "golden: " << *golden_out_ << "\n";
+    std::cout << "json: " << *json_ << "\n";
   }
   if (check.outcome == DecodeOutcome::NothingJudged) {
     std::cerr << "cdna-verify: error: no position's token was decided (every step ambiguous: the balls are too wide "
