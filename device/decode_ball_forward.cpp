@@ -1,7 +1,6 @@
 #include "device/decode_ball_forward.hpp"
 
 #include <algorithm>
-#include <array>
 #include <functional>
 #include <cmath>
 #include <limits>
@@ -232,27 +231,6 @@ std::vector<Ball> position_forward(const reference::DecoderModel& m, numerics::R
 }
 
 }  // namespace
-
-std::vector<Ball> decode_ball_forward(const reference::DecoderModel& m, std::span<const std::int64_t> tokens,
-                                      numerics::Rounding mode) {
-  if (tokens.empty()) throw std::invalid_argument("decode_ball_forward: no tokens");
-  const auto& c = m.config;
-  const std::int64_t P = static_cast<std::int64_t>(tokens.size());
-  const reference::RopeTable table = reference::rope_table(c, P);
-  // cache[l][g][K or V][slot]: D balls after bf16 rounding.
-  std::vector<std::vector<std::array<std::vector<std::vector<Ball>>, 2>>> cache(
-      static_cast<std::size_t>(c.num_hidden_layers),
-      std::vector<std::array<std::vector<std::vector<Ball>>, 2>>(static_cast<std::size_t>(c.num_key_value_heads)));
-  std::vector<Ball> logits;
-  for (std::int64_t p = 0; p < P; ++p) {
-    const std::vector<Ball> lg = position_forward(
-        m, mode, table, tokens[p], p,
-        [&](std::int64_t l, std::int64_t g, int which, std::int64_t j) { return cache[l][g][which][j]; },
-        [&](std::int64_t l, std::int64_t g, int which, const std::vector<Ball>& b) { cache[l][g][which].push_back(b); });
-    logits.insert(logits.end(), lg.begin(), lg.end());
-  }
-  return logits;
-}
 
 namespace {
 

@@ -1,13 +1,11 @@
-// Test oracles for the decode monokernel, independent of it: the kernel's declared arithmetic
-// (docs/decode-semantics.md §2) evaluated in double midpoint-radius ("ball") arithmetic. A ball
-// contains every value the declared arithmetic can produce at that point, whatever the order of
-// its sums and whichever way its 1-ULP transcendentals round; rules in docs/decode-semantics.md §6.
-// - decode_ball_forward: the whole forward from the tokens. Its centres are a double forward;
-//   its radii are rigorous but grow by the worst-case error amplification of every GEMV
-//   (~sqrt(n) on random weights), so beyond the first layer of a random model they are too wide
-//   to judge anything (measured in decode_launcher_test: printed, not asserted).
-// - check_last_position: one step at a time from the kernel's own inputs: narrow balls, the
-//   verdict the tests assert.
+// Local checks of a decode monokernel run, independent of the kernel: its declared arithmetic
+// (docs/decode-semantics.md §2) evaluated in double midpoint-radius ("ball") arithmetic from the
+// kernel's own state. A ball contains every value the declared arithmetic can produce at that
+// point, whatever the order of its sums and whichever way its 1-ULP transcendentals round; rules
+// in docs/decode-semantics.md §6. (The whole run from the tokens alone is the envelope's job:
+// reference/decode_envelope.hpp.)
+// - check_position_from_kv: any position from the kernel's KV cache;
+// - check_last_position: the last position from its own exchange words: the narrowest balls.
 #pragma once
 
 #include <cstdint>
@@ -27,11 +25,6 @@ struct Ball {
   double r = 0;  // radius: the value lies in [c − r, c + r]; +inf when nothing is known
   bool contains(double x) const { return x >= c - r && x <= c + r; }
 };
-
-// Logit balls [positions, V] for the token sequence `tokens` (position p reads tokens[p]),
-// KV cache rounded to bf16 in `mode`. Throws std::invalid_argument for an empty sequence.
-std::vector<Ball> decode_ball_forward(const reference::DecoderModel& model,
-                                      std::span<const std::int64_t> tokens, numerics::Rounding mode);
 
 // What check_last_position found.
 struct StepCheck {

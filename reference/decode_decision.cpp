@@ -1,4 +1,5 @@
 #include "reference/decode_decision.hpp"
+#include "reference/splitmix64.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -45,13 +46,6 @@ TokenDecision from_candidates(std::vector<std::int64_t> candidates) {
     d.candidates = std::move(candidates);
   }
   return d;
-}
-
-std::uint64_t splitmix64(std::uint64_t x) {
-  x += 0x9E3779B97F4A7C15ull;
-  x = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9ull;
-  x = (x ^ (x >> 27)) * 0x94D049BB133111EBull;
-  return x ^ (x >> 31);
 }
 
 }  // namespace

@@ -1,4 +1,5 @@
 #include "reference/decode_random.hpp"
+#include "reference/splitmix64.hpp"
 
 #include <algorithm>
 #include <stdexcept>
@@ -10,14 +11,6 @@
 namespace cdna::reference {
 namespace {
 
-// splitmix64's output function (Steele, Lea, Flood 2014): spreads consecutive seeds apart.
-std::uint64_t splitmix64(std::uint64_t x) {
-  x += 0x9E3779B97F4A7C15ull;
-  x = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9ull;
-  x = (x ^ (x >> 27)) * 0x94D049BB133111EBull;
-  return x ^ (x >> 31);
-}
-
 bool is_norm(const DecoderTensorSpec& spec) { return spec.shape.size() == 1; }
 
 }  // namespace
@@ -28,15 +21,20 @@ DecoderConfig decoder_preset(std::string_view name) {
             .num_key_value_heads = 2, .head_dim = 64, .rms_norm_eps = 1e-5, .rope_theta = 500000.0,
             .rope_scaling = std::nullopt, .vocab_size = 1000, .tie_word_embeddings = true,
             .max_position_embeddings = 8192, .eos_token_id = {}};
+  if (name == "micro")
+    return {.hidden_size = 32, .intermediate_size = 64, .num_hidden_layers = 1, .num_attention_heads = 4,
+            .num_key_value_heads = 2, .head_dim = 8, .rms_norm_eps = 1e-5, .rope_theta = 10000.0,
+            .rope_scaling = std::nullopt, .vocab_size = 200, .tie_word_embeddings = true,
+            .max_position_embeddings = 4096, .eos_token_id = {}};
   if (name == "llama-3.2-1b-layer")
     return {.hidden_size = 2048, .intermediate_size = 8192, .num_hidden_layers = 1, .num_attention_heads = 32,
             .num_key_value_heads = 8, .head_dim = 64, .rms_norm_eps = 1e-5, .rope_theta = 500000.0,
             .rope_scaling = Llama3RopeScaling{32.0, 1.0, 4.0, 8192}, .vocab_size = 128256,
             .tie_word_embeddings = true, .max_position_embeddings = 131072, .eos_token_id = {}};
-  throw std::invalid_argument("unknown model preset '" + std::string(name) + "', need tiny or llama-3.2-1b-layer");
+  throw std::invalid_argument("unknown model preset '" + std::string(name) + "', need micro, tiny or llama-3.2-1b-layer");
 }
 
-std::vector<std::string> decoder_preset_names() { return {"tiny", "llama-3.2-1b-layer"}; }
+std::vector<std::string> decoder_preset_names() { return {"micro", "tiny", "llama-3.2-1b-layer"}; }
 
 DecoderModel random_decoder_model(const DecoderConfig& config, std::uint64_t seed, const RandomModelOptions& options) {
   validate_decoder_config(config, "random model config");

@@ -11,6 +11,9 @@
 namespace cdna::reference {
 
 // The preset configurations:
+//   "micro": 1 layer, H 32, I 64, Hq 4, Hkv 2, D 8, V 200, tied, rope_theta 10000, no
+//     rope_scaling, rms_norm_eps 1e-5, max_position_embeddings 4096, no EOS — small enough that the
+//     certified bounds decide its steps (docs/decode-bounds.md §12), two query heads per KV head;
 //   "tiny": 2 layers, H 256, I 512, Hq 4, Hkv 2, D 64, V 1000, tied, rope_theta 500000, no
 //     rope_scaling, rms_norm_eps 1e-5, max_position_embeddings 8192, no EOS;
 //   "llama-3.2-1b-layer": Llama-3.2-1B's shapes with 1 layer: H 2048, I 8192, Hq 32, Hkv 8, D 64,

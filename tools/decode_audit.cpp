@@ -26,24 +26,9 @@ const std::vector<std::string>& decode_mutant_names() {
   return names;
 }
 
-// 1 layer, H 32, I 64, Hq 4, Hkv 2, D 8, V 200: small enough that even componentwise balls stay
-// narrow (docs/decode-bounds.md §12), so its steps are decided; two query heads per KV head, so
-// that a wrong GQA mapping (h mod Hkv instead of h / 2) reads another head.
-reference::DecoderConfig micro_config() {
-  reference::DecoderConfig c;
-  c.hidden_size = 32;
-  c.intermediate_size = 64;
-  c.num_hidden_layers = 1;
-  c.num_attention_heads = 4;
-  c.num_key_value_heads = 2;
-  c.head_dim = 8;
-  c.vocab_size = 200;
-  c.tie_word_embeddings = true;
-  c.rope_theta = 10000.0;
-  c.rms_norm_eps = 1e-5;
-  c.max_position_embeddings = 4096;
-  return c;
-}
+// The "micro" preset (reference/decode_random.hpp): small enough that the certified bounds decide
+// its steps; two query heads per KV head, so that a wrong GQA mapping reads another head.
+reference::DecoderConfig micro_config() { return reference::decoder_preset("micro"); }
 
 // The kill cases: short runs of D01 and of the micro model with duplicated LM-head rows (so the
 // tie-breaking mutant meets ties).

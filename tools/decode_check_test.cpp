@@ -1,5 +1,5 @@
 // check_decode (tools/decode_check.hpp) on a model small enough that the monokernel's balls are
-// finite and its steps decided (1 layer, H 32, I 64, Hq 2, Hkv 1, D 16, V 200): the correct
+// finite and its steps decided (the "micro" preset: 1 layer, H 32, Hq 4, Hkv 2, D 8, V 200): the correct
 // kernel passes; a logit moved out of its ball, a decided token changed, and a mutant kernel fail.
 #include <gtest/gtest.h>
 
@@ -16,17 +16,9 @@ namespace cdna::tools {
 namespace {
 
 reference::DecoderModel small_model(bool duplicate_rows = false) {
-  reference::DecoderConfig c;
-  c.num_hidden_layers = 1;
-  c.hidden_size = 32;
-  c.intermediate_size = 64;
-  c.num_attention_heads = 2;
-  c.num_key_value_heads = 1;
-  c.head_dim = 16;
-  c.vocab_size = 200;
   reference::RandomModelOptions o;
   o.duplicate_lm_head_rows = duplicate_rows;
-  return reference::random_decoder_model(c, 5, o);
+  return reference::random_decoder_model(reference::decoder_preset("micro"), 5, o);
 }
 
 class DecodeCheckTest : public ::testing::Test {

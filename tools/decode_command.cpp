@@ -81,7 +81,7 @@ DecodeCommand::DecodeCommand(CLI::App& app) {
   auto* random = cmd_->add_option("--random-model", random_seed_, "Seed of a random model of --preset instead of --model")
                      ->check(unsigned_integer());
   model->excludes(random);
-  cmd_->add_option("--preset", preset_, "Shapes of the random model: tiny, llama-3.2-1b-layer (reference/decode_random.hpp)")
+  cmd_->add_option("--preset", preset_, "Shapes of the random model: micro, tiny, llama-3.2-1b-layer (reference/decode_random.hpp)")
       ->capture_default_str();
   cmd_->add_flag("--duplicate-lm-head-rows", duplicate_rows_,
                  "Random model: LM-head rows 2i+1 copy rows 2i (exactly tied logits: the tie rule is exercised)");
