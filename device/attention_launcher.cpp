@@ -150,6 +150,7 @@ void launch_attention(Executor& executor, std::span<const std::byte> code_object
 AttentionOutput run_attention(Executor& executor, std::span<const std::byte> code_object,
                               const reference::AttentionProblem& problem) {
   reference::validate(problem);
+  reference::require_base_definition(problem, "attn_fwd");
   if (auto why = attention_unsupported_reason(problem)) throw std::invalid_argument(*why);
   const auto& s = problem.shape;
   AttentionOutput out;

@@ -33,6 +33,7 @@
 #include <string>
 #include <thread>
 
+#include "numerics/fp8.hpp"
 #include "reference/fixed_exp.hpp"
 #include "reference/mpfr_range.hpp"
 
@@ -560,6 +561,155 @@ bool key_visible(Mask mask, std::int64_t i, std::int64_t j, std::int64_t seqlen_
   return j >= 0 && j < visible_keys(mask, i, seqlen_q, seqlen_k);
 }
 
+KeyRange visible_range(Mask mask, std::int64_t window_left, std::int64_t window_right, std::int64_t i,
+                       std::int64_t seqlen_q, std::int64_t seqlen_k) {
+  if (i < 0 || i >= seqlen_q || seqlen_k <= 0) return {};
+  // The diagonal: the key a query is aligned with (bottom-right unless causal top-left).
+  const std::int64_t diag = mask == Mask::CausalTopLeft ? i : i + seqlen_k - seqlen_q;
+  std::int64_t hi = seqlen_k - 1;
+  if (mask != Mask::None) hi = std::min(hi, diag);
+  if (window_right >= 0) hi = std::min(hi, diag + window_right);
+  std::int64_t lo = 0;
+  if (window_left >= 0) lo = std::max(lo, diag - window_left);
+  if (hi < lo) return {lo < 0 ? 0 : std::min(lo, seqlen_k), 0};
+  return {lo, hi - lo + 1};
+}
+
+KeyRange visible_range(const AttentionProblem& problem, std::int64_t i) {
+  return visible_range(problem.mask, problem.window_left, problem.window_right, i,
+                       problem.shape.seqlen_q, problem.shape.seqlen_k);
+}
+
+std::string_view to_string(ElementType type) {
+  switch (type) {
+    case ElementType::BF16:
+      return "bf16";
+    case ElementType::FP8_E4M3FNUZ:
+      return "fp8_e4m3fnuz";
+    case ElementType::FP8_E5M2FNUZ:
+      return "fp8_e5m2fnuz";
+  }
+  return "invalid";
+}
+
+std::optional<ElementType> parse_element_type(std::string_view name) {
+  for (ElementType t : {ElementType::BF16, ElementType::FP8_E4M3FNUZ, ElementType::FP8_E5M2FNUZ}) {
+    const std::string_view n = to_string(t);
+    if (n.size() == name.size() &&
+        std::equal(n.begin(), n.end(), name.begin(), [](char x, char y) {
+          return std::tolower(static_cast<unsigned char>(x)) == std::tolower(static_cast<unsigned char>(y));
+        })) {
+      return t;
+    }
+  }
+  return std::nullopt;
+}
+
+double element_value(ElementType type, std::uint16_t bits) {
+  switch (type) {
+    case ElementType::BF16:
+      return bf16_to_double(bits);
+    case ElementType::FP8_E4M3FNUZ:
+      return numerics::f32_from_fp8(static_cast<std::uint8_t>(bits), numerics::Fp8Kind::Fp8);
+    case ElementType::FP8_E5M2FNUZ:
+      return numerics::f32_from_fp8(static_cast<std::uint8_t>(bits), numerics::Fp8Kind::Bf8);
+  }
+  return kNaN;
+}
+
+double descale_at(const std::vector<float>& factors, std::int64_t heads_kv, std::int64_t b, std::int64_t g) {
+  if (factors.empty()) return 1.0;
+  if (factors.size() == 1) return factors[0];
+  return factors[static_cast<std::size_t>(b * heads_kv + g)];
+}
+
+std::optional<std::string> extended_feature(const AttentionProblem& p) {
+  const AttentionShape& s = p.shape;
+  if (s.dv() != s.head_dim) return "Dv " + std::to_string(s.dv()) + " != D " + std::to_string(s.head_dim);
+  if (p.window_left != -1 || p.window_right != -1) {
+    return "window (" + std::to_string(p.window_left) + ", " + std::to_string(p.window_right) + ")";
+  }
+  if (p.softcap != 0.0f) {
+    std::ostringstream m;
+    m << "softcap " << p.softcap;
+    return m.str();
+  }
+  if (!p.sinks.empty()) return std::string("sinks");
+  if (p.dtype != ElementType::BF16) return "dtype " + std::string(to_string(p.dtype));
+  if (!p.descale_q.empty() || !p.descale_k.empty() || !p.descale_v.empty()) return std::string("descale factors");
+  return std::nullopt;
+}
+
+void require_base_definition(const AttentionProblem& problem, std::string_view who) {
+  if (const auto f = extended_feature(problem)) {
+    throw std::invalid_argument(std::string(who) + " does not take " + *f +
+                                " (only bf16 inputs, Dv = D, no window, soft cap, sinks or descale)");
+  }
+}
+
+namespace {
+
+// The checks of the optional features (docs/semantics.md §3–§7).
+template <class Fail>
+void validate_features(const AttentionProblem& p, Fail fail) {
+  const AttentionShape& s = p.shape;
+  if (p.window_left < -1 || p.window_right < -1) {
+    fail("window (" + std::to_string(p.window_left) + ", " + std::to_string(p.window_right) +
+         ") has a side < -1; each side is -1 (unbounded) or a key count >= 0");
+  }
+  if (!(p.softcap >= 0.0f) || std::isinf(p.softcap)) {
+    std::ostringstream m;
+    m << "softcap = " << p.softcap << "; the soft cap must be 0 (none) or a finite value > 0";
+    fail(m.str());
+  }
+  if (!p.sinks.empty() && p.sinks.size() != static_cast<std::size_t>(s.heads_q)) {
+    fail("sinks has " + std::to_string(p.sinks.size()) + " values; it must be empty or hold one per query head (Hq = " +
+         std::to_string(s.heads_q) + ")");
+  }
+  for (std::size_t h = 0; h < p.sinks.size(); ++h) {
+    if (std::isnan(p.sinks[h]) || p.sinks[h] == std::numeric_limits<float>::infinity()) {
+      fail("sinks[" + std::to_string(h) + "] is " + (std::isnan(p.sinks[h]) ? "NaN" : "+inf") +
+           "; a sink logit must be finite or -inf (no sink)");
+    }
+  }
+  const auto dt = static_cast<std::uint8_t>(p.dtype);
+  if (dt > static_cast<std::uint8_t>(ElementType::FP8_E5M2FNUZ)) {
+    fail("dtype = " + std::to_string(dt) + " is not an ElementType (bf16, fp8_e4m3fnuz, fp8_e5m2fnuz)");
+  }
+  if (p.dtype != ElementType::BF16) {
+    for (const auto* t : {&p.q, &p.k, &p.v}) {
+      for (std::size_t x = 0; x < t->size(); ++x) {
+        if ((*t)[x] > 0xFF) {
+          fail(std::string(t == &p.q ? "q" : t == &p.k ? "k" : "v") + "[" + std::to_string(x) + "] = " +
+               std::to_string((*t)[x]) + " is not an 8-bit pattern (dtype " + std::string(to_string(p.dtype)) + ")");
+        }
+      }
+    }
+  }
+  const std::size_t per_head = static_cast<std::size_t>(s.batch * s.heads_kv);
+  for (const auto& [name, f] : {std::pair{"descale_q", &p.descale_q}, std::pair{"descale_k", &p.descale_k},
+                                std::pair{"descale_v", &p.descale_v}}) {
+    if (f->empty()) continue;
+    if (p.dtype == ElementType::BF16) {
+      fail(std::string(name) + " is given for bf16 inputs; descale factors belong to fp8 inputs only");
+    }
+    if (f->size() != 1 && f->size() != per_head) {
+      fail(std::string(name) + " has " + std::to_string(f->size()) +
+           " values; it must be empty, 1 (per tensor) or B*Hkv = " + std::to_string(per_head) +
+           " (per batch and KV head)");
+    }
+    for (std::size_t x = 0; x < f->size(); ++x) {
+      if (!std::isfinite((*f)[x]) || !((*f)[x] > 0.0f)) {
+        std::ostringstream m;
+        m << name << "[" << x << "] = " << (*f)[x] << "; a descale factor must be finite and > 0";
+        fail(m.str());
+      }
+    }
+  }
+}
+
+}  // namespace
+
 void validate(const AttentionProblem& problem) {
   const AttentionShape& s = problem.shape;
   auto fail = [](const std::string& what) {
@@ -597,18 +747,24 @@ void validate(const AttentionProblem& problem) {
       mul_overflows(t, s.heads_kv, t) || mul_overflows(t, s.head_dim, nkv)) {
     fail("shape element counts overflow int64 (B, Sq, Sk, Hq, Hkv, D too large)");
   }
+  at_least("head_dim_v", s.head_dim_v, 0);
   auto size_is = [&](const char* name, std::size_t got, std::int64_t want, const char* formula,
-                     std::int64_t seq, std::int64_t heads) {
+                     std::int64_t seq, std::int64_t heads, std::int64_t dim) {
     if (got != static_cast<std::size_t>(want)) {
       std::ostringstream msg;
       msg << name << " has " << got << " elements; the shape needs " << formula << " = "
-          << s.batch << "*" << seq << "*" << heads << "*" << s.head_dim << " = " << want;
+          << s.batch << "*" << seq << "*" << heads << "*" << dim << " = " << want;
       fail(msg.str());
     }
   };
-  size_is("q", problem.q.size(), nq, "B*Sq*Hq*D", s.seqlen_q, s.heads_q);
-  size_is("k", problem.k.size(), nkv, "B*Sk*Hkv*D", s.seqlen_k, s.heads_kv);
-  size_is("v", problem.v.size(), nkv, "B*Sk*Hkv*D", s.seqlen_k, s.heads_kv);
+  size_is("q", problem.q.size(), nq, "B*Sq*Hq*D", s.seqlen_q, s.heads_q, s.head_dim);
+  size_is("k", problem.k.size(), nkv, "B*Sk*Hkv*D", s.seqlen_k, s.heads_kv, s.head_dim);
+  std::int64_t nv = 0;
+  if (mul_overflows(s.batch, s.seqlen_k, t) || mul_overflows(t, s.heads_kv, t) || mul_overflows(t, s.dv(), nv)) {
+    fail("shape element counts overflow int64 (B, Sk, Hkv, Dv too large)");
+  }
+  size_is("v", problem.v.size(), nv, "B*Sk*Hkv*Dv", s.seqlen_k, s.heads_kv, s.dv());
+  validate_features(problem, fail);
 }
 
 double exact_o_error_factor(std::int64_t visible_keys_n, unsigned precision_bits) {
@@ -630,6 +786,7 @@ AttentionResult attention_forward_exact(const AttentionProblem& problem, unsigne
 AttentionResult attention_forward_exact_with(const AttentionProblem& problem,
                                              const ExactOptions& options) {
   validate(problem);
+  require_base_definition(problem, "the MPFR oracle");
   const unsigned p = options.precision_bits;
   if (p < 128) {
     throw std::invalid_argument("attention_forward_exact: precision_bits = " + std::to_string(p) +

@@ -62,6 +62,7 @@ struct Model {
 
 AttentionBounds attention_bounds(const AttentionProblem& problem, const AttentionResult& exact,
                                  numerics::Rounding mode) {
+  require_base_definition(problem, "attention_bounds");
   const AttentionShape& s = problem.shape;
   if (std::ssize(exact.o) != s.o_elements() || std::ssize(exact.lse) != s.lse_elements()) {
     throw std::invalid_argument("attention_bounds: exact result sizes do not match the shape");

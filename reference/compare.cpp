@@ -34,6 +34,7 @@ std::string where(const RowContext& r, std::int64_t d) {
 AttentionComparison compare_attention(const AttentionProblem& problem, const AttentionResult& exact,
                                       std::span<const std::uint16_t> o, std::span<const float> lse,
                                       numerics::Rounding mode, bool lse_given) {
+  require_base_definition(problem, "compare_attention");
   const AttentionShape& s = problem.shape;
   if (std::ssize(o) != s.o_elements() || (lse_given && std::ssize(lse) != s.lse_elements()) ||
       std::ssize(exact.o) != s.o_elements() || std::ssize(exact.lse) != s.lse_elements()) {

@@ -59,6 +59,7 @@ double exact_column_mean(const AttentionProblem& p, std::int64_t b, std::int64_t
 
 std::vector<double> exactly_computed_o(const AttentionProblem& problem) {
   validate(problem);
+  require_base_definition(problem, "the exactly computed rows");
   const AttentionShape& s = problem.shape;
   std::vector<double> out(static_cast<std::size_t>(s.o_elements()), kNaN);
   const std::int64_t D = s.head_dim, Sq = s.seqlen_q, group = s.heads_q / s.heads_kv;

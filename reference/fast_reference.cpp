@@ -577,6 +577,7 @@ std::vector<std::int64_t> sampled_query_rows(const AttentionShape& shape, std::i
 FastAttentionResult attention_forward_fast(const AttentionProblem& problem,
                                            const FastOptions& options) {
   validate(problem);
+  require_base_definition(problem, "the fast reference");
   if (options.sample_rows && *options.sample_rows < 0) {
     throw std::invalid_argument(
         "FastOptions.sample_rows = " + std::to_string(*options.sample_rows) +

@@ -18,6 +18,7 @@ double round_bf16(double x, numerics::Rounding mode) {
 
 std::vector<double> attention_floor_output(const AttentionProblem& problem, numerics::Rounding mode) {
   validate(problem);
+  require_base_definition(problem, "the floor model");
   const AttentionShape& s = problem.shape;
   const std::int64_t D = s.head_dim, Sq = s.seqlen_q, Sk = s.seqlen_k;
   const std::int64_t group = s.heads_q / s.heads_kv;

@@ -119,6 +119,7 @@ PeerVerdict allclose(std::span<const std::uint16_t> o, std::span<const float> re
 
 std::vector<float> upcast_reference(const AttentionProblem& problem) {
   validate(problem);
+  require_base_definition(problem, "the peer rules");
   const AttentionShape& s = problem.shape;
   const Layout at{s};
   const std::int64_t D = s.head_dim, Sk = s.seqlen_k;
@@ -159,6 +160,7 @@ std::vector<float> upcast_reference(const AttentionProblem& problem) {
 
 std::vector<float> bf16_reference(const AttentionProblem& problem) {
   validate(problem);
+  require_base_definition(problem, "the peer rules");
   const AttentionShape& s = problem.shape;
   const Layout at{s};
   const std::int64_t D = s.head_dim, Sk = s.seqlen_k;
@@ -202,6 +204,7 @@ std::vector<float> bf16_reference(const AttentionProblem& problem) {
 
 std::vector<float> blocked_bf16p_reference(const AttentionProblem& problem, int block_keys) {
   validate(problem);
+  require_base_definition(problem, "the peer rules");
   if (block_keys < 1) throw std::invalid_argument("blocked_bf16p_reference: block_keys must be >= 1");
   const AttentionShape& s = problem.shape;
   const Layout at{s};
@@ -247,6 +250,7 @@ std::vector<float> blocked_bf16p_reference(const AttentionProblem& problem, int 
 
 Fp64Reference fp64_reference(const AttentionProblem& problem) {
   validate(problem);
+  require_base_definition(problem, "the peer rules");
   const AttentionShape& s = problem.shape;
   const Layout at{s};
   const std::int64_t D = s.head_dim, Sk = s.seqlen_k;
