@@ -1,6 +1,11 @@
 #include "reference/varlen.hpp"
 
+#include "reference/floor.hpp"
+
 #include <algorithm>
+#include <cmath>
+#include <limits>
+#include <sstream>
 #include <stdexcept>
 #include <string>
 
@@ -212,6 +217,121 @@ VarlenProblem as_varlen(const AttentionProblem& problem) {
   out.k = problem.k;
   out.v = problem.v;
   return out;
+}
+
+namespace {
+
+constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
+
+AttentionResult nan_result(const VarlenProblem& p) {
+  return {std::vector<double>(static_cast<std::size_t>(p.o_elements()), kNaN),
+          std::vector<double>(static_cast<std::size_t>(p.lse_elements()), kNaN)};
+}
+
+// Sequence b's part of a varlen-layout result, as a dense [1, Sq_b, ...] result.
+AttentionResult sequence_result(const VarlenProblem& p, std::int64_t b, const AttentionResult& r) {
+  AttentionResult out;
+  gather_sequence(p, b, r.o, r.lse, out.o, out.lse);
+  if (r.lse.empty()) out.lse.assign(static_cast<std::size_t>(p.base.shape.heads_q * p.seqlen_q(b)), kNaN);
+  return out;
+}
+
+}  // namespace
+
+AttentionResult varlen_forward_exact(const VarlenProblem& p, const ExactOptions& options) {
+  validate(p);
+  AttentionResult out = nan_result(p);
+  for (std::int64_t b = 0; b < p.sequences(); ++b) {
+    const AttentionResult r = attention_forward_exact_with(sequence_problem(p, b), options);
+    scatter_sequence(p, b, r.o, r.lse, out.o, out.lse);
+  }
+  return out;
+}
+
+AttentionBounds varlen_bounds(const VarlenProblem& p, const AttentionResult& exact, numerics::Rounding mode) {
+  validate(p);
+  if (std::ssize(exact.o) != p.o_elements() || std::ssize(exact.lse) != p.lse_elements()) {
+    throw std::invalid_argument("varlen_bounds: exact result sizes do not match the varlen layout");
+  }
+  const AttentionResult blank = nan_result(p);
+  AttentionBounds out{blank.o, blank.lse, blank.o, blank.lse, blank.o};
+  for (std::int64_t b = 0; b < p.sequences(); ++b) {
+    const AttentionBounds r = attention_bounds(sequence_problem(p, b), sequence_result(p, b, exact), mode);
+    scatter_sequence(p, b, r.o, r.lse, out.o, out.lse);
+    scatter_sequence(p, b, r.o_oracle, r.lse_oracle, out.o_oracle, out.lse_oracle);
+    std::vector<double> scratch(out.lse.size());
+    scatter_sequence(p, b, r.o_flush, r.lse, out.o_flush, scratch);
+  }
+  return out;
+}
+
+std::vector<double> varlen_floor_output(const VarlenProblem& p, numerics::Rounding mode) {
+  validate(p);
+  AttentionResult out = nan_result(p);
+  for (std::int64_t b = 0; b < p.sequences(); ++b) {
+    const std::vector<double> f = attention_floor_output(sequence_problem(p, b), mode);
+    const std::vector<double> no_lse(static_cast<std::size_t>(p.base.shape.heads_q * p.seqlen_q(b)), kNaN);
+    scatter_sequence(p, b, f, no_lse, out.o, out.lse);
+  }
+  return out.o;
+}
+
+AttentionComparison compare_varlen(const VarlenProblem& p, const AttentionResult& exact,
+                                   std::span<const std::uint16_t> o, std::span<const float> lse,
+                                   numerics::Rounding mode, bool lse_given) {
+  validate(p);
+  if (std::ssize(o) != p.o_elements() || (lse_given && std::ssize(lse) != p.lse_elements()) ||
+      std::ssize(exact.o) != p.o_elements() || std::ssize(exact.lse) != p.lse_elements()) {
+    throw std::invalid_argument("compare_varlen: output sizes do not match the varlen layout (O [rows_q, Hq, Dv], LSE [Hq, rows_q])");
+  }
+  const std::vector<std::uint16_t> o_all(o.begin(), o.end());
+  const std::vector<float> lse_all = lse_given ? std::vector<float>(lse.begin(), lse.end()) : std::vector<float>{};
+  AttentionComparison c;
+  std::vector<double> got, want, discount, floor_o;
+  for (std::int64_t b = 0; b < p.sequences(); ++b) {
+    const AttentionProblem seq = sequence_problem(p, b);
+    const AttentionResult seq_exact = sequence_result(p, b, exact);
+    std::vector<std::uint16_t> seq_o;
+    std::vector<float> seq_lse;
+    gather_sequence(p, b, o_all, lse_all, seq_o, seq_lse);
+    const AttentionComparison s = compare_attention(seq, seq_exact, seq_o, seq_lse, mode, lse_given);
+    c.max_abs_err_o = std::max(c.max_abs_err_o, s.max_abs_err_o);
+    c.max_ulp_err_o = std::max(c.max_ulp_err_o, s.max_ulp_err_o);
+    c.max_err_to_bound_o = std::max(c.max_err_to_bound_o, s.max_err_to_bound_o);
+    c.max_abs_err_lse = std::max(c.max_abs_err_lse, s.max_abs_err_lse);
+    c.max_err_to_bound_lse = std::max(c.max_err_to_bound_lse, s.max_err_to_bound_lse);
+    c.o_violations += s.o_violations;
+    c.lse_violations += s.lse_violations;
+    c.semantic_violations += s.semantic_violations;
+    c.convention_rows += s.convention_rows;
+    c.o_judged += s.o_judged;
+    c.lse_judged += s.lse_judged;
+    c.o_exact_facts += s.o_exact_facts;
+    // Rule 4 is judged once over every sequence below; a sequence's own floor line is not a failure.
+    if (c.first_failure.empty() && (s.o_violations + s.lse_violations + s.semantic_violations) > 0) {
+      c.first_failure = "sequence " + std::to_string(b) + ": " + s.first_failure;
+    }
+    const AttentionBounds bounds = attention_bounds(seq, seq_exact, mode);
+    const std::vector<double> f = attention_floor_output(seq, mode);
+    for (std::size_t n = 0; n < seq_o.size(); ++n) got.push_back(numerics::f32_from_bf16(seq_o[n]));
+    want.insert(want.end(), seq_exact.o.begin(), seq_exact.o.end());
+    discount.insert(discount.end(), bounds.o_flush.begin(), bounds.o_flush.end());
+    floor_o.insert(floor_o.end(), f.begin(), f.end());
+  }
+  c.rel_rms_err_o = relative_rms_error(got, want, discount);
+  c.floor_rel_rms_o = relative_rms_error(floor_o, want);
+  if (!(c.rel_rms_err_o <= 2 * c.floor_rel_rms_o)) {
+    c.floor_violation = true;
+    if (c.first_failure.empty()) {
+      std::ostringstream m;
+      m << "relative RMS error of O " << c.rel_rms_err_o << " > 2 x floor " << c.floor_rel_rms_o;
+      c.first_failure = m.str();
+    }
+  }
+  if (!c.judged() && c.first_failure.empty()) {
+    c.first_failure = "nothing judged: no sequence has a query row (every Sq_b is 0, or Hq is 0)";
+  }
+  return c;
 }
 
 }  // namespace cdna::reference

@@ -9,7 +9,12 @@
 #include <cstdint>
 #include <vector>
 
+#include <span>
+
+#include "numerics/bf16.hpp"
 #include "reference/attention.hpp"
+#include "reference/bound.hpp"
+#include "reference/compare.hpp"
 
 namespace cdna::reference {
 
@@ -67,6 +72,23 @@ AttentionProblem sequence_problem(const VarlenProblem& problem, std::int64_t b);
 // A dense problem as a varlen one: the same B sequences packed (cu_seqlens b·Sq, b·Sk), no
 // padding, no paging. Its sequences are problem's batches one by one.
 VarlenProblem as_varlen(const AttentionProblem& problem);
+
+// The definition per sequence, in the varlen layout: O [rows_q, Hq, Dv], LSE [Hq, rows_q] of
+// attention_forward_exact_with on each sequence_problem. Rows no sequence owns hold NaN (they
+// have no defined value; compare_varlen never reads them). Throws as validate() does.
+AttentionResult varlen_forward_exact(const VarlenProblem& problem, const ExactOptions& options = {});
+// attention_bounds and attention_floor_output per sequence, in the varlen layout (NaN in rows
+// no sequence owns). `exact` is varlen_forward_exact's result.
+AttentionBounds varlen_bounds(const VarlenProblem& problem, const AttentionResult& exact, numerics::Rounding mode);
+std::vector<double> varlen_floor_output(const VarlenProblem& problem, numerics::Rounding mode);
+// The pass rule on a varlen output (O bf16 bits [rows_q, Hq, Dv], LSE fp32 [Hq, rows_q]):
+// compare_attention per sequence, counts summed, maxima taken, the first failure prefixed with
+// "sequence b: ", and rule 4 (relative RMS error against 2 × floor) over all sequences' rows
+// together, as for one dense batch. Rows no sequence owns are not judged here (a kernel writing
+// them is caught by the harness's sentinel check). Throws std::invalid_argument on sizes.
+AttentionComparison compare_varlen(const VarlenProblem& problem, const AttentionResult& exact,
+                                   std::span<const std::uint16_t> o, std::span<const float> lse,
+                                   numerics::Rounding mode, bool lse_given = true);
 
 // Scatter of one sequence's result (O [1, Sq_b, Hq, Dv], LSE [1, Hq, Sq_b]) into the varlen
 // layout (O [rows_q, Hq, Dv], LSE [Hq, rows_q]); `o`, `lse` must have the varlen sizes.

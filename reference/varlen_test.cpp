@@ -131,5 +131,27 @@ TEST(Varlen, EmptySequencesAndPaddedCache) {
   EXPECT_NE(error_of(v).find("pass the end of q"), std::string::npos);
 }
 
+TEST(Varlen, ExactAndVerdictPerSequenceMatchTheDenseBatch) {
+  const AttentionProblem dense = randn_problem({2, 3, 4, 2, 1, 64}, Mask::CausalBottomRight, 11);
+  const VarlenProblem v = as_varlen(dense);
+  const AttentionResult a = attention_forward_exact(dense);
+  const AttentionResult b = varlen_forward_exact(v);
+  ASSERT_EQ(a.o, b.o);
+  // LSE: dense [B, Hq, Sq], varlen [Hq, B*Sq].
+  for (std::int64_t bb = 0; bb < 2; ++bb)
+    for (std::int64_t h = 0; h < 2; ++h)
+      for (std::int64_t i = 0; i < 3; ++i)
+        EXPECT_EQ(a.lse[static_cast<std::size_t>((bb * 2 + h) * 3 + i)], b.lse[static_cast<std::size_t>(h * 6 + bb * 3 + i)]);
+  // The floor's own output passes both forms of the pass rule; a wrong element fails both.
+  std::vector<std::uint16_t> o;
+  for (double x : varlen_floor_output(v, numerics::Rounding::RTNE)) o.push_back(numerics::bf16_from_f32(static_cast<float>(x), numerics::Rounding::RTNE));
+  std::vector<float> lse(b.lse.begin(), b.lse.end());
+  EXPECT_TRUE(compare_varlen(v, b, o, lse, numerics::Rounding::RTNE).pass());
+  o[7] ^= 0x0400;
+  const AttentionComparison bad = compare_varlen(v, b, o, lse, numerics::Rounding::RTNE);
+  EXPECT_FALSE(bad.pass());
+  EXPECT_EQ(bad.first_failure.rfind("sequence 0: ", 0), 0u) << bad.first_failure;
+}
+
 }  // namespace
 }  // namespace cdna::reference
