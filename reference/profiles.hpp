@@ -55,6 +55,7 @@ const Profile& default_profile();  // ours
 // The LSE of a kernel following `layout`, gathered into the definition's [B, Hq, Sq]. Throws
 // std::invalid_argument (one line, with both sizes) if `lse` is not the layout's size for `shape`.
 std::vector<float> canonical_lse(LseLayout layout, const AttentionShape& shape, std::span<const float> lse);
+std::vector<std::int64_t> lse_layout_dims(LseLayout layout, const AttentionShape& shape);  // e.g. {B, Hq, Sq}
 std::int64_t lse_layout_elements(LseLayout layout, const AttentionShape& shape);
 
 // A kernel output with the rows a profile concerns mapped onto the definition.
@@ -78,6 +79,11 @@ struct ProfiledOutput {
 // does not match the shape.
 ProfiledOutput apply_profile(const Profile& profile, const AttentionProblem& problem, std::span<const std::uint16_t> o,
                              std::span<const float> lse, bool lse_given = true);
+
+// Adds to `c` (the pass rule's verdict on mapped.o / mapped.lse) the rows that broke the profile
+// but hold the definition's values, which the pass rule alone passes; first_failure names the
+// first broken row.
+void add_profile_failures(const ProfiledOutput& mapped, AttentionComparison& c);
 
 // compare_attention on the output mapped by apply_profile; rows_broken count as semantic
 // violations (first_failure names the profile's convention when such a row fails first).
