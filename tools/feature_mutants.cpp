@@ -1,5 +1,6 @@
 #include "tools/feature_mutants.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <iomanip>
 #include <limits>
@@ -227,7 +228,9 @@ std::string feature_matrix_text(const std::vector<FeatureRow>& rows) {
     }
     const bool correct = r.mutant == FeatureMutant::None;
     std::string ours = correct ? (ours_kills.empty() ? "pass" : "FAIL on " + ours_kills) : cell_text(!ours_kills.empty(), ours_kills);
-    if (!not_judged.empty()) ours += " (not judged: " + not_judged + ")";
+    const bool judged_any = std::any_of(r.cells.begin(), r.cells.end(), [](const FeatureCell& c) { return c.ours_pass.has_value(); });
+    if (!judged_any) ours = "not judged";
+    else if (!not_judged.empty()) ours += " (not judged: " + not_judged + ")";
     const std::string mm_text = correct ? (mm.empty() ? "pass" : "FAIL on " + mm) : cell_text(!mm.empty(), mm);
     const std::string cu_text = correct ? (cu.empty() ? "pass" : "FAIL on " + cu) : cell_text(!cu.empty(), cu);
     o << std::left << std::setw(24) << to_string(r.mutant) << std::setw(34) << ours << std::setw(20) << mm_text << cu_text << "\n";

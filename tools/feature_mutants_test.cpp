@@ -5,10 +5,12 @@
 #include <gtest/gtest.h>
 
 #include <iostream>
+#include <sstream>
 #include <stdexcept>
 
 #include "reference/compare.hpp"
 #include "tools/feature_mutants.hpp"
+#include "tools/mutants.hpp"
 
 namespace cdna::tools {
 namespace {
@@ -99,6 +101,15 @@ TEST(FeatureMutants, MatrixNamesEveryMutant) {
   std::cout << text;
   for (FeatureMutant m : kFeatureMutants) EXPECT_NE(text.find(to_string(m)), std::string::npos) << text;
   EXPECT_NE(text.find("CORRECT"), std::string::npos);
+}
+
+// `cdna-verify mutants --features`: exit 0 once our verdict takes the features (every mutant
+// killed, the correct model passed); 2 (not judged) before, reported as a skip.
+TEST(FeatureMutants, MutantsFeaturesCommandExitCode) {
+  std::ostringstream out;
+  const int rc = run_features(out);
+  if (rc == 2) GTEST_SKIP() << out.str();
+  EXPECT_EQ(rc, 0) << out.str();
 }
 
 }  // namespace
