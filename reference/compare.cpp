@@ -34,13 +34,12 @@ std::string where(const RowContext& r, std::int64_t d) {
 AttentionComparison compare_attention(const AttentionProblem& problem, const AttentionResult& exact,
                                       std::span<const std::uint16_t> o, std::span<const float> lse,
                                       numerics::Rounding mode, bool lse_given) {
-  require_base_definition(problem, "compare_attention");
   const AttentionShape& s = problem.shape;
   if (std::ssize(o) != s.o_elements() || (lse_given && std::ssize(lse) != s.lse_elements()) ||
       std::ssize(exact.o) != s.o_elements() || std::ssize(exact.lse) != s.lse_elements()) {
     throw std::invalid_argument("compare_attention: output sizes do not match the shape");
   }
-  const std::int64_t D = s.head_dim, Sq = s.seqlen_q;
+  const std::int64_t D = s.dv(), Sq = s.seqlen_q;  // O's row length (Dv)
   const AttentionBounds bounds = attention_bounds(problem, exact, mode);
   const std::vector<double> exact_pre = exactly_computed_o(problem);  // NaN: not decided
 
@@ -62,6 +61,17 @@ AttentionComparison compare_attention(const AttentionProblem& problem, const Att
         // failure (reference/conventions.hpp): counted apart, its note naming the rule.
         auto judge_row = [&] {
           // Exact semantic fact: a row with no visible key is O = +0.0, LSE = -inf.
+          // With a finite sink s_h the same row is O = +0.0 with LSE = s_h, judged by its bound
+          // (docs/error-analysis.md §17).
+          const bool no_key = visible_range(problem, i).count == 0;
+          if (no_key && lse_exact != -kInf) {
+            bool ok = true;
+            for (std::int64_t d = 0; d < D; ++d) ok = ok && o[static_cast<std::size_t>(o_row + d)] == 0;
+            if (!ok) {
+              ++c.semantic_violations;
+              fail("row " + where(rc, -1) + " has no visible key and is not O = +0.0");
+            }
+          }
           if (lse_exact == -kInf) {
             c.o_judged += D;
             c.o_exact_facts += D;
@@ -162,7 +172,7 @@ AttentionComparison compare_attention(const AttentionProblem& problem, const Att
         const std::int64_t violations_before = c.o_violations + c.lse_violations + c.semantic_violations;
         const bool failure_before = !c.first_failure.empty();
         judge_row();
-        const RowClass cls = exact_row_class(lse_exact);
+        const RowClass cls = exact_row_class(lse_exact, visible_range(problem, i).count == 0);
         if (cls != RowClass::Ordinary && c.o_violations + c.lse_violations + c.semantic_violations > violations_before) {
           ++c.convention_rows;
           if (!failure_before) {

@@ -27,7 +27,7 @@ struct AttentionComparison {
   double floor_rel_rms_o = 0;      // the same for the floor model's O
   std::int64_t o_violations = 0;   // elements of O outside their bound
   std::int64_t lse_violations = 0;
-  // masked row not (+0.0, -inf); NaN/inf where exact is finite; not the NaN or infinity the
+  // masked row not (+0.0, -inf), or with a sink not O = +0.0; NaN/inf where exact is finite; not the NaN or infinity the
   // definition gives (exact O or LSE NaN or infinite); an exactly computed O element
   // (reference/exact_rows.hpp) not rounded as the declared mode rounds it
   std::int64_t semantic_violations = 0;
@@ -53,7 +53,7 @@ struct AttentionComparison {
   bool pass() const { return judged() && !violations(); }
 };
 
-// Compares kernel outputs (O bf16 bits [B, Sq, Hq, D], LSE fp32 [B, Hq, Sq]) of `problem`
+// Compares kernel outputs (O bf16 bits [B, Sq, Hq, Dv], LSE fp32 [B, Hq, Sq]) of `problem`
 // computed by a kernel that rounds P and O in `mode`, against `exact`. With lse_given = false
 // the kernel gave no LSE: `lse` is ignored (it may be empty), no LSE is judged or counted, and a
 // row without visible keys is judged on O = +0.0 alone. An exact LSE beyond fp32's range is met
