@@ -649,7 +649,7 @@ void require_base_definition(const AttentionProblem& problem, std::string_view w
 
 namespace {
 
-// The checks of the optional features (docs/semantics.md §3–§7).
+// The checks of the optional features (docs/semantics.md §3, §4, §9, §10).
 template <class Fail>
 void validate_features(const AttentionProblem& p, Fail fail) {
   const AttentionShape& s = p.shape;
