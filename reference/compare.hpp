@@ -62,4 +62,17 @@ AttentionComparison compare_attention(const AttentionProblem& problem, const Att
                                       std::span<const std::uint16_t> o, std::span<const float> lse,
                                       numerics::Rounding mode, bool lse_given = true);
 
+// The two halves of compare_attention, for callers that judge rule 4 over several problems
+// together (compare_varlen: one RMS over every sequence).
+// Rules 1–3 and the counts, with `bounds` = attention_bounds(problem, exact, mode); rel_rms_err_o,
+// floor_rel_rms_o and floor_violation are left 0. Throws std::invalid_argument as compare_attention.
+AttentionComparison compare_elements(const AttentionProblem& problem, const AttentionResult& exact,
+                                     std::span<const std::uint16_t> o, std::span<const float> lse,
+                                     numerics::Rounding mode, bool lse_given, const AttentionBounds& bounds);
+// Rule 4 (docs/pass-rule.md): sets c.rel_rms_err_o (with the flush allowance `flush` taken out),
+// c.floor_rel_rms_o of the floor output `floor`, and c.floor_violation (and c.first_failure if it
+// is empty) when the first exceeds twice the second. got, exact, flush, floor: O values, one layout.
+void judge_floor_rule(AttentionComparison& c, std::span<const double> got, std::span<const double> exact,
+                      std::span<const double> flush, std::span<const double> floor);
+
 }  // namespace cdna::reference

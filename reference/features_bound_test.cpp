@@ -22,6 +22,7 @@
 #include "reference/exact_rows.hpp"
 #include "reference/floor.hpp"
 #include "reference/splitmix64.hpp"
+#include "reference/varlen.hpp"
 
 namespace cdna::reference {
 namespace {
@@ -475,6 +476,56 @@ TEST(FeatureBound, ExactRowsOnFp8WindowsAndSinks) {
       EXPECT_GT(c.semantic_violations, 0) << numerics::to_string(mode) << " judged as " << numerics::to_string(other);
     }
   }
+}
+
+// compare_varlen on a paged varlen batch with every feature: the declared kernel run per sequence
+// passes (rule 4 judged once over all sequences), the same kernel without its sink fails. Unused
+// cache slots hold NaN (0x80): never read.
+TEST(FeatureBound, PagedVarlenWithEveryFeature) {
+  VarlenProblem p;
+  p.base.shape = {3, 0, 0, 2, 1, 32, 16};
+  p.base.mask = Mask::CausalBottomRight;
+  p.base.window_left = 6;
+  p.base.softcap = 20;
+  p.base.sinks = {0.25f, -1.5f};
+  p.base.scale = f32(1 / std::sqrt(32.0));
+  p.base.dtype = ElementType::FP8_E5M2FNUZ;
+  p.base.descale_q = {1.5f};
+  p.base.descale_k = {0.7f, 1.1f, 2.3f};
+  p.base.descale_v = {0.9f};
+  p.cu_seqlens_q = {0, 3, 3, 8};
+  p.seqused_k = {10, 0, 17};
+  p.page_size = 4;
+  p.pages_per_sequence = 5;
+  p.block_table = {7, 2, 5, 0, 0, 0, 0, 0, 0, 0, 1, 6, 3, 4, 8};
+  Rng g{31};
+  p.q.resize(8 * 2 * 32);
+  for (auto& x : p.q) x = encode(p.base.dtype, g.normal());
+  p.k.assign(9 * 4 * 32, 0x80);
+  p.v.assign(9 * 4 * 16, 0x80);
+  for (std::int64_t b : {0, 2})
+    for (std::int64_t j = 0; j < p.seqused_k[static_cast<std::size_t>(b)]; ++j) {
+      const std::int64_t r = p.k_row(b, j);
+      for (std::int64_t d = 0; d < 32; ++d) p.k[static_cast<std::size_t>(r * 32 + d)] = encode(p.base.dtype, g.normal());
+      for (std::int64_t d = 0; d < 16; ++d) p.v[static_cast<std::size_t>(r * 16 + d)] = encode(p.base.dtype, g.normal());
+    }
+  validate(p);
+  const AttentionResult exact = varlen_forward_exact(p);
+  auto run = [&](Fault fault) {
+    KernelOut all{std::vector<std::uint16_t>(static_cast<std::size_t>(p.o_elements())),
+                  std::vector<float>(static_cast<std::size_t>(p.lse_elements()))};
+    for (std::int64_t b = 0; b < p.sequences(); ++b) {
+      const KernelOut k = declared_kernel(sequence_problem(p, b), Rounding::RTNE, 16, fault);
+      scatter_sequence(p, b, k.o, k.lse, all.o, all.lse);
+    }
+    return compare_varlen(p, exact, all.o, all.lse, Rounding::RTNE);
+  };
+  const AttentionComparison ok = run({});
+  EXPECT_TRUE(ok.pass()) << ok.first_failure;
+  EXPECT_EQ(ok.o_judged, 8 * 2 * 16);
+  const AttentionComparison wrong = run(Fault{.sink_dropped = true});
+  EXPECT_FALSE(wrong.pass());
+  EXPECT_GT(wrong.lse_violations, 8);
 }
 
 }  // namespace
