@@ -188,6 +188,62 @@ double empty_sink_lse_bound(double sink) {
   return (gamma(5, kU32) * std::abs(sink) + 1.1 * kUlp + 0x1p-124) * kSelf;
 }
 
+// One O column's sums over the row's weighted keys (§5–§7), V in real units.
+struct ColumnSums {
+  double e_abs = 0;       // Σ P_j|V_jd| (the oracle's scale)
+  double nu = 0;          // ν_d of §5
+  double flush_keys = 0;  // Σ over flushable keys of c_j|V_jd| (§4)
+  double vmax = -std::numeric_limits<double>::infinity(), vmin = std::numeric_limits<double>::infinity();
+  double vabs = 0, vmag = 0;  // max |V_jd| and max V̄_jd
+};
+
+// The row's constants of §5–§7.
+struct RowFactors {
+  double u_b, eps_n, lambda, infl, o_factor, kappa_hull, trunc_hull, flush_acc;
+  bool overflow;
+};
+
+struct ElementBound {
+  double bound, oracle, flush;
+};
+
+// §5 (composed), §6 (hull, flushes) and §7 (the stored O) for one element with exact value o_exact.
+ElementBound o_element_bound(double o_exact, ColumnSums c, const RowFactors& r) {
+  // E_d = 0 (every V of the column 0) makes the oracle exact, even where the double evaluation
+  // of the weights gave up (infl = +inf): no 0·inf.
+  const double oracle = (c.e_abs > 0 ? r.o_factor * c.e_abs * r.infl : 0.0) + 0x1p-53 * std::abs(o_exact);
+  const double o_abs = std::abs(o_exact) + oracle;
+  // Flushed keys (composed form; the hull holds for any non-negative weights, flushed ones
+  // included) and flushes of acc (both forms), §6.
+  c.flush_keys *= (1 + r.eps_n) * kSelf;
+  double err = kInf;
+  if (!r.overflow && r.lambda < 1) {  // composed bound (§5)
+    err = (1 + r.eps_n) * (c.nu * r.infl + r.lambda * o_abs) / (1 - r.lambda) + r.eps_n * o_abs + c.flush_keys;
+  }
+  if (!r.overflow && std::isfinite(c.vmax - c.vmin)) {  // convex-hull bound (§6)
+    const double hull = (c.vmax - c.vmin) + r.kappa_hull * c.vabs + r.trunc_hull * c.vmag;
+    err = std::min(err, (1 + r.eps_n) * hull + r.eps_n * o_abs);
+  }
+  err += r.flush_acc;
+  return {((1 + r.u_b) * err + r.u_b * o_abs + 0x1p-133) * kSelf + oracle, oracle,
+          (1 + r.u_b) * (c.flush_keys + r.flush_acc) * kSelf};
+}
+
+// §8: LSE = ln 2 · (m̂ + log2 l̂) in fp32. delta_max: the largest argument error Δ_j (the sink's
+// included), g_down: −log2((1 − ε_e)^T (1 − γ_l)); terms: the keys and the sink in l̂.
+double lse_bound(double lse_exact, double lse_err, double t_max, double d1_max, double lambda, double delta_max,
+                 double g_down, double terms) {
+  const double y2 = lse_exact * kLog2e;
+  const double y2_abs = std::abs(y2) + lse_err * kLog2e;
+  const double log2_l = std::max(0.0, y2 - t_max) + 0x1p-40 * (std::abs(y2) + std::abs(t_max)) + lse_err * kLog2e;
+  double zeta_l = std::min(lambda < 1 ? -std::log2(1 - lambda) : kInf, delta_max + g_down);
+  zeta_l += terms * 0x1p-123;  // flushed terms in l̂ (each < 2^-126·(1 + ε_e)^T of l̂ ≥ ½)
+  const double lam_log = log2_l + d1_max + zeta_l;  // ≥ |log2 l̂|
+  const double e_log = kUlp * lam_log + kMin;
+  const double e_y = zeta_l + e_log + kU32 * (y2_abs + zeta_l + e_log) + kMin;
+  return (kLn2 * e_y + gamma(3, kU32) * kLn2 * (y2_abs + e_y) + kMin) * kSelf + lse_err;
+}
+
 }  // namespace
 
 AttentionBounds attention_bounds(const AttentionProblem& problem, const AttentionResult& exact,
@@ -200,7 +256,6 @@ AttentionBounds attention_bounds(const AttentionProblem& problem, const Attentio
   const std::int64_t D = s.head_dim, Dv = s.dv(), Sq = s.seqlen_q, Sk = s.seqlen_k;
   const std::int64_t group = s.heads_q / s.heads_kv;
   const double u_b = bf16_unit_roundoff(mode);
-  const double gamma3 = gamma(3, kU32);
   const double g_dot = gamma(static_cast<double>(D), 0x1p-53);  // this file's double dot products
   const bool fp8 = problem.dtype != ElementType::BF16;
   // v_rcp_f32 (1 ULP) and the multiply (covers a RN divide); fp8: and the multiply by dv (§18).
@@ -363,63 +418,38 @@ AttentionBounds attention_bounds(const AttentionProblem& problem, const Attentio
         // loses < 2^-126 of acc, < 2^-125 of acc/l̂ (l̂ ≥ ½), on at most h_pv + T + 1 operations;
         // fp8: one more, the multiply by dv, and all of them in units of V's fp8 values (×dv).
         const double flush_acc = (depth.pv + depth.exps + (fp8 ? 2 : 1)) * 0x1p-125 * std::max(dv, 1.0);
-        const double o_factor = exact_o_error_factor(n, 128);
-        const double kappa_hull = (1 + u_b) * (1 + g_pv) / (1 - g_l) - 1;
-        const double trunc_hull = trunc_pv / (1 - g_l);
+        const RowFactors rf{u_b, eps_n, lambda, infl, exact_o_error_factor(n, 128),
+                            (1 + u_b) * (1 + g_pv) / (1 - g_l) - 1, trunc_pv / (1 - g_l), flush_acc, overflow};
 
         // §7: each element of O. V values are real (dv × the fp8 value for fp8, §18).
         for (std::int64_t d = 0; d < Dv; ++d) {
           const double o_exact = exact.o[o_at(d)];
           if (std::isnan(o_exact)) continue;  // no bound: the definition gives NaN
-          double e_abs = 0, nu = 0, vmax = -kInf, vmin = kInf, vabs = 0, vmag = 0, flush_keys = 0;
-          if (sink.present) vmax = vmin = 0;  // the sink weighs V = 0 (§16)
+          ColumnSums c;
+          if (sink.present) c.vmax = c.vmin = 0;  // the sink weighs V = 0 (§16)
           for (std::int64_t j = range.first; j < range.first + n; ++j) {
             const std::size_t js = static_cast<std::size_t>(j);
             if (ks[js].zero_weight) continue;  // its V has no effect, NaN or inf included
             const double v8 = element_value(problem.dtype, problem.v[static_cast<std::size_t>(((b * Sk + j) * s.heads_kv + hk) * Dv + d)]);
             const double vv = dv * v8;  // exact in double (an fp32 times an 8-bit significand)
             const double av = std::abs(vv), mv = dv * magnitude(v8);
-            e_abs += prob[js] * av;
-            if (p_flush[js] > 0) flush_keys += p_flush[js] * av;
-            nu += w_rel[js] * av + w_trunc[js] * mv;
-            vmax = std::max(vmax, vv);
-            vmin = std::min(vmin, vv);
-            vabs = std::max(vabs, av);
-            vmag = std::max(vmag, mv);
+            c.e_abs += prob[js] * av;
+            if (p_flush[js] > 0) c.flush_keys += p_flush[js] * av;
+            c.nu += w_rel[js] * av + w_trunc[js] * mv;
+            c.vmax = std::max(c.vmax, vv);
+            c.vmin = std::min(c.vmin, vv);
+            c.vabs = std::max(c.vabs, av);
+            c.vmag = std::max(c.vmag, mv);
           }
-          // E_d = 0 (every V of the column 0) makes the oracle exact, even where the double
-          // evaluation of the weights gave up (infl = +inf): no 0·inf.
-          const double oracle = (e_abs > 0 ? o_factor * e_abs * infl : 0.0) + 0x1p-53 * std::abs(o_exact);
-          const double o_abs = std::abs(o_exact) + oracle;
-          // Flushed keys (composed form; the hull holds for any non-negative weights, flushed
-          // ones included) and flushes of acc (both forms), §6.
-          flush_keys *= (1 + eps_n) * kSelf;
-          double err = kInf;
-          if (!overflow && lambda < 1) {  // composed bound (§5)
-            err = (1 + eps_n) * (nu * infl + lambda * o_abs) / (1 - lambda) + eps_n * o_abs + flush_keys;
-          }
-          if (!overflow && std::isfinite(vmax - vmin)) {  // convex-hull bound (§6)
-            const double hull = (vmax - vmin) + kappa_hull * vabs + trunc_hull * vmag;
-            err = std::min(err, (1 + eps_n) * hull + eps_n * o_abs);
-          }
-          err += flush_acc;
-          bounds.o[o_at(d)] = ((1 + u_b) * err + u_b * o_abs + 0x1p-133) * kSelf + oracle;
-          bounds.o_oracle[o_at(d)] = oracle;
-          bounds.o_flush[o_at(d)] = (1 + u_b) * (flush_keys + flush_acc) * kSelf;
+          const ElementBound e = o_element_bound(o_exact, c, rf);
+          bounds.o[o_at(d)] = e.bound;
+          bounds.o_oracle[o_at(d)] = e.oracle;
+          bounds.o_flush[o_at(d)] = e.flush;
         }
-
-        // §8: LSE = ln 2 · (m̂ + log2 l̂) in fp32.
-        const double y2 = lse_exact * kLog2e;
-        const double y2_abs = std::abs(y2) + lse_err * kLog2e;
-        const double log2_l = std::max(0.0, y2 - t_max) + 0x1p-40 * (std::abs(y2) + std::abs(t_max)) + lse_err * kLog2e;
-        double zeta_l = std::min(lambda < 1 ? -std::log2(1 - lambda) : kInf, std::max(delta_max, sink_delta) + g_down);
-        zeta_l += static_cast<double>(n + 1) * 0x1p-123;  // flushed terms in l̂ (each < 2^-126·(1 + ε_e)^T of l̂ ≥ ½)
-        const double lam_log = log2_l + d1_max + zeta_l;  // ≥ |log2 l̂|
-        const double e_log = kUlp * lam_log + kMin;
-        const double e_y = zeta_l + e_log + kU32 * (y2_abs + zeta_l + e_log) + kMin;
         bounds.lse_oracle[lse_idx] = lse_err;
-        bounds.lse[lse_idx] =
-            overflow ? kInf : (kLn2 * e_y + gamma3 * kLn2 * (y2_abs + e_y) + kMin) * kSelf + lse_err;
+        bounds.lse[lse_idx] = overflow ? kInf
+                                       : lse_bound(lse_exact, lse_err, t_max, d1_max, lambda, std::max(delta_max, sink_delta),
+                                                   g_down, static_cast<double>(n + 1));
       }
     }
   }
