@@ -36,6 +36,7 @@
 #include "numerics/fp8.hpp"
 #include "reference/fixed_exp.hpp"
 #include "reference/mpfr_range.hpp"
+#include "reference/mpfr_var.hpp"
 
 namespace cdna::reference {
 namespace {
@@ -71,18 +72,7 @@ double bf16_to_double(std::uint16_t b) {
 // ---------------------------------------------------------------------------------------------
 // MPFR helpers.
 
-class Mp {
- public:
-  explicit Mp(mpfr_prec_t prec) { mpfr_init2(v_, prec); }
-  ~Mp() { mpfr_clear(v_); }
-  Mp(const Mp&) = delete;
-  Mp& operator=(const Mp&) = delete;
-  mpfr_ptr get() { return v_; }
-  operator mpfr_ptr() { return v_; }
-
- private:
-  mpfr_t v_;
-};
+using Mp = MpfrVar;
 
 class MpArray {
  public:
