@@ -306,7 +306,9 @@ AttentionBounds attention_bounds(const AttentionProblem& problem, const Attentio
         }
         const KeyRange range = visible_range(problem, i);
         const std::int64_t n = range.count;
-        const double lse_err = exact_lse_error(n, 128, lse_exact) + 0x1p-53 * std::abs(lse_exact);
+        // The oracle's terms: the visible keys and the sink, a weight like theirs (§10, §16).
+        const std::int64_t terms = n + (sink.present ? 1 : 0);
+        const double lse_err = exact_lse_error(terms, 128, lse_exact) + 0x1p-53 * std::abs(lse_exact);
         // §17: no visible key and a finite sink: O = +0.0, LSE = s_h within a few fp32 roundings.
         auto empty_with_sink = [&] {
           exact_facts(empty_sink_lse_bound(sink.s) + lse_err);
@@ -418,7 +420,7 @@ AttentionBounds attention_bounds(const AttentionProblem& problem, const Attentio
         // loses < 2^-126 of acc, < 2^-125 of acc/l̂ (l̂ ≥ ½), on at most h_pv + T + 1 operations;
         // fp8: one more, the multiply by dv, and all of them in units of V's fp8 values (×dv).
         const double flush_acc = (depth.pv + depth.exps + (fp8 ? 2 : 1)) * 0x1p-125 * std::max(dv, 1.0);
-        const RowFactors rf{u_b, eps_n, lambda, infl, exact_o_error_factor(n, 128),
+        const RowFactors rf{u_b, eps_n, lambda, infl, exact_o_error_factor(terms, 128),
                             (1 + u_b) * (1 + g_pv) / (1 - g_l) - 1, trunc_pv / (1 - g_l), flush_acc, overflow};
 
         // §7: each element of O. V values are real (dv × the fp8 value for fp8, §18).
