@@ -1,14 +1,18 @@
 // The definition of attention forward (docs/semantics.md) and its exact MPFR oracle.
 //
-// Structure of the oracle, per output row (b, i, h):
-//   1. scores S_j = scale · q·k_j of the visible keys, exactly: bf16 × bf16 products are exact
-//      in double (8-bit significands, exponents in [-266, 240]), and their sum is formed exactly
-//      by the cheapest of: a double sum when every partial sum provably fits 53 bits, an
-//      __int128 sum when it fits 126 bits, else an MPFR sum at 664 bits (enough for any D below
-//      2^64). Multiplying by the fp32 scale is then exact at 80/160/704 bits.
+// Structure of the oracle, per output row (b, i, h) (fp8 inputs are first converted exactly to
+// bf16 patterns, so everything runs on bf16 patterns):
+//   1. scores S_j = scale · dq · dk · q·k_j of the visible keys (a range: mask and window),
+//      exactly: bf16 × bf16 products are exact in double (8-bit significands, exponents in
+//      [-266, 240]), and their sum is formed exactly by the cheapest of: a double sum when every
+//      partial sum provably fits 53 bits, an __int128 sum when it fits 126 bits, else an MPFR sum
+//      at 664 bits (enough for any D below 2^64). Multiplying by the fp32 scale (and descale
+//      factors) is then exact at 80/160/704 bits (+48). With a soft cap, c·tanh(S/c) at
+//      p + 72 + log2 c bits (absolute error <= 2^-(p + 70)).
 //   2. the special cases of the definition (no visible key, NaN, +inf scores) decided exactly.
-//   3. weights w_j = exp(S_j - M), M the row maximum, their sum, the numerators
-//      sum_j w_j V_jd, O = numerator / sum and LSE = M + log(sum):
+//   3. weights w_j = exp(S_j - M), M the row maximum (or the sink if larger), their sum (with
+//      the sink's weight), the numerators sum_j w_j V_jd, O = dv · numerator / sum and
+//      LSE = M + log(sum):
 //      - Generic: MPFR at p bits throughout;
 //      - Auto at p = 128: a 192-bit fixed-point exp (fixed_exp.cpp), and 256-bit fixed-point
 //        accumulators whose window sits at the column's largest term, so each sum is exact up
