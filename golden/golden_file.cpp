@@ -208,7 +208,9 @@ bool known_key(int version, const std::string& k) {
          listed(kPagedKeysV3, k);
 }
 
-std::vector<std::string> required_keys(int version, bool varlen, bool paged) {
+}  // namespace
+
+std::vector<std::string> required_metadata_keys(int version, bool varlen, bool paged) {
   if (version == 2) return kRequiredKeys;
   std::vector<std::string> keys = kCommonKeysV3;
   const auto& more = !varlen ? kDenseKeysV3 : paged ? kPagedKeysV3 : kPackedKeysV3;
@@ -216,6 +218,8 @@ std::vector<std::string> required_keys(int version, bool varlen, bool paged) {
   if (varlen) keys.insert(keys.end(), kVarlenKeysV3.begin(), kVarlenKeysV3.end());
   return keys;
 }
+
+namespace {
 
 // A v3 file's keys and tensors must describe one kind of problem: dense, varlen packed, or paged.
 void check_combination(const SafetensorsFile& f, const std::string& label, bool varlen, bool paged) {
@@ -596,7 +600,7 @@ GoldenFile from_safetensors(const SafetensorsFile& f, const std::string& label) 
   const bool varlen = version == 3 && f.find("cu_seqlens_q") != nullptr;
   const bool paged = varlen && m.count("page_size");
   if (version == 3) check_combination(f, label, varlen, paged);
-  for (const auto& key : required_keys(version, varlen, paged)) {
+  for (const auto& key : required_metadata_keys(version, varlen, paged)) {
     if (!m.count(key)) bad(label, "no metadata '" + key + "'");
   }
 
@@ -659,20 +663,14 @@ GoldenFile from_safetensors(const SafetensorsFile& f, const std::string& label) 
     vp.base = std::move(p);
   } else {
     g.problem = std::move(p);
-    if (version == 3) {
-      g.layout = read_layout(m, label, g.problem.shape);
-    } else {
-      g.layout = *named_layout("bshd", s);
-    }
-  }
-  // Each tensor shape is checked against the extents before any product of extents is formed;
-  // the tensors' byte sizes were checked against 64 bits by the reader.
-  if (!varlen) {
+    // Each tensor shape is checked against the extents before any product of extents is formed;
+    // the tensors' byte sizes were checked against 64 bits by the reader.
     const InputShapes in = input_shapes(g);
     const reference::ElementType dtype = g.problem.dtype;
     g.problem.q = read_input(f, label, "q", dtype, in.q);
     g.problem.k = read_input(f, label, "k", dtype, in.k);
     g.problem.v = read_input(f, label, "v", dtype, in.v);
+    g.layout = version == 3 ? read_layout(m, label, g.problem.shape) : *named_layout("bshd", g.problem.shape);
   }
   const auto o_shape = g.o_shape(), lse_shape = g.lse_shape();
   g.exact.o = as_f64(expect_tensor(f, label, "o_exact", Dtype::F64, o_shape), label);

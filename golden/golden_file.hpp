@@ -98,6 +98,8 @@ struct GoldenFile {
 // The metadata keys formats v2 and v3 define (a golden file of either version is a valid input
 // of `golden make`).
 const std::vector<std::string>& metadata_keys();
+// The keys every file of `version` (2 or 3) and kind must have (v3: dense, varlen, paged).
+std::vector<std::string> required_metadata_keys(int version, bool varlen, bool paged);
 // True for a provenance key: one the tools write, or "note." followed by at least one character.
 bool is_provenance_key(const std::string& key);
 
