@@ -401,9 +401,8 @@ int GoldenCommand::run_verify() {
       const std::string name = named == g.provenance.end() ? "attention-fwd" : named->second;
       if (!kernels.contains(name)) kernels.emplace(name, CodeObjects(name));
       adapters::KernelAdapter& kernel = kernels.at(name).get(g.mode);
-      if (g.varlen || reference::extended_feature(g.problem) || g.layout.name != "bshd") {
-        problem = "o_kernel is stored but the golden tools run kernels only on dense bshd problems of the base "
-                  "definition, which this file is not";
+      if (auto limit = golden_kernel_limit(g, name)) {
+        problem = "o_kernel is stored but " + *limit;
       } else if (auto why = kernel.unsupported_reason(g.problem, g.mode)) {
         problem = "o_kernel is stored but the kernel " + name + " does not take this problem: " + *why;
       } else {

@@ -34,15 +34,21 @@ adapters::KernelAdapter& CodeObjects::get(numerics::Rounding mode) {
   return *adapter_;
 }
 
+std::optional<std::string> golden_kernel_limit(const golden::GoldenFile& g, const std::string& kernel) {
+  if (g.varlen) return "the golden tools run kernels on dense problems only (this file is varlen)";
+  if (g.layout.name != "bshd") return "the golden tools run kernels in layout bshd only (this file: " + g.layout.name + ")";
+  if (auto feature = reference::extended_feature(g.problem); feature && kernel != "attention-fwd")
+    return "the golden tools run peer kernels on the base definition only (this problem has " + *feature + ")";
+  return std::nullopt;
+}
+
 void fill_kernel_output(golden::GoldenFile& g, device::Executor* executor, CodeObjects& code) {
   adapters::KernelAdapter& kernel = code.get(g.mode);
   std::optional<std::string> why;
-  // The harness runs kernels on dense BSHD problems of the base definition; a file beyond that
+  // The golden tools run kernels on dense BSHD problems; extended features only through our own
+  // adapter, whose unsupported_reason names each feature it does not take. A file beyond that
   // says so in 'kernel' rather than storing bits of another problem.
-  if (g.varlen) why = "the golden tools run kernels on dense problems only (this file is varlen)";
-  else if (auto feature = reference::extended_feature(g.problem))
-    why = "the golden tools run kernels on the base definition only (this problem has " + *feature + ")";
-  else if (g.layout.name != "bshd") why = "the golden tools run kernels in layout bshd only (this file: " + g.layout.name + ")";
+  if (auto why_not = golden_kernel_limit(g, kernel.name())) why = why_not;
   else why = kernel.unsupported_reason(g.problem, g.mode);
   if (executor && !why) {
     const device::AttentionOutput out = kernel.run(*executor, g.problem, g.mode);
@@ -52,7 +58,10 @@ void fill_kernel_output(golden::GoldenFile& g, device::Executor* executor, CodeO
       // Ours: no kernel_adapter key (absent means ours), so files of earlier versions still match.
       g.provenance["kernel_code_object"] =
           device::attention_code_object(g.mode).filename().string() + " (device/kernels/attention_fwd.hip, kernel " +
-          (g.problem.shape.head_dim == 64 ? device::kAttentionKernels[0] : device::kAttentionKernels[1]) + ")";
+          // Windowed problems run the extended kernel (device::run_attention).
+          (g.problem.window_left != -1 || g.problem.window_right != -1 ? device::kAttentionExtKernels
+                                                                       : device::kAttentionKernels)
+              [g.problem.shape.head_dim == 64 ? 0 : 1] + ")";
     } else {
       g.provenance["kernel_adapter"] = kernel.name();
       g.provenance["kernel_code_object"] = code.file_names(g.mode);

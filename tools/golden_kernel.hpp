@@ -5,6 +5,7 @@
 
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -37,6 +38,11 @@ class CodeObjects {
   std::filesystem::path source_;
   std::map<numerics::Rounding, std::string> paths_;
 };
+
+// Why the golden tools do not run `kernel` (an adapter name) on g at all, or nullopt: varlen
+// files and layouts other than bshd are not run (the adapters take dense BSHD problems), nor
+// peer kernels on extended features. Otherwise the adapter's unsupported_reason decides.
+std::optional<std::string> golden_kernel_limit(const golden::GoldenFile& g, const std::string& kernel);
 
 // Runs the kernel on g.problem in g.mode and stores its output as g.kernel (LSE empty for a
 // kernel without one), with provenance "executor", "kernel_adapter" and "kernel_code_object";
