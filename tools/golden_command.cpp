@@ -294,8 +294,8 @@ GoldenCommand::GoldenCommand(CLI::App& app) {
       "(a malformed, modified or impossible golden file, a missing tensor, nothing judged).");
   check_->add_option("golden", golden_path_, "The golden file")->required();
   check_->add_option("--candidate", candidate_,
-                     "The candidate's output: a safetensors file with tensor 'o' (BF16 [B,Sq,Hq,D]) and optional 'lse' "
-                     "(F32 [B,Hq,Sq]), or raw little-endian bf16 O")
+                     "The candidate's output: a safetensors file with tensor 'o' (BF16 [B,Sq,Hq,Dv]; varlen files "
+                     "[rows_q,Hq,Dv]) and optional 'lse' (F32 [B,Hq,Sq]; varlen [Hq,rows_q]), or raw little-endian bf16 O")
       ->required();
   check_->add_option("--candidate-format", candidate_format_, "safetensors or raw-bf16")
       ->check(CLI::IsMember({"safetensors", "raw-bf16"}))
@@ -309,7 +309,7 @@ GoldenCommand::GoldenCommand(CLI::App& app) {
                        "explicitly it must exist)")
           ->capture_default_str();
   check_->add_option("--candidate-lse", candidate_lse_,
-                     "With raw-bf16: the candidate's LSE as raw little-endian fp32 [B,Hq,Sq] (optional)");
+                     "With raw-bf16: the candidate's LSE as raw little-endian fp32 [B,Hq,Sq] (varlen [Hq,rows_q]; optional)");
 }
 
 bool GoldenCommand::parsed() const { return golden_->parsed(); }
