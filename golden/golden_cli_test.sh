@@ -319,6 +319,13 @@ run varlen-moved-fails 1 '^FAIL: sequence ' -- golden check "$tmp/v3/varlen.rtne
   --candidate "$tmp/varlen_moved.bin" --candidate-format raw-bf16
 run varlen-check-header 0 'varlen \(7 query rows\)' -- golden check "$tmp/v3/varlen.rtne.safetensors" \
   --candidate "$tmp/varlen_floor.bin" --candidate-format raw-bf16
+# Committed v3 files changed: a flipped byte of the block table (digest), and a resealed file whose
+# keyless row has LSE -inf although its head has a sink (stored values): exit 2, one line.
+ed "$set_dir/X01-paged.rtne.safetensors" "$tmp/paged_flip.safetensors" --flip block_table 0
+bad v3-tampered-digest "digest mismatch" -- golden verify "$tmp/paged_flip.safetensors" --executor none
+ed "$set_dir/X05-sinks.rtne.safetensors" "$tmp/sinks_lse.safetensors" --f64 lse_exact 0 -inf --reseal
+bad v3-resealed-sink-row "lse_exact b=0 h=0 i=0 is -inf, but the row sees no key \(the definition gives its sink 0.5\)" -- \
+  golden check "$tmp/sinks_lse.safetensors" --candidate "$tmp/varlen_floor.bin" --candidate-format raw-bf16
 bad make-window-form "--window = '3' is not L,R" -- golden make --from "$tmp/in.safetensors" --window 3 --out "$tmp/never"
 bad make-window-side "--window left = '-2' is not -1 \(unbounded\)" -- golden make --from "$tmp/in.safetensors" --window -2,0 --out "$tmp/never"
 bad make-softcap-negative "--softcap = '-1' is negative" -- golden make --from "$tmp/in.safetensors" --softcap -1 --out "$tmp/never"
