@@ -451,6 +451,24 @@ TEST(GoldenV3, V2FilesAreStillReadAndJudged) {
   expect_same_problem(r.problem, g.problem);
 }
 
+// The committed window (0, 0) file holds the definition's fact: each row sees its diagonal key
+// only, so the exact O and our kernel's O are that key's V row (docs/semantics.md, windows).
+TEST(GoldenV3, CommittedWindowZeroFileHoldsTheDiagonalFact) {
+  const GoldenFile g = read_golden(std::filesystem::path(CDNA_GOLDEN_SET_DIR) / "X03-window-0-0.rtne.safetensors");
+  const auto& s = g.problem.shape;
+  ASSERT_EQ(g.problem.window_left, 0);
+  ASSERT_EQ(g.problem.window_right, 0);
+  ASSERT_TRUE(g.kernel);
+  ASSERT_EQ(s.seqlen_q, s.seqlen_k);
+  for (std::int64_t i = 0; i < s.seqlen_q; ++i)
+    for (std::int64_t d = 0; d < s.head_dim; ++d) {
+      const auto at = static_cast<std::size_t>(i * s.head_dim + d);
+      const double v = numerics::f32_from_bf16(g.problem.v[at]);
+      EXPECT_EQ(g.exact.o[at], v) << "i=" << i << " d=" << d;
+      EXPECT_EQ(static_cast<double>(numerics::f32_from_bf16(g.kernel->o[at])), v) << "i=" << i << " d=" << d;
+    }
+}
+
 TEST(GoldenV3, LayoutsDeriveTheirStrides) {
   const reference::AttentionShape s{2, 3, 5, 4, 2, 64, 32};
   EXPECT_EQ(named_layout("bshd", s)->q, (Strides{3 * 4 * 64, 4 * 64, 64, 1}));
