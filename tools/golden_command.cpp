@@ -400,13 +400,10 @@ int GoldenCommand::run_verify() {
       const auto named = g.provenance.find("kernel_adapter");
       const std::string name = named == g.provenance.end() ? "attention-fwd" : named->second;
       if (!kernels.contains(name)) kernels.emplace(name, CodeObjects(name));
-      adapters::KernelAdapter& kernel = kernels.at(name).get(g.mode);
-      if (auto limit = golden_kernel_limit(g, name)) {
-        problem = "o_kernel is stored but " + *limit;
-      } else if (auto why = kernel.unsupported_reason(g.problem, g.mode)) {
+      if (auto why = golden_kernel_reason(g, kernels.at(name))) {
         problem = "o_kernel is stored but the kernel " + name + " does not take this problem: " + *why;
       } else {
-        const device::AttentionOutput out = kernel.run(*executor, g.problem, g.mode);
+        const device::AttentionOutput out = run_golden_kernel(g, *executor, kernels.at(name));
         std::string what;
         if (!same_bits(*g.kernel, out, what)) problem = what + " (" + executor->name() + ")";
         ++kernels_rerun;
