@@ -118,8 +118,7 @@ struct KeyScore {
   double s = 0;        // the definition's score (capped), natural units, in double
   double t = 0;        // s·log2 e
   double delta1 = 0;   // |ŝ₂ − t|: the kernel's base-2 score error
-  double dx = 0;       // error of this file's double evaluation of s − LSE: dx + dx_c·(dx_m + |x|)
-  double dx_c = 0x1p-52, dx_m = 0;
+  double dx = 0;       // error of this file's double evaluation of s − LSE (before LSE's own)
   bool zero_weight = false;  // −inf score without a cap: weighs 0 exactly (§9)
   bool overflow = false;     // no finite fp32 analysis (A10)
 };
@@ -140,9 +139,7 @@ KeyScore key_score(const ScoreModel& m, const Depths& depth, double dot, double 
     k.t = raw * kLog2e;
     k.delta1 = std::abs(m.sigma) * kLog2e *
                    ((1 + m.g_mul) * mfma_dot_error(depth.qk, amag, m.trunc) + m.g_mul * dot_abs) + m.flush;
-    k.dx = std::abs(m.sigma) * g_dot * adot * 1.01;
-    k.dx_c = m.fp8 ? 0x1p-50 : 0x1p-52;  // fp8: σ·dq·dk rounded twice in double
-    k.dx_m = std::abs(raw);
+    k.dx = std::abs(m.sigma) * g_dot * adot * 1.01 + 0x1p-50 * std::abs(raw);
     return k;
   }
   // Soft cap (§15): y = raw/c, th = tanh y by the declared formula, ŝ₂ = fl(th·fl(c·log2 e)).
@@ -165,8 +162,7 @@ KeyScore key_score(const ScoreModel& m, const Depths& depth, double dot, double 
   k.t = k.s * kLog2e;
   k.delta1 = m.cap * kLog2e * ((1 + g2) * e_th + g2 * std::abs(th)) + 2 * kMin;
   // tanh and the product by c in double, and raw's own rounding through tanh' (≤ 2^-52·c·max y·sech² y).
-  k.dx_c = 0x1p-50;
-  k.dx_m = m.cap;
+  k.dx += 0x1p-50 * m.cap;
   return k;
 }
 
@@ -322,10 +318,7 @@ AttentionBounds attention_bounds(const AttentionProblem& problem, const Attentio
           empty_with_sink();
           continue;
         }
-        // A window's rows: the depths of the keys they see (§14). Rows without a window keep the
-        // depths of all Sk keys (conservative; the committed golden bounds rest on them).
-        const bool windowed = problem.window_left != -1 || problem.window_right != -1;
-        Depths depth = kernel_depths(D, windowed ? range : KeyRange{0, Sk}, fp8 ? 16 : 8);
+        Depths depth = kernel_depths(D, range, fp8 ? 16 : 8);
         if (sink.present) depth.l += 1;  // the sink's one fp32 add into l̂ (§16)
         const double g_pv = gamma(depth.pv, kUBlock), g_l = gamma(depth.l, kU32);
         const double trunc_pv = kTrunc * (1 + g_pv) * (1 + u_b);
@@ -359,7 +352,7 @@ AttentionBounds attention_bounds(const AttentionProblem& problem, const Attentio
           // P_j of the definition, and how far this double evaluation may be from it (§8).
           xs[js] = ks[js].s - lse_exact;
           prob[js] = std::exp(xs[js]);
-          const double dx = ks[js].dx + ks[js].dx_c * (ks[js].dx_m + std::abs(xs[js])) + lse_err;
+          const double dx = ks[js].dx + 0x1p-52 * std::abs(xs[js]) + lse_err;
           zeta = std::max(zeta, std::expm1(dx) * 1.01 + 0x1p-51);
         }
         if (t_max == -kInf) {  // every visible score −inf: weighs nothing; LSE is the sink's
@@ -371,7 +364,7 @@ AttentionBounds attention_bounds(const AttentionProblem& problem, const Attentio
           zeta = std::max(zeta, std::expm1(0x1p-52 * (std::abs(sink.s) + std::abs(x)) + lse_err) * 1.01 + 0x1p-51);
         }
         // Weighted sums below are Σ over computed P_j ≥ 0: ≤ (true sum)·(1+ζ), and ≥ … /(1−ζ).
-        const double infl = zeta < 0.5 ? (1 + gamma(static_cast<double>(terms + 4), 0x1p-53)) / (1 - zeta) : kInf;
+        const double infl = zeta < 0.5 ? (1 + gamma(static_cast<double>(n + 5), 0x1p-53)) / (1 - zeta) : kInf;
 
         // §5–§6: relative error φ_j of each key's fp32 weight, then of the running sum.
         double lambda = 0, delta_max = 0, flushable = 0;
