@@ -1,5 +1,7 @@
 #include "device/attention_launcher.hpp"
 
+#include <algorithm>
+#include <bit>
 #include <cerrno>
 #include <cmath>
 #include <cstring>
@@ -42,8 +44,48 @@ numerics::Rounding decode_rounding_symbol(std::span<const std::uint8_t> bytes, s
   return static_cast<numerics::Rounding>(value);
 }
 
+namespace {
+
+// The parts of the definition (docs/semantics.md) attn_fwd does not compute: one line, or nullopt.
+std::optional<std::string> unsupported_feature(const reference::AttentionProblem& p) {
+  if (p.shape.dv() != p.shape.head_dim) {
+    return "Dv = " + std::to_string(p.shape.dv()) + " != D = " + std::to_string(p.shape.head_dim) +
+           " is not supported by attn_fwd; supported: Dv = D";
+  }
+  if (p.softcap != 0.0f) return "soft cap " + std::to_string(p.softcap) + " is not supported by attn_fwd; supported: 0 (none)";
+  if (!p.sinks.empty()) return std::string("attention sinks are not supported by attn_fwd; supported: none (empty)");
+  if (p.dtype != reference::ElementType::BF16) {
+    return "dtype " + std::string(reference::to_string(p.dtype)) + " is not supported by attn_fwd; supported: bf16";
+  }
+  // The kernel adds the window sides to int32 diagonals: 2^30 keeps every sum in range, and a
+  // side that long is unbounded in effect (extents fit in int32 elements).
+  constexpr std::int64_t kMaxSide = std::int64_t{1} << 30;
+  if (p.window_left > kMaxSide || p.window_right > kMaxSide) {
+    return "window (" + std::to_string(p.window_left) + ", " + std::to_string(p.window_right) +
+           ") has a side above 2^30; attn_fwd takes -1 (unbounded) or 0 .. 2^30";
+  }
+  return std::nullopt;
+}
+
+}  // namespace
+
 std::optional<std::string> attention_unsupported_reason(const reference::AttentionProblem& problem) {
-  return attention_unsupported_reason(problem.shape, problem.mask);
+  if (auto why = attention_unsupported_reason(problem.shape, problem.mask)) return why;
+  return unsupported_feature(problem);
+}
+
+std::optional<std::string> attention_unsupported_reason(const reference::VarlenProblem& problem) {
+  // The storage as one dense tensor of rows: its element counts must fit int32 like a batch's.
+  reference::AttentionShape rows = problem.base.shape;
+  rows.batch = 1;
+  rows.seqlen_q = problem.rows_q();
+  rows.seqlen_k = problem.rows_k();
+  if (auto why = attention_unsupported_reason(rows, problem.base.mask)) return why;
+  if (auto why = unsupported_feature(problem.base)) return why;
+  if (problem.sequences() > 65535) {
+    return "B = " + std::to_string(problem.sequences()) + " sequences; attn_fwd supports at most 65535";
+  }
+  return std::nullopt;
 }
 
 std::optional<std::string> attention_unsupported_reason(const reference::AttentionShape& s,
@@ -103,6 +145,50 @@ void check_strides(const char* name, const TensorStrides& t, std::int64_t batch,
   }
 }
 
+// The kernels' scalar arguments for lengths sq, sk (varlen: the largest ones) and `layout`.
+AttentionParams kernel_params(std::int64_t sq, std::int64_t sk, const reference::AttentionShape& s,
+                              reference::Mask mask, float scale, const AttentionLayout& l) {
+  AttentionParams p{};
+  p.seqlen_q = static_cast<std::int32_t>(sq);
+  p.seqlen_k = static_cast<std::int32_t>(sk);
+  p.heads_q = static_cast<std::int32_t>(s.heads_q);
+  p.heads_kv = static_cast<std::int32_t>(s.heads_kv);
+  p.causal = mask == reference::Mask::CausalBottomRight ? 1 : 0;
+  p.scale_log2 = static_cast<float>(static_cast<double>(scale) * std::numbers::log2e);
+  p.q_stride_b = l.q.b, p.q_stride_s = l.q.s, p.q_stride_h = l.q.h;
+  p.k_stride_b = l.k.b, p.k_stride_s = l.k.s, p.k_stride_h = l.k.h;
+  p.v_stride_b = l.v.b, p.v_stride_s = l.v.s, p.v_stride_h = l.v.h;
+  p.o_stride_b = l.o.b, p.o_stride_s = l.o.s, p.o_stride_h = l.o.h;
+  return p;
+}
+
+// A dispatch of the dense (ext = false) or extended kernel for head dim d over `rows_q` query
+// rows (the longest sequence's), Hq heads and B batches, with its first five arguments.
+Dispatch attention_dispatch(std::int64_t d, bool ext, std::int64_t rows_q, std::int64_t heads_q, std::int64_t batch,
+                            std::span<const std::uint16_t> q, std::span<const std::uint16_t> k,
+                            std::span<const std::uint16_t> v, std::span<std::uint16_t> o, std::span<float> lse) {
+  const auto& names = ext ? kAttentionExtKernels : kAttentionKernels;
+  Dispatch dispatch;
+  dispatch.kernel = d == 64 ? names[0] : names[1];
+  dispatch.grid = {static_cast<std::uint32_t>((rows_q + 15) / 16), static_cast<std::uint32_t>(heads_q),
+                   static_cast<std::uint32_t>(batch)};
+  dispatch.block = {64, 1, 1};
+  // Empty tensors (Sk = 0) still need a valid pointer: hand the kernel a one-element buffer.
+  static const std::uint16_t empty_kv[1] = {0};
+  if (k.empty()) k = empty_kv;
+  if (v.empty()) v = empty_kv;
+  dispatch.args = {KernelArg::input(std::as_bytes(q)), KernelArg::input(std::as_bytes(k)),
+                   KernelArg::input(std::as_bytes(v)), KernelArg::output(std::as_writable_bytes(o)),
+                   KernelArg::output(std::as_writable_bytes(lse))};
+  return dispatch;
+}
+
+// The extended kernel's int32 table arguments in order (attention_params.h); empty = null.
+void add_tables(Dispatch& dispatch, std::initializer_list<std::span<const std::int32_t>> tables) {
+  for (const auto& t : tables)
+    dispatch.args.push_back(t.empty() ? KernelArg::null_pointer() : KernelArg::input(std::as_bytes(t)));
+}
+
 }  // namespace
 
 void launch_attention(Executor& executor, std::span<const std::byte> code_object,
@@ -118,39 +204,32 @@ void launch_attention(Executor& executor, std::span<const std::byte> code_object
     throw std::invalid_argument("LSE buffer has " + std::to_string(a.lse.size()) +
                                 " elements, B*Hq*Sq = " + std::to_string(s.lse_elements()));
   }
+  reference::AttentionProblem window;  // the window's checks are those of a problem's
+  window.window_left = a.window_left, window.window_right = a.window_right;
+  if (a.window_left < -1 || a.window_right < -1) {
+    throw std::invalid_argument("window (" + std::to_string(a.window_left) + ", " + std::to_string(a.window_right) +
+                                ") has a side < -1; each side is -1 (unbounded) or a key count >= 0");
+  }
+  if (auto why = unsupported_feature(window)) throw std::invalid_argument(*why);
   if (s.batch == 0 || s.seqlen_q == 0) return;
 
-  AttentionParams p{};
-  p.seqlen_q = static_cast<std::int32_t>(s.seqlen_q);
-  p.seqlen_k = static_cast<std::int32_t>(s.seqlen_k);
-  p.heads_q = static_cast<std::int32_t>(s.heads_q);
-  p.heads_kv = static_cast<std::int32_t>(s.heads_kv);
-  p.causal = a.mask == reference::Mask::CausalBottomRight ? 1 : 0;
-  p.scale_log2 = static_cast<float>(static_cast<double>(a.scale) * std::numbers::log2e);
-  p.q_stride_b = l.q.b, p.q_stride_s = l.q.s, p.q_stride_h = l.q.h;
-  p.k_stride_b = l.k.b, p.k_stride_s = l.k.s, p.k_stride_h = l.k.h;
-  p.v_stride_b = l.v.b, p.v_stride_s = l.v.s, p.v_stride_h = l.v.h;
-  p.o_stride_b = l.o.b, p.o_stride_s = l.o.s, p.o_stride_h = l.o.h;
-
-  Dispatch dispatch;
-  dispatch.kernel = s.head_dim == 64 ? kAttentionKernels[0] : kAttentionKernels[1];
-  dispatch.grid = {static_cast<std::uint32_t>((s.seqlen_q + 15) / 16),
-                   static_cast<std::uint32_t>(s.heads_q), static_cast<std::uint32_t>(s.batch)};
-  dispatch.block = {64, 1, 1};
-  // Empty tensors (Sk = 0) still need a valid pointer: hand the kernel a one-element buffer.
-  const std::uint16_t empty_kv[1] = {0};
-  const auto k = a.k.empty() ? std::span<const std::uint16_t>(empty_kv) : a.k;
-  const auto v = a.v.empty() ? std::span<const std::uint16_t>(empty_kv) : a.v;
-  dispatch.args = {KernelArg::input(std::as_bytes(a.q)), KernelArg::input(std::as_bytes(k)),
-                   KernelArg::input(std::as_bytes(v)),   KernelArg::output(std::as_writable_bytes(a.o)),
-                   KernelArg::output(std::as_writable_bytes(a.lse)), KernelArg::scalar(p)};
+  const AttentionParams p = kernel_params(s.seqlen_q, s.seqlen_k, s, a.mask, a.scale, l);
+  const bool ext = a.window_left != -1 || a.window_right != -1;
+  Dispatch dispatch = attention_dispatch(s.head_dim, ext, s.seqlen_q, s.heads_q, s.batch, a.q, a.k, a.v, a.o, a.lse);
+  if (!ext) {
+    dispatch.args.push_back(KernelArg::scalar(p));
+  } else {
+    add_tables(dispatch, {{}, {}, {}, {}, {}, {}});  // a dense batch: no sequence tables
+    const AttentionExtParams e{p, static_cast<std::int32_t>(a.window_left), static_cast<std::int32_t>(a.window_right),
+                               0, 0, s.heads_q * s.seqlen_q, s.seqlen_q};
+    dispatch.args.push_back(KernelArg::scalar(e));
+  }
   executor.run(code_object, dispatch);
 }
 
 AttentionOutput run_attention(Executor& executor, std::span<const std::byte> code_object,
                               const reference::AttentionProblem& problem) {
   reference::validate(problem);
-  reference::require_base_definition(problem, "attn_fwd");
   if (auto why = attention_unsupported_reason(problem)) throw std::invalid_argument(*why);
   const auto& s = problem.shape;
   AttentionOutput out;
@@ -160,10 +239,47 @@ AttentionOutput run_attention(Executor& executor, std::span<const std::byte> cod
   a.shape = s;
   a.mask = problem.mask;
   a.scale = problem.scale;
+  a.window_left = problem.window_left, a.window_right = problem.window_right;
   a.layout = contiguous_layout(s);
   a.q = problem.q, a.k = problem.k, a.v = problem.v;
   a.o = out.o, a.lse = out.lse;
   launch_attention(executor, code_object, a);
+  return out;
+}
+
+AttentionOutput run_attention_varlen(Executor& executor, std::span<const std::byte> code_object,
+                                     const reference::VarlenProblem& problem) {
+  reference::validate(problem);
+  if (auto why = attention_unsupported_reason(problem)) throw std::invalid_argument(*why);
+  const reference::AttentionProblem& base = problem.base;
+  const auto& s = base.shape;
+  AttentionOutput out;
+  out.o.assign(static_cast<std::size_t>(problem.o_elements()), kUnwrittenO);
+  out.lse.assign(static_cast<std::size_t>(problem.lse_elements()), std::bit_cast<float>(kUnwrittenLseBits));
+  std::int64_t max_sq = 0, max_sk = 0;
+  for (std::int64_t b = 0; b < problem.sequences(); ++b) {
+    max_sq = std::max(max_sq, problem.seqlen_q(b));
+    max_sk = std::max(max_sk, problem.seqlen_k(b));
+  }
+  if (max_sq == 0) return out;  // no query row in any sequence (or B = 0)
+
+  // Rows of all sequences in one tensor: batch stride 0, the tables place each sequence.
+  const std::int64_t d = s.head_dim;
+  const TensorStrides q{0, s.heads_q * d, d}, kv{0, s.heads_kv * d, d};
+  const AttentionParams p = kernel_params(max_sq, max_sk, s, base.mask, base.scale, {q, kv, kv, q});
+  Dispatch dispatch = attention_dispatch(d, true, max_sq, s.heads_q, s.batch, problem.q, problem.k, problem.v,
+                                         out.o, out.lse);
+  add_tables(dispatch, {problem.cu_seqlens_q, problem.seqstart_q, problem.cu_seqlens_k, problem.seqstart_k,
+                        problem.seqused_k, problem.block_table});
+  const AttentionExtParams e{p,
+                             static_cast<std::int32_t>(base.window_left),
+                             static_cast<std::int32_t>(base.window_right),
+                             static_cast<std::int32_t>(problem.page_size),
+                             static_cast<std::int32_t>(problem.pages_per_sequence),
+                             0,
+                             problem.rows_q()};
+  dispatch.args.push_back(KernelArg::scalar(e));
+  executor.run(code_object, dispatch);
   return out;
 }
 

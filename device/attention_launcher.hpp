@@ -13,6 +13,7 @@
 #include "device/executor.hpp"
 #include "numerics/bf16.hpp"
 #include "reference/attention.hpp"
+#include "reference/varlen.hpp"
 
 namespace cdna::device {
 
@@ -23,6 +24,9 @@ std::filesystem::path attention_code_object(numerics::Rounding mode,
 
 // The kernels each attention code object holds, one per supported head dim D.
 inline constexpr const char* kAttentionKernels[] = {"attn_fwd_d64", "attn_fwd_d128"};
+// The extended kernels of the same code objects (varlen, padded starts, seqused_k, paged KV,
+// sliding window; device/attention_params.h), one per D.
+inline constexpr const char* kAttentionExtKernels[] = {"attn_fwd_ext_d64", "attn_fwd_ext_d128"};
 
 // The bf16 rounding mode a code object was built for is recorded in it, so that a code object
 // declared for another mode is refused before it runs: kernels/attention_fwd.hip defines the
@@ -43,10 +47,15 @@ std::vector<std::byte> read_file(const std::filesystem::path& path, std::string_
 
 // Why the kernel cannot take `problem`, as one line naming the field, its value and what the
 // kernel supports; nullopt if it can. Supported: D in {64, 128}; mask none or causal
-// bottom-right; Hq a multiple of Hkv; every extent and element offset within int32.
+// bottom-right; Hq a multiple of Hkv; every extent and element offset within int32; a sliding
+// window (any sides). Not supported: Dv != D, soft cap, sinks, fp8 inputs (and their descale).
 std::optional<std::string> attention_unsupported_reason(const reference::AttentionProblem& problem);
 std::optional<std::string> attention_unsupported_reason(const reference::AttentionShape& shape,
                                                         reference::Mask mask);
+// The same for a varlen / paged problem (reference/varlen.hpp): its base problem's features as
+// above (D, mask, heads, window, no Dv != D, cap, sinks or fp8), B <= 65535, storage rows and
+// page indices within int32. Any page size >= 1 (keys are addressed one by one).
+std::optional<std::string> attention_unsupported_reason(const reference::VarlenProblem& problem);
 
 // Kernel outputs: O [B, Sq, Hq, D] bf16 bits, LSE [B, Hq, Sq] fp32 (natural log).
 struct AttentionOutput {
@@ -80,16 +89,18 @@ struct StridedAttention {
   reference::AttentionShape shape;
   reference::Mask mask = reference::Mask::None;
   float scale = 0.125f;
+  std::int64_t window_left = -1, window_right = -1;  // sliding window (-1: unbounded side)
   AttentionLayout layout;
   std::span<const std::uint16_t> q, k, v;
   std::span<std::uint16_t> o;
   std::span<float> lse;
 };
 
-// Runs the kernel on `args`. Throws std::invalid_argument with attention_unsupported_reason()
-// for an unsupported shape or mask, or naming the tensor whose strides are negative, exceed
-// int32 element offsets or reach past the end of its buffer; and whatever the executor throws.
-// Leaves o and lse untouched when B = 0 or Sq = 0.
+// Runs the kernel on `args`: attn_fwd_d* without a window, attn_fwd_ext_d* with one. Throws
+// std::invalid_argument with attention_unsupported_reason() for an unsupported shape or mask, or
+// naming the tensor whose strides are negative, exceed int32 element offsets or reach past the
+// end of its buffer, or a window side below -1; and whatever the executor throws. Leaves o and
+// lse untouched when B = 0 or Sq = 0.
 void launch_attention(Executor& executor, std::span<const std::byte> code_object,
                       const StridedAttention& args);
 
@@ -98,5 +109,20 @@ void launch_attention(Executor& executor, std::span<const std::byte> code_object
 // throws. O and LSE are pre-filled with NaN so that an element the kernel never writes shows.
 AttentionOutput run_attention(Executor& executor, std::span<const std::byte> code_object,
                               const reference::AttentionProblem& problem);
+
+// What run_attention_varlen pre-fills O and LSE with: an element still holding it was never
+// written. Payloads neither the kernel's conversions (bf16 quiet NaN 0x7FC0 / 0x7FFF) nor its
+// arithmetic produce.
+inline constexpr std::uint16_t kUnwrittenO = 0x7FA5;
+inline constexpr std::uint32_t kUnwrittenLseBits = 0x7FA5A5A5;
+
+// Runs the extended kernel of `code_object` on a varlen / paged problem in one dispatch (grid
+// (ceil(max Sq_b / 16), Hq, B); none when every Sq_b is 0). Returns O [rows_q, Hq, D] bf16 bits
+// and LSE [Hq, rows_q] fp32 (natural log), the layout of reference::varlen_forward_exact; rows no
+// sequence owns keep kUnwrittenO / kUnwrittenLseBits. Throws std::invalid_argument as
+// reference::validate(VarlenProblem) does or with attention_unsupported_reason(problem), and
+// whatever the executor throws.
+AttentionOutput run_attention_varlen(Executor& executor, std::span<const std::byte> code_object,
+                                     const reference::VarlenProblem& problem);
 
 }  // namespace cdna::device

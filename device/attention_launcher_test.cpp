@@ -34,6 +34,28 @@ TEST(AttentionLauncher, RejectsTopLeftMaskAndBadGqa) {
   EXPECT_NE(why->find("multiple of Hkv"), std::string::npos) << *why;
 }
 
+// The features attn_fwd does not compute are refused by name (not ignored); windows are taken.
+TEST(AttentionLauncher, NamesTheExtendedFeaturesItDoesNotTake) {
+  auto reason = [](auto edit) {
+    reference::AttentionProblem p = problem_with(64, reference::Mask::None);
+    edit(p);
+    const auto why = attention_unsupported_reason(p);
+    reference::VarlenProblem v = reference::as_varlen(p);
+    const auto why_varlen = attention_unsupported_reason(v);
+    EXPECT_EQ(why, why_varlen);
+    return why.value_or("");
+  };
+  EXPECT_NE(reason([](auto& p) { p.shape.head_dim_v = 128; }).find("Dv = 128 != D = 64"), std::string::npos);
+  EXPECT_NE(reason([](auto& p) { p.softcap = 30.0f; }).find("soft cap 30"), std::string::npos);
+  EXPECT_NE(reason([](auto& p) { p.sinks = {0.5f}; }).find("attention sinks"), std::string::npos);
+  EXPECT_NE(reason([](auto& p) { p.dtype = reference::ElementType::FP8_E4M3FNUZ; }).find("dtype fp8_e4m3fnuz"),
+            std::string::npos);
+  EXPECT_NE(reason([](auto& p) { p.mask = reference::Mask::CausalTopLeft; }).find("top-left"), std::string::npos);
+  EXPECT_NE(reason([](auto& p) { p.window_left = std::int64_t{1} << 31; }).find("above 2^30"), std::string::npos);
+  EXPECT_EQ(reason([](auto& p) { p.window_left = 3, p.window_right = 0; }), "");
+  EXPECT_EQ(reason([](auto& p) { p.mask = reference::Mask::CausalBottomRight, p.window_left = 0; }), "");
+}
+
 TEST(AttentionLauncher, CodeObjectPathNamesTheMode) {
   EXPECT_EQ(attention_code_object(numerics::Rounding::RTNA, "/x").string(), "/x/attention_fwd_rtna.hsaco");
 }

@@ -50,6 +50,18 @@
 //                        see the key multiplies them by its P = 0, and 0 · NaN = NaN leaks in
 //     NO_TRANS_WAIT      v_exp_f32's wrapper without its s_nop 0: the VALU that reads the result
 //                        next has 0 of the 1 wait states it needs (a hazard; device/asm/wrappers.hpp)
+//   (the extended kernels attn_fwd_ext_*: varlen, paged KV, sliding window)
+//     WINDOW_OFF_BY_ONE  the window's left edge one key too wide: key diag - left - 1 is visible
+//     PAGE_INDEX_OFF_BY_ONE  the page of key j taken from its 1-based position, (j + 1) / page_size,
+//                        with the slot j % page_size: the last key of every page is read from
+//                        the next page (the table's next column)
+//     VARLEN_GLOBAL_ALIGNMENT  the causal / window diagonal aligned with the batch's largest
+//                        lengths (max Sk_b - max Sq_b) instead of each sequence's Sk_b - Sq_b
+//
+// Two kernels per head dim: attn_fwd_d* (dense batches) and attn_fwd_ext_* (varlen, padded
+// starts, seqused_k, paged KV, sliding window; device/attention_params.h). Both are this one
+// template; the extended parts are `if constexpr (Ext)`, so the dense kernels' instructions are
+// those of a kernel without them.
 //
 // Work split: one wave per workgroup, 16 query rows of one (batch, head). Lane l owns query
 // row i = l % 16 and key/column group g = l / 16. Scores are computed transposed, Sᵀ = K·Qᵀ,
@@ -84,6 +96,7 @@ extern "C" __device__ __attribute__((used)) const unsigned int cdna_bf16_roundin
 
 namespace {
 
+using cdna::device::AttentionExtParams;
 using cdna::device::AttentionParams;
 using namespace cdna::device::asm_ops;
 using cdna::device::bf16::to_bf16;
@@ -140,24 +153,109 @@ __device__ __forceinline__ float exp2_arg(float s, float m_ref) {
 // True if bf16 bits `x` are NaN or ±inf (exponent all ones).
 __device__ __forceinline__ bool bf16_nonfinite(unsigned short x) { return (x & 0x7F80u) == 0x7F80u; }
 
-__device__ __forceinline__ bool key_visible(const AttentionParams& p, int i, int j) {
-#ifndef CDNA_MUTANT_KV_TAIL_UNMASKED
-  if (j >= p.seqlen_k) return false;
+// The extended kernels' per-sequence tables and window (attention_params.h); unused (and
+// optimised away) in the dense kernels.
+struct ExtView {
+  const int* cu_seqlens_q;
+  const int* seqstart_q;
+  const int* cu_seqlens_k;
+  const int* seqstart_k;
+  const int* seqused_k;
+  const int* block_table;
+  int window_left, window_right, page_size, pages_per_sequence;
+  long lse_stride_b, lse_stride_h;
+};
+
+// The sequence a workgroup works on.
+struct Sequence {
+  int sq, sk;    // Sq_b, Sk_b
+  int shift;     // query i's diagonal is key i + shift (bottom-right alignment: Sk_b - Sq_b)
+  int q_row0;    // storage row of query 0 (dense: 0, the batch stride places the batch)
+  int k_row0;    // storage row of key 0 (unpaged)
+};
+
+template <bool Ext>
+__device__ __forceinline__ Sequence sequence_of(const AttentionParams& p, const ExtView& t, int b) {
+  Sequence s{p.seqlen_q, p.seqlen_k, 0, 0, 0};
+  if constexpr (Ext) {
+    if (t.cu_seqlens_q) {
+      s.sq = t.cu_seqlens_q[b + 1] - t.cu_seqlens_q[b];
+      s.q_row0 = t.seqstart_q ? t.seqstart_q[b] : t.cu_seqlens_q[b];
+    }
+    if (t.cu_seqlens_k) {
+      s.sk = t.cu_seqlens_k[b + 1] - t.cu_seqlens_k[b];
+      s.k_row0 = t.seqstart_k ? t.seqstart_k[b] : t.cu_seqlens_k[b];
+    }
+    if (t.seqused_k) s.sk = t.seqused_k[b];
+  }
+#ifdef CDNA_MUTANT_VARLEN_GLOBAL_ALIGNMENT
+  s.shift = p.seqlen_k - p.seqlen_q;  // the grid's largest lengths, not this sequence's
+#else
+  s.shift = s.sk - s.sq;
 #endif
+  return s;
+}
+
+// The first key the sliding window lets the query with diagonal `diag` see (left >= 0).
+__device__ __forceinline__ int window_first(int diag, int left) {
+#ifdef CDNA_MUTANT_WINDOW_OFF_BY_ONE
+  return diag - left - 1;
+#else
+  return diag - left;
+#endif
+}
+
+// Storage row of key j < Sk_b of sequence b in k and v.
+template <bool Ext>
+__device__ __forceinline__ int key_row(const ExtView& t, const Sequence& s, int b, int j) {
+  if constexpr (!Ext) {
+    return j;
+  } else {
+    if (!t.block_table) return s.k_row0 + j;
+#ifdef CDNA_MUTANT_PAGE_INDEX_OFF_BY_ONE
+    const int page = t.block_table[b * t.pages_per_sequence + (j + 1) / t.page_size];
+#else
+    const int page = t.block_table[b * t.pages_per_sequence + j / t.page_size];
+#endif
+    return page * t.page_size + j % t.page_size;
+  }
+}
+
+// Element of LSE that holds row qi of (b, h): dense [B, Hq, Sq]; extended, the given strides.
+template <bool Ext>
+__device__ __forceinline__ auto lse_offset(const AttentionParams& p, const ExtView& t, const Sequence& s, int b, int h,
+                                           int qi) {
+  if constexpr (Ext) {
+    return b * t.lse_stride_b + h * t.lse_stride_h + s.q_row0 + qi;
+  } else {
+    return (b * p.heads_q + h) * p.seqlen_q + qi;
+  }
+}
+
+template <bool Ext>
+__device__ __forceinline__ bool key_visible(const AttentionParams& p, const ExtView& t, const Sequence& s, int i,
+                                            int j) {
+#ifndef CDNA_MUTANT_KV_TAIL_UNMASKED
+  if (j >= s.sk) return false;
+#endif
+  if constexpr (Ext) {
+    if (t.window_left >= 0 && j < window_first(i + s.shift, t.window_left)) return false;
+    if (t.window_right >= 0 && j > i + s.shift + t.window_right) return false;
+  }
   if (!p.causal) return true;
 #if defined(CDNA_MUTANT_TOPLEFT)
   return j <= i;
 #elif defined(CDNA_MUTANT_CAUSAL_OFF_BY_ONE)
-  return j < i + p.seqlen_k - p.seqlen_q;
+  return j < i + s.shift;
 #else
-  return j <= i + p.seqlen_k - p.seqlen_q;
+  return j <= i + s.shift;
 #endif
 }
 
-template <int D>
+template <int D, bool Ext>
 __device__ void attention_fwd(const unsigned short* __restrict__ q, const unsigned short* __restrict__ k,
                               const unsigned short* __restrict__ v, unsigned short* __restrict__ o,
-                              float* __restrict__ lse, const AttentionParams& p) {
+                              float* __restrict__ lse, const AttentionParams& p, const ExtView& t) {
   constexpr int kSteps = D / 16;  // MFMAs per 16-key block, for Sᵀ and for Oᵀ alike
   const int lane = static_cast<int>(threadIdx.x);
   const int row = lane & 15;
@@ -169,12 +267,16 @@ __device__ void attention_fwd(const unsigned short* __restrict__ q, const unsign
 #else
   const int hk = h / (p.heads_q / p.heads_kv);
 #endif
+  const Sequence sq = sequence_of<Ext>(p, t, b);
   const int q0 = static_cast<int>(blockIdx.x) * 16;
+  if constexpr (Ext) {
+    if (q0 >= sq.sq) return;  // the grid covers the longest sequence
+  }
 #ifdef CDNA_MUTANT_DROP_LAST_Q_TILE
-  if (q0 + 16 > p.seqlen_q) return;
+  if (q0 + 16 > sq.sq) return;
 #endif
   const int qi = q0 + row;
-  const bool q_valid = qi < p.seqlen_q;
+  const bool q_valid = qi < sq.sq;
 
   const unsigned short* qb = q + b * p.q_stride_b + h * p.q_stride_h;
   const unsigned short* kb = k + b * p.k_stride_b + hk * p.k_stride_h;
@@ -183,19 +285,27 @@ __device__ void attention_fwd(const unsigned short* __restrict__ q, const unsign
   // Qᵀ as the B operand: lane holds Q[qi][16s + 4g + 0..3].
   shortx4 qf[kSteps];
   for (int s = 0; s < kSteps; ++s) {
-    qf[s] = q_valid ? *reinterpret_cast<const shortx4*>(qb + qi * p.q_stride_s + 16 * s + 4 * g)
+    qf[s] = q_valid ? *reinterpret_cast<const shortx4*>(qb + (sq.q_row0 + qi) * p.q_stride_s + 16 * s + 4 * g)
                     : shortx4{0, 0, 0, 0};
   }
 
   // Keys beyond the last one any row of this tile can see need no visit.
-  int kv_end = p.seqlen_k;
+  int kv_end = sq.sk;
   if (p.causal) {
-    const int last_row = min(q0 + 15, p.seqlen_q - 1);
+    const int last_row = min(q0 + 15, sq.sq - 1);
 #if defined(CDNA_MUTANT_TOPLEFT) || defined(CDNA_MUTANT_KV_END_TOPLEFT)
     kv_end = min(kv_end, last_row + 1);
 #else
-    kv_end = min(kv_end, last_row + p.seqlen_k - p.seqlen_q + 1);
+    kv_end = min(kv_end, last_row + sq.shift + 1);
 #endif
+  }
+  // Keys before the first one the window shows the tile's first row need no visit either (a
+  // tile of 16 keys from a multiple of 16, as in the dense kernels).
+  int kv_begin = 0;
+  if constexpr (Ext) {
+    const int last_row = min(q0 + 15, sq.sq - 1);
+    if (t.window_right >= 0) kv_end = min(kv_end, last_row + sq.shift + t.window_right + 1);
+    if (t.window_left >= 0) kv_begin = max(0, window_first(q0 + sq.shift, t.window_left)) & ~15;
   }
 
   float m = -__builtin_inff();  // running max of the base-2 scores of this row
@@ -205,17 +315,17 @@ __device__ void attention_fwd(const unsigned short* __restrict__ q, const unsign
   for (int c = 0; c < kSteps; ++c) acc[c] = nonfin[c] = floatx4{0.0f, 0.0f, 0.0f, 0.0f};
 
 #ifdef CDNA_MUTANT_DROP_LAST_KV_TILE
-  for (int kv0 = 0; kv0 + 16 <= kv_end; kv0 += 16) {
+  for (int kv0 = kv_begin; kv0 + 16 <= kv_end; kv0 += 16) {
 #else
-  for (int kv0 = 0; kv0 < kv_end; kv0 += 16) {
+  for (int kv0 = kv_begin; kv0 < kv_end; kv0 += 16) {
 #endif
     // Sᵀ = K·Qᵀ for keys kv0..kv0+15: A operand lane holds K[kv0 + row][16s + 4g + 0..3].
     const int kj = kv0 + row;
     floatx4 st = {0.0f, 0.0f, 0.0f, 0.0f};
     shortx4 kf[kSteps];
     for (int s = 0; s < kSteps; ++s) {
-      kf[s] = kj < p.seqlen_k
-                  ? *reinterpret_cast<const shortx4*>(kb + kj * p.k_stride_s + 16 * s + 4 * g)
+      kf[s] = kj < sq.sk
+                  ? *reinterpret_cast<const shortx4*>(kb + key_row<Ext>(t, sq, b, kj) * p.k_stride_s + 16 * s + 4 * g)
                   : shortx4{0, 0, 0, 0};
     }
     wait_valu_to_mfma(st);
@@ -230,7 +340,7 @@ __device__ void attention_fwd(const unsigned short* __restrict__ q, const unsign
     float s2[4];
     float block_max = -__builtin_inff();
     for (int r = 0; r < 4; ++r) {
-      const bool visible = key_visible(p, qi, kv0 + 4 * g + r);
+      const bool visible = key_visible<Ext>(p, t, sq, qi, kv0 + 4 * g + r);
 #if defined(CDNA_MUTANT_SCALE_TWICE)
       const float score = st[r] * (p.scale_log2 * kLn2) * p.scale_log2;
 #elif defined(CDNA_MUTANT_SCALE_SQRT_D)
@@ -305,7 +415,7 @@ __device__ void attention_fwd(const unsigned short* __restrict__ q, const unsign
     for (int c = 0; c < kSteps; ++c) {
       for (int r = 0; r < 4; ++r) {
         const int j = kv0 + 4 * g + r;
-        const unsigned short x = j < p.seqlen_k ? vb[j * p.v_stride_s + 16 * c + row] : 0;
+        const unsigned short x = j < sq.sk ? vb[key_row<Ext>(t, sq, b, j) * p.v_stride_s + 16 * c + row] : 0;
         v_exp = max(v_exp, x & 0x7F80u);
         vf[c][r] = static_cast<short>(x);
       }
@@ -340,8 +450,8 @@ __device__ void attention_fwd(const unsigned short* __restrict__ q, const unsign
       row_weighs |= __shfl_xor(row_weighs, 32);
 #pragma clang loop unroll(disable)  // rare path: keep it short (and the SGPRs few)
       for (int j = 0; j < 16; ++j) {
-        if (!((row_weighs >> j) & 1) || kv0 + j >= p.seqlen_k) continue;
-        const unsigned short* vr = vb + (kv0 + j) * p.v_stride_s + 4 * g;
+        if (!((row_weighs >> j) & 1) || kv0 + j >= sq.sk) continue;
+        const unsigned short* vr = vb + key_row<Ext>(t, sq, b, kv0 + j) * p.v_stride_s + 4 * g;
         for (int c = 0; c < kSteps; ++c) {
           const shortx4 v4 = *reinterpret_cast<const shortx4*>(vr + 16 * c);
           for (int r = 0; r < 4; ++r) {
@@ -367,7 +477,7 @@ __device__ void attention_fwd(const unsigned short* __restrict__ q, const unsign
 #else
   const float inv_l = l > 0.0f ? (m == __builtin_inff() && l > 1.0f ? __builtin_nanf("") : v_rcp_f32(l)) : 0.0f;
 #endif
-  unsigned short* ob = o + b * p.o_stride_b + h * p.o_stride_h + qi * p.o_stride_s;
+  unsigned short* ob = o + b * p.o_stride_b + h * p.o_stride_h + (sq.q_row0 + qi) * p.o_stride_s;
   for (int c = 0; c < kSteps; ++c) {
     shortx4 out;
     for (int r = 0; r < 4; ++r) {
@@ -382,12 +492,13 @@ __device__ void attention_fwd(const unsigned short* __restrict__ q, const unsign
     *reinterpret_cast<shortx4*>(ob + 16 * c + 4 * g) = out;
   }
   if (g == 0) {
+    float* lse_at = lse + lse_offset<Ext>(p, t, sq, b, h, qi);
 #if defined(CDNA_MUTANT_LSE_BASE2)
-    lse[(b * p.heads_q + h) * p.seqlen_q + qi] = m + v_log_f32(l);
+    *lse_at = m + v_log_f32(l);
 #elif defined(CDNA_MUTANT_LSE_NO_MAX)
-    lse[(b * p.heads_q + h) * p.seqlen_q + qi] = v_log_f32(l) * kLn2;
+    *lse_at = v_log_f32(l) * kLn2;
 #else
-    lse[(b * p.heads_q + h) * p.seqlen_q + qi] = (m + v_log_f32(l)) * kLn2;
+    *lse_at = (m + v_log_f32(l)) * kLn2;
 #endif
   }
 }
@@ -398,7 +509,16 @@ __device__ void attention_fwd(const unsigned short* __restrict__ q, const unsign
   extern "C" __global__ void __launch_bounds__(64)                                                \
       attn_fwd_d##D(const unsigned short* q, const unsigned short* k, const unsigned short* v,    \
                     unsigned short* o, float* lse, AttentionParams p) {                           \
-    attention_fwd<D>(q, k, v, o, lse, p);                                                         \
+    attention_fwd<D, false>(q, k, v, o, lse, p, ExtView{});                                       \
+  }                                                                                               \
+  extern "C" __global__ void __launch_bounds__(64) attn_fwd_ext_d##D(                             \
+      const unsigned short* q, const unsigned short* k, const unsigned short* v, unsigned short* o, \
+      float* lse, const int* cu_seqlens_q, const int* seqstart_q, const int* cu_seqlens_k,         \
+      const int* seqstart_k, const int* seqused_k, const int* block_table, AttentionExtParams p) { \
+    const ExtView t{cu_seqlens_q, seqstart_q, cu_seqlens_k, seqstart_k, seqused_k, block_table,    \
+                    p.window_left, p.window_right, p.page_size, p.pages_per_sequence,             \
+                    p.lse_stride_b, p.lse_stride_h};                                              \
+    attention_fwd<D, true>(q, k, v, o, lse, p.base, t);                                           \
   }
 
 CDNA_ATTENTION_KERNEL(64)
