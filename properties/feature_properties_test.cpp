@@ -13,6 +13,9 @@
 
 #include <cmath>
 #include <cstring>
+#include <filesystem>
+#include <functional>
+#include <optional>
 #include <map>
 #include <sstream>
 #include <limits>
@@ -211,29 +214,52 @@ RC_GTEST_PROP(FeatureProperty, DvColumnBlocksAreSeparateProblems, ()) {
 }
 
 // Our kernel on varlen, paged and windowed problems (the features it takes): the pass rule.
-const std::vector<std::byte>& code_object(numerics::Rounding mode) {
+const std::vector<std::byte>& ours(numerics::Rounding mode) {
   static std::map<numerics::Rounding, std::vector<std::byte>> bytes;
   auto& b = bytes[mode];
   if (b.empty()) b = device::read_file(device::attention_code_object(mode), "attention code object");
   return b;
 }
 
-RC_GTEST_PROP(FeatureProperty, KernelPassesOnVarlenPagedAndWindows, ()) {
+// The kernel property on the code objects `code` gives per mode (`mode`: one fixed mode, for a
+// mutant built in RTNE only).
+using CodeObjects = std::function<const std::vector<std::byte>&(numerics::Rounding)>;
+void kernel_passes(const CodeObjects& code, std::optional<numerics::Rounding> mode) {
   FeatureSpec spec;
   spec.top_left = false;  // attn_fwd takes none and causal bottom-right
-  const VarlenDraw d = *gen_varlen(spec);
+  VarlenDraw d = *gen_varlen(spec);
+  if (mode) d.mode = *mode;
   const VarlenProblem& p = *rc::gen::element(d.packed, d.paged);
   if (const auto why = device::attention_unsupported_reason(p)) RC_FAIL("attn_fwd rejects a problem of its features: " + *why);
+  // A verdict over nothing is not a pass: a draw without a query row is discarded (RapidCheck
+  // counts discards and gives up, failing, if there are too many).
+  std::int64_t rows = 0;
+  for (std::int64_t b = 0; b < p.sequences(); ++b) rows += p.seqlen_q(b);
+  RC_PRE(rows > 0);
   RC_TAG(p.paged() ? "paged" : "packed", p.base.window_left != -1 || p.base.window_right != -1 ? "window" : "no window");
   simulator::SimulatorExecutor sim;
-  const device::AttentionOutput out = device::run_attention_varlen(sim, code_object(d.mode), p);
+  const device::AttentionOutput out = device::run_attention_varlen(sim, code(d.mode), p);
   const AttentionResult ex = reference::varlen_forward_exact(p);
   const reference::AttentionComparison c = reference::compare_varlen(p, ex, out.o, out.lse, d.mode);
   if (!c.pass()) RC_FAIL(c.first_failure + " | " + str(numerics::to_string(d.mode)) + " " + describe(p));
-  // A verdict over nothing is not a pass: every drawn query row is judged.
-  std::int64_t rows = 0;
-  for (std::int64_t b = 0; b < p.sequences(); ++b) rows += p.seqlen_q(b);
+  // Every query row is judged.
   RC_ASSERT(c.o_judged == rows * p.base.shape.heads_q * p.base.shape.dv());
+}
+
+RC_GTEST_PROP(FeatureProperty, KernelPassesOnVarlenPagedAndWindows, ()) {
+  kernel_passes(ours, std::nullopt);
+}
+
+// The property fails on each feature mutant of the kernel (device/CMakeLists.txt): a window one
+// key off, a page index off by one, causal alignment from the longest sequence.
+TEST(FeatureProperty, KernelPropertyKillsTheFeatureMutants) {
+  for (const char* name : {"window_off_by_one", "page_index_off_by_one", "varlen_global_alignment"}) {
+    const std::vector<std::byte> bytes = device::read_file(
+        std::filesystem::path(CDNA_CODE_OBJECT_DIR) / ("attention_fwd_mutant_" + std::string(name) + ".hsaco"), "mutant");
+    const CodeObjects mutant = [&](numerics::Rounding) -> const std::vector<std::byte>& { return bytes; };
+    EXPECT_FALSE(rc::check(std::string("mutant ") + name, [&] { kernel_passes(mutant, numerics::Rounding::RTNE); }))
+        << name << " survived the property";
+  }
 }
 
 }  // namespace

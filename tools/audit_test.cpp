@@ -107,6 +107,20 @@ TEST(Audit, VarlenPagedAndWindowCasesRun) {
   EXPECT_EQ(r.outcome(), AuditOutcome::Pass);
 }
 
+// The kernel helper's feature mutants (device/CMakeLists.txt) fail the feature cases they touch.
+TEST(Audit, FeatureMutantsFailTheirCases) {
+  const std::string cases = "^(W01|W02-bottom-right|P01|C05|C11)$";
+  const AuditResult window = audit_rtne(cases, kCodeObjects / "attention_fwd_mutant_window_off_by_one.hsaco");
+  EXPECT_EQ(*verdict_of(window, "W01"), Verdict::Fail);
+  EXPECT_EQ(*verdict_of(window, "W02-bottom-right"), Verdict::Fail);
+  EXPECT_EQ(*verdict_of(window, "C11"), Verdict::Pass);  // no window
+  const AuditResult page = audit_rtne(cases, kCodeObjects / "attention_fwd_mutant_page_index_off_by_one.hsaco");
+  EXPECT_EQ(*verdict_of(page, "P01"), Verdict::Fail);
+  EXPECT_EQ(*verdict_of(page, "W01"), Verdict::Pass);  // not paged
+  const AuditResult align = audit_rtne(cases, kCodeObjects / "attention_fwd_mutant_varlen_global_alignment.hsaco");
+  EXPECT_EQ(*verdict_of(align, "P01"), Verdict::Fail);  // causal, Sq_b 3/5 and Sk_b 40/20
+}
+
 // The outcome rule: PASS needs at least one judged kernel output and no failure.
 TEST(AuditOutcome, NoCaseMatchedIsNothingJudged) {
   AuditOptions options;
