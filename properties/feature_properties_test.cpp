@@ -242,8 +242,38 @@ void kernel_passes(const CodeObjects& code, std::optional<numerics::Rounding> mo
   const AttentionResult ex = reference::varlen_forward_exact(p);
   const reference::AttentionComparison c = reference::compare_varlen(p, ex, out.o, out.lse, d.mode);
   if (!c.pass()) RC_FAIL(c.first_failure + " | " + str(numerics::to_string(d.mode)) + " " + describe(p));
-  // Every query row is judged.
+  // Every query row is judged, and rows no sequence owns keep the launcher's sentinels.
   RC_ASSERT(c.o_judged == rows * p.base.shape.heads_q * p.base.shape.dv());
+  std::vector<bool> owned(static_cast<std::size_t>(p.rows_q()), false);
+  for (std::int64_t b = 0; b < p.sequences(); ++b)
+    for (std::int64_t i = 0; i < p.seqlen_q(b); ++i) owned[static_cast<std::size_t>(p.q_row(b, i))] = true;
+  const std::size_t row = static_cast<std::size_t>(p.base.shape.heads_q * p.base.shape.dv());
+  for (std::size_t r = 0; r < owned.size(); ++r) {
+    if (owned[r]) continue;
+    for (std::size_t x = 0; x < row; ++x) RC_ASSERT(out.o[r * row + x] == device::kUnwrittenO);
+    for (std::int64_t h = 0; h < p.base.shape.heads_q; ++h) {
+      std::uint32_t bits;
+      std::memcpy(&bits, &out.lse[static_cast<std::size_t>(h) * owned.size() + r], 4);
+      RC_ASSERT(bits == device::kUnwrittenLseBits);
+    }
+  }
+}
+
+// Dense problems with windows (sides -1, 0, small, past the sequence) through run_attention:
+// compare_attention passes.
+RC_GTEST_PROP(FeatureProperty, KernelPassesOnDenseWindows, ()) {
+  FeatureSpec spec;
+  spec.top_left = false;
+  AttentionProblem p = *gen_feature_problem(spec);
+  if (p.window_left == -1 && p.window_right == -1) p.window_left = *rc::gen::inRange<std::int64_t>(0, 6);
+  const auto mode = *rc::gen::element(numerics::Rounding::RTNE, numerics::Rounding::RTNA, numerics::Rounding::RTZ);
+  if (const auto why = device::attention_unsupported_reason(p)) RC_FAIL("attn_fwd rejects a problem of its features: " + *why);
+  simulator::SimulatorExecutor sim;
+  const device::AttentionOutput out = device::run_attention(sim, ours(mode), p);
+  const reference::AttentionComparison c =
+      reference::compare_attention(p, reference::attention_forward_exact(p), out.o, out.lse, mode);
+  if (!c.pass()) RC_FAIL(c.first_failure + " | " + str(numerics::to_string(mode)) + " " + describe_dense(p));
+  RC_ASSERT(c.o_judged == p.shape.o_elements());
 }
 
 RC_GTEST_PROP(FeatureProperty, KernelPassesOnVarlenPagedAndWindows, ()) {
