@@ -76,14 +76,14 @@ TEST(FeatureCaseFacts, SinkFactSeesTheSinkLeftOut) {
 }
 
 TEST(FeatureCaseFacts, SoftCapFactSeesNanKeysRead) {
-  // The masked keys made visible (no mask): their NaN reaches every row.
+  // The masked keys made visible (no window): their NaN reaches every row.
   const AuditCase c = find(feature_cases(), "SC01");
   reference::AttentionProblem unmasked = c.problem;
-  unmasked.mask = reference::Mask::None;
+  unmasked.window_left = -1;
   EXPECT_NE(c.exact_facts(exact(unmasked)), "");
-  // And the twin check sees a finite change to a visible key (key 0).
+  // And the twin check sees a finite change to a visible key.
   reference::AttentionProblem changed = *c.twin;
-  changed.v[0] ^= 0x0001;
+  changed.v[39 * 2 * 64] ^= 0x0001;  // key 39, seen by every row
   EXPECT_NE(bitwise_difference(exact(c.problem), exact(changed)), "");
 }
 

@@ -251,17 +251,18 @@ AuditCase p01() {
 }
 
 AuditCase sc01() {
-  // Causal top-left, Sq 4, Sk 40: row i sees keys 0..i, keys 4..39 are masked for every row.
-  AuditCase c = make_case("SC01", "soft cap 5, causal top-left Sq 4, Sk 40, Q and K 3 randn: masked keys' "
-                                   "K and V NaN, equal bit for bit to finite values there",
-                           {1, 4, 40, 2, 2, 64}, Mask::CausalTopLeft, 321);
-  c.problem.q = reference::randn_bf16(c.problem.q.size(), 321, 3.0);
-  c.problem.k = reference::randn_bf16(c.problem.k.size(), 322, 3.0);
+  // Causal bottom-right with window (3, 0), Sq 4, Sk 40: row i sees keys i + 33..i + 36 (diagonal
+  // i + 36), so keys 0..32 are masked for every row.
+  AuditCase c = make_case("SC01", "soft cap 5, causal + window (3, 0), Sq 4, Sk 40, Q and K 3 randn: keys 0-32, "
+                                  "masked for every row, NaN in K and V: equal bit for bit to finite values there",
+                          {1, 4, 40, 2, 2, 64}, Mask::CausalBottomRight, 321, 3.0);
+  c.problem.window_left = 3;
+  c.problem.window_right = 0;
   c.problem.softcap = 5.0f;
   c.twin = c.problem;
   const std::size_t row = 2 * 64;
-  std::fill(c.problem.k.begin() + 4 * row, c.problem.k.end(), kNan);
-  std::fill(c.problem.v.begin() + 4 * row, c.problem.v.end(), kNan);
+  std::fill_n(c.problem.k.begin(), 33 * row, kNan);
+  std::fill_n(c.problem.v.begin(), 33 * row, kNan);
   c.exact_facts = no_nan;
   return c;
 }

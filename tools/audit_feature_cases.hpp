@@ -20,8 +20,9 @@ std::vector<AuditCase> varlen_handed_cases();
 //       first..last (closed forms in the source), O = +0.0 and LSE = -inf for rows seeing none.
 //  P01  paged KV (page size 16, a shuffled block table, NaN in unused pages and slots): equal bit
 //       for bit to the same sequences packed, no NaN.
-//  SC01 soft cap 5, causal top-left Sq 4 < Sk 40: keys 4..39 are masked for every row; their K
-//       and V are NaN, and the output equals the run with finite values there bit for bit.
+//  SC01 soft cap 5, causal bottom-right + window (3, 0), Sq 4, Sk 40: keys 0..32 are masked for
+//       every row; their K and V are NaN, and the output equals the run with finite values there
+//       bit for bit.
 //  SK01 sinks {0, -inf} (Hq 2), scale 0, V_j = j + 1, causal Sq 6 > Sk 4: head 0 O = n / 2
 //       (P = 1 / (n + 1) with the sink's exp(0)), head 1 O = (n + 1) / 2; rows seeing no key:
 //       O = +0.0 and LSE = 0 (head 0, the sink's logit) or -inf (head 1).
