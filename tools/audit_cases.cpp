@@ -194,7 +194,7 @@ std::vector<AuditCase> handed_cases() {
     c.problem = r.problem;
     cases.push_back(std::move(c));
   }
-  for (AuditCase& c : feature_cases()) cases.push_back(std::move(c));
+  for (AuditCase& c : audit_feature_cases()) cases.push_back(std::move(c));
   return cases;
 }
 

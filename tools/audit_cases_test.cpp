@@ -34,7 +34,7 @@ class FeatureCase : public ::testing::TestWithParam<std::string> {};
 
 // Every case's fact holds on the definition, and a twin (if any) gives the same output bit for bit.
 TEST_P(FeatureCase, FactHoldsOnTheOracle) {
-  std::vector<AuditCase> cases = feature_cases();
+  std::vector<AuditCase> cases = audit_feature_cases();
   for (AuditCase& c : varlen_handed_cases()) cases.push_back(std::move(c));
   const AuditCase c = find(cases, GetParam());
   ASSERT_TRUE(c.exact_facts) << c.id << " has no exact fact";
@@ -61,7 +61,7 @@ INSTANTIATE_TEST_SUITE_P(AuditCases, FeatureCase,
 // Each fact fails on a wrong output: the definition's output of a slightly different problem.
 TEST(FeatureCaseFacts, WindowFactsSeeAWindowOneKeyWider) {
   for (const std::string id : {"W01", "W02-bottom-right", "W02-top-left"}) {
-    const AuditCase c = find(feature_cases(), id);
+    const AuditCase c = find(audit_feature_cases(), id);
     reference::AttentionProblem wider = c.problem;
     ++wider.window_left;
     EXPECT_NE(c.exact_facts(exact(wider)), "") << id;
@@ -69,7 +69,7 @@ TEST(FeatureCaseFacts, WindowFactsSeeAWindowOneKeyWider) {
 }
 
 TEST(FeatureCaseFacts, SinkFactSeesTheSinkLeftOut) {
-  const AuditCase c = find(feature_cases(), "SK01");
+  const AuditCase c = find(audit_feature_cases(), "SK01");
   reference::AttentionProblem none = c.problem;
   none.sinks.clear();
   EXPECT_NE(c.exact_facts(exact(none)), "");
@@ -77,7 +77,7 @@ TEST(FeatureCaseFacts, SinkFactSeesTheSinkLeftOut) {
 
 TEST(FeatureCaseFacts, SoftCapFactSeesNanKeysRead) {
   // The masked keys made visible (no window): their NaN reaches every row.
-  const AuditCase c = find(feature_cases(), "SC01");
+  const AuditCase c = find(audit_feature_cases(), "SC01");
   reference::AttentionProblem unmasked = c.problem;
   unmasked.window_left = -1;
   EXPECT_NE(c.exact_facts(exact(unmasked)), "");
@@ -88,7 +88,7 @@ TEST(FeatureCaseFacts, SoftCapFactSeesNanKeysRead) {
 }
 
 TEST(FeatureCaseFacts, DvFactSeesAnotherKvHead) {
-  const AuditCase c = find(feature_cases(), "DV01");
+  const AuditCase c = find(audit_feature_cases(), "DV01");
   reference::AttentionProblem swapped = c.problem;
   const std::size_t row = 128;  // V [B, 1, 2, 128]: swap the two KV heads of every batch
   for (std::size_t b = 0; b < 2; ++b)
@@ -100,7 +100,7 @@ TEST(FeatureCaseFacts, DvFactSeesAnotherKvHead) {
 
 TEST(FeatureCaseFacts, Fp8FactsSeeTheDescaleOfAnotherHead) {
   for (const std::string id : {"F01", "F02"}) {
-    const AuditCase c = find(feature_cases(), id);
+    const AuditCase c = find(audit_feature_cases(), id);
     reference::AttentionProblem transposed = c.problem;  // [B, Hkv] read as [Hkv, B]
     std::swap(transposed.descale_v[1], transposed.descale_v[2]);
     EXPECT_NE(c.exact_facts(exact(transposed)), "") << id;
@@ -127,7 +127,7 @@ TEST(FeatureCaseFacts, TwinChecksSeeOneUsedSlotChanged) {
   reference::VarlenProblem changed = *c11.varlen_twin;
   changed.v[0] ^= 0x0001;  // key 0 of sequence 0: used
   EXPECT_NE(bitwise_difference(exact(c11), exact(changed)), "");
-  const AuditCase p01 = find(feature_cases(), "P01");
+  const AuditCase p01 = find(audit_feature_cases(), "P01");
   // Sequence 0's keys 16..31 read from its third page (half NaN) and 32..39 from its second: a
   // swap of two full pages would only permute keys every row sees, which changes nothing.
   reference::VarlenProblem off = *p01.varlen;
@@ -137,7 +137,7 @@ TEST(FeatureCaseFacts, TwinChecksSeeOneUsedSlotChanged) {
 
 // The cases are well formed and our kernel's exclusions are the documented ones.
 TEST(FeatureCaseFacts, EveryCaseValidates) {
-  for (const AuditCase& c : feature_cases()) {
+  for (const AuditCase& c : audit_feature_cases()) {
     if (c.varlen) {
       EXPECT_NO_THROW(reference::validate(*c.varlen)) << c.id;
     } else {

@@ -335,7 +335,7 @@ std::vector<AuditCase> varlen_handed_cases() {
   return cases;
 }
 
-std::vector<AuditCase> feature_cases() {
+std::vector<AuditCase> audit_feature_cases() {
   std::vector<AuditCase> cases;
   cases.push_back(w01());
   cases.push_back(w02(Mask::CausalBottomRight));

@@ -29,6 +29,6 @@ std::vector<AuditCase> varlen_handed_cases();
 //  DV01 D 192, Dv 128 (AITER's shape), Sk 1: O = V of the one key in all 128 columns.
 //  F01/F02 fp8 e4m3fnuz / e5m2fnuz, per-(batch, KV head) descale factors, Sk 1: O = dv(b, g) x V
 //       exactly (dv are powers of two).
-std::vector<AuditCase> feature_cases();
+std::vector<AuditCase> audit_feature_cases();
 
 }  // namespace cdna::tools

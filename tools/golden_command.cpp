@@ -17,6 +17,8 @@
 
 #include "device/attention_launcher.hpp"
 #include "reference/inputs.hpp"
+#include "reference/profiles.hpp"
+#include "tools/profile_option.hpp"
 #include "tools/rounding_cases.hpp"
 
 namespace cdna::tools {
@@ -308,6 +310,9 @@ GoldenCommand::GoldenCommand(CLI::App& app) {
                        "With safetensors: the name of the candidate's LSE tensor (judged when present; if given "
                        "explicitly it must exist)")
           ->capture_default_str();
+  // The LSE layout a profile names (e.g. pytorch-mem-efficient's [B, Hq, ceil(Sq/32)*32]) is the
+  // candidate's LSE shape under it.
+  add_profile_option(check_, profile_);
   check_->add_option("--candidate-lse", candidate_lse_,
                      "With raw-bf16: the candidate's LSE as raw little-endian fp32 [B,Hq,Sq] (varlen [Hq,rows_q]; optional)");
 }
@@ -429,7 +434,12 @@ int GoldenCommand::run_verify() {
 }
 
 int GoldenCommand::run_check() {
+  const reference::Profile& profile = reference::find_profile(profile_);
   const golden::GoldenFile g = read_judgeable(golden_path_);
+  if (g.varlen && profile.name != reference::default_profile().name) {
+    throw CLI::ValidationError("--profile", "'" + std::string(profile.name) + "' applies to dense golden files; " +
+                                                golden_path_ + " is varlen (judged under ours only)");
+  }
   const auto& s = g.features().shape;
   std::vector<std::uint16_t> o;
   std::optional<std::vector<float>> lse;
@@ -448,7 +458,8 @@ int GoldenCommand::run_check() {
     const golden::Tensor* o_found = f.find(o_tensor_);
     if (!o_found) throw missing(o_tensor_, "--o-tensor");
     const golden::Tensor& t = *o_found;
-    const std::vector<std::int64_t> o_shape = g.o_shape(), lse_shape = g.lse_shape();
+    const std::vector<std::int64_t> o_shape = g.o_shape();
+    const std::vector<std::int64_t> lse_shape = g.varlen ? g.lse_shape() : reference::lse_layout_dims(profile.lse_layout, s);
     auto shape_str = [](const std::vector<std::int64_t>& v) {
       std::string r = "[";
       for (std::size_t i = 0; i < v.size(); ++i) r += (i ? "," : "") + std::to_string(v[i]);
@@ -483,7 +494,8 @@ int GoldenCommand::run_check() {
       o[i] = static_cast<std::uint16_t>(std::to_integer<unsigned>(ob[2 * i]) | (std::to_integer<unsigned>(ob[2 * i + 1]) << 8));
     }
     if (!candidate_lse_.empty()) {
-      const auto lb = read_raw(candidate_lse_, g.lse_elements(), 4, "candidate LSE (fp32)");
+      const auto lb = read_raw(candidate_lse_, g.varlen ? g.lse_elements() : reference::lse_layout_elements(profile.lse_layout, s),
+                               4, "candidate LSE (fp32)");
       std::vector<float> l(lb.size() / 4);
       for (std::size_t i = 0; i < l.size(); ++i) {
         std::uint32_t u = 0;
@@ -494,8 +506,20 @@ int GoldenCommand::run_check() {
     }
   }
 
-  const golden::CandidateVerdict v =
-      lse ? golden::judge_candidate(g, o, std::span<const float>(*lse)) : golden::judge_candidate(g, o, std::nullopt);
+  // The profile (docs/profiles.md): the candidate's LSE layout, and its rows without a visible key
+  // (dense files; a varlen file is judged under ours only).
+  reference::ProfiledOutput mapped;
+  if (g.varlen) {
+    mapped.o = std::move(o);
+    if (lse) mapped.lse = std::move(*lse);
+  } else {
+    if (lse) lse = reference::canonical_lse(profile.lse_layout, s, *lse);
+    mapped = reference::apply_profile(profile, g.problem, o, lse ? std::span<const float>(*lse) : std::span<const float>{},
+                                      lse.has_value());
+  }
+  golden::CandidateVerdict v = lse ? golden::judge_candidate(g, mapped.o, std::span<const float>(mapped.lse))
+                                   : golden::judge_candidate(g, mapped.o, std::nullopt);
+  reference::add_profile_failures(mapped, v.comparison);
   const auto& c = v.comparison;
   std::cout << "golden " << golden_path_ << ": case " << g.case_id << ", " << numerics::to_string(g.mode) << ", B"
             << s.batch;
@@ -508,7 +532,7 @@ int GoldenCommand::run_check() {
             << (s.dv() != s.head_dim ? " Dv" + std::to_string(s.dv()) : std::string()) << ", "
             << reference::to_string(g.features().mask);
   if (auto feature = reference::extended_feature(g.features())) std::cout << ", " << *feature;
-  std::cout << "\n"
+  std::cout << ", profile " << profile.name << "\n"
             << "O: max |err| " << fmt(c.max_abs_err_o) << " (" << fmt(c.max_ulp_err_o, 3) << " bf16 ULP, "
             << fmt(c.max_err_to_bound_o) << " of bound), " << c.o_violations << " outside the bound; rel-RMS "
             << fmt(c.rel_rms_err_o) << " vs floor " << fmt(c.floor_rel_rms_o) << " ("

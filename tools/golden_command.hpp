@@ -88,6 +88,7 @@ class GoldenCommand {
   std::string o_tensor_ = "o", lse_tensor_ = "lse";
   CLI::Option* lse_tensor_option_ = nullptr;  // given explicitly: the tensor must exist
   unsigned threads_ = 0;
+  std::string profile_ = "ours";  // check --profile (tools/profile_option.hpp)
 
   int run_gen();
   int run_verify();
