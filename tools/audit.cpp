@@ -41,6 +41,22 @@ CaseResult base_row(const AuditCase& c) {
   return r;
 }
 
+// Why `adapter` cannot take case `c` (one line), or nullopt. Varlen and paged problems go
+// through our kernel's varlen launcher; a peer kernel is run through its adapter, whose
+// interface has dense problems of the base definition only.
+std::optional<std::string> case_unsupported_reason(const adapters::KernelAdapter& adapter, const AuditCase& c,
+                                                   numerics::Rounding mode) {
+  const bool ours = adapter.name() == "attention-fwd";
+  if (c.varlen) {
+    if (!ours) return adapter.name() + " is run through its adapter, which takes no varlen or paged problem";
+    return device::attention_unsupported_reason(*c.varlen);
+  }
+  if (auto why = adapter.unsupported_reason(c.problem, mode)) return why;
+  if (auto feature = reference::extended_feature(c.problem); feature && !ours)
+    return adapter.name() + " declares no " + *feature + " (its adapter takes the base definition only)";
+  return std::nullopt;
+}
+
 std::string fmt(double x, int precision = 3) {
   std::ostringstream o;
   o << std::setprecision(precision) << x;
@@ -158,14 +174,27 @@ AuditResult run_audit(const AuditOptions& options, device::Executor& executor,
   const reference::Profile& profile = reference::find_profile(options.profile);
   result.profile = std::string(profile.name);
   const bool lse_given = adapter->features().writes_lse;
+  // Our kernel's code object per mode, for the varlen launcher (read when a varlen case runs).
+  std::map<numerics::Rounding, std::filesystem::path> code_paths;
+  std::map<numerics::Rounding, std::vector<std::byte>> code_bytes;
   for (numerics::Rounding mode : options.modes) {
     auto it = options.code_objects.find(mode);
     const auto source = it != options.code_objects.end() ? it->second : options.code_object_source;
     // A bad code object, or one built for another mode, is bad input, not a failing case: stop
     // here with its one-line error.
-    for (const auto& loaded : adapter->load(mode, source))
+    for (const auto& loaded : adapter->load(mode, source)) {
       result.code_objects.push_back({loaded.mode, loaded.path, loaded.mode_recorded});
+      code_paths[mode] = loaded.path;
+    }
   }
+  // One run of case `c` (or of its twin) in `mode`: dense through the adapter, varlen through
+  // our kernel's varlen launcher (O [rows_q, Hq, Dv], LSE [Hq, rows_q]).
+  auto run_case = [&](const AuditCase& c, bool twin, numerics::Rounding mode) -> device::AttentionOutput {
+    if (!c.varlen) return adapter->run(executor, twin ? *c.twin : c.problem, mode);
+    auto& bytes = code_bytes[mode];
+    if (bytes.empty()) bytes = device::read_file(code_paths.at(mode), "attention code object");
+    return device::run_attention_varlen(executor, bytes, twin ? *c.varlen_twin : *c.varlen);
+  };
 
   const std::size_t total = cases.size() * options.modes.size();
   std::size_t done = 0;
@@ -181,7 +210,10 @@ AuditResult run_audit(const AuditOptions& options, device::Executor& executor,
 
   for (const AuditCase& c : cases) {
     // Features are the same in every mode but for which code objects were found; the first mode speaks for all.
-    const auto why = adapter->unsupported_reason(c.problem, options.modes.front());
+    auto why = case_unsupported_reason(*adapter, c, options.modes.front());
+    // Varlen outputs are judged under the definition's conventions only (as golden files are).
+    if (!why && c.varlen && profile.name != "ours")
+      why = "a varlen case is judged under the profile 'ours' only, not '" + std::string(profile.name) + "'";
     if (c.expect_rejection || why || !c.unsupported_feature.empty()) {
       CaseResult r = base_row(c);
       done += options.modes.size();
@@ -198,7 +230,8 @@ AuditResult run_audit(const AuditOptions& options, device::Executor& executor,
     }
 
     const auto t_oracle = Clock::now();
-    const reference::AttentionResult exact = reference::attention_forward_exact(c.problem);
+    const reference::AttentionResult exact =
+        c.varlen ? reference::varlen_forward_exact(*c.varlen) : reference::attention_forward_exact(c.problem);
     const double oracle_seconds = seconds_since(t_oracle);
 
     for (numerics::Rounding mode : options.modes) {
@@ -207,13 +240,18 @@ AuditResult run_audit(const AuditOptions& options, device::Executor& executor,
       r.oracle_seconds = mode == options.modes.front() ? oracle_seconds : 0.0;
       const auto t_kernel = Clock::now();
       try {
-        const device::AttentionOutput out = adapter->run(executor, c.problem, mode);
+        const device::AttentionOutput out = run_case(c, false, mode);
         r.kernel_seconds = seconds_since(t_kernel);
         if (wave_instructions) r.wave_instructions = wave_instructions();
-        r.comparison = reference::compare_with_profile(profile, c.problem, exact, out.o, out.lse, mode, lse_given);
+        r.comparison = c.varlen ? reference::compare_varlen(*c.varlen, exact, out.o, out.lse, mode, lse_given)
+                                : reference::compare_with_profile(profile, c.problem, exact, out.o, out.lse, mode, lse_given);
         r.o_sums = o_error_sums(out.o, exact.o);
         r.compared = true;
-        std::string facts = c.exact_facts ? c.exact_facts(c.problem, out) : "";
+        std::string facts = c.exact_facts ? c.exact_facts(widen(out)) : "";
+        if (facts.empty() && (c.twin || c.varlen_twin)) {
+          const std::string d = bitwise_difference(out, run_case(c, true, mode));
+          if (!d.empty()) facts = "not equal to its twin run: " + d;
+        }
         r.verdict = r.comparison.pass() && facts.empty() ? Verdict::Pass : Verdict::Fail;
         r.note = !r.comparison.first_failure.empty() ? r.comparison.first_failure : facts;
       } catch (const std::exception& e) {

@@ -1,10 +1,13 @@
 #include "tools/audit_cases.hpp"
 
 #include <cmath>
+#include <cstring>
 #include <sstream>
+#include <type_traits>
 
 #include "numerics/bf16.hpp"
 #include "reference/inputs.hpp"
+#include "tools/audit_feature_cases.hpp"
 #include "tools/rounding_cases.hpp"
 
 namespace cdna::tools {
@@ -14,8 +17,31 @@ using reference::AttentionProblem;
 using reference::AttentionShape;
 using reference::Mask;
 
+// Rows [first, last] of every head see exactly key j: O row = V_j bit for bit (P = 1 exactly).
+std::function<std::string(const CaseOutput&)> rows_equal_v(const AttentionProblem& p, std::int64_t first,
+                                                           std::int64_t last, std::int64_t j) {
+  return [s = p.shape, v = p.v, first, last, j](const CaseOutput& out) -> std::string {
+    const std::int64_t group = s.heads_q / s.heads_kv;
+    for (std::int64_t h = 0; h < s.heads_q; ++h)
+      for (std::int64_t i = first; i <= last; ++i)
+        for (std::int64_t d = 0; d < s.head_dim; ++d) {
+          const double got = out.o[static_cast<std::size_t>((i * s.heads_q + h) * s.head_dim + d)];
+          const double want = numerics::f32_from_bf16(v[static_cast<std::size_t>((j * s.heads_kv + h / group) * s.head_dim + d)]);
+          if (got != want) {
+            std::ostringstream m;
+            m << "O[i=" << i << ", h=" << h << ", d=" << d << "] = " << got << " but the single visible key "
+              << j << " has V = " << want << " (must be equal bit for bit)";
+            return m.str();
+          }
+        }
+    return "";
+  };
+}
+
+}  // namespace
+
 AuditCase make_case(std::string id, std::string description, AttentionShape shape, Mask mask,
-                    std::uint64_t seed, double qk_std = 1.0, double v_std = 1.0) {
+                    std::uint64_t seed, double qk_std, double v_std) {
   AuditCase c;
   c.id = std::move(id);
   c.description = std::move(description);
@@ -24,40 +50,9 @@ AuditCase make_case(std::string id, std::string description, AttentionShape shap
   c.problem.mask = mask;
   c.problem.scale = static_cast<float>(1.0 / std::sqrt(static_cast<double>(shape.head_dim)));
   reference::fill_randn(c.problem, seed, qk_std, v_std);
+  c.problem.v = reference::randn_bf16(static_cast<std::size_t>(shape.v_elements()), seed + 2, v_std);  // Dv columns
   return c;
 }
-
-double o_at(const AttentionProblem& p, const device::AttentionOutput& out, std::int64_t b,
-            std::int64_t i, std::int64_t h, std::int64_t d) {
-  const auto& s = p.shape;
-  return numerics::f32_from_bf16(out.o[static_cast<std::size_t>(((b * s.seqlen_q + i) * s.heads_q + h) * s.head_dim + d)]);
-}
-
-double v_at(const AttentionProblem& p, std::int64_t b, std::int64_t j, std::int64_t hk, std::int64_t d) {
-  const auto& s = p.shape;
-  return numerics::f32_from_bf16(p.v[static_cast<std::size_t>(((b * s.seqlen_k + j) * s.heads_kv + hk) * s.head_dim + d)]);
-}
-
-// Rows [first, last] of every head see exactly key j: O row = V_j bit for bit (P = 1 exactly).
-std::string rows_equal_v(const AttentionProblem& p, const device::AttentionOutput& out,
-                         std::int64_t first, std::int64_t last, std::int64_t j) {
-  const auto& s = p.shape;
-  const std::int64_t group = s.heads_q / s.heads_kv;
-  for (std::int64_t h = 0; h < s.heads_q; ++h)
-    for (std::int64_t i = first; i <= last; ++i)
-      for (std::int64_t d = 0; d < s.head_dim; ++d) {
-        const double got = o_at(p, out, 0, i, h, d), want = v_at(p, 0, j, h / group, d);
-        if (got != want) {
-          std::ostringstream m;
-          m << "O[i=" << i << ", h=" << h << ", d=" << d << "] = " << got << " but the single visible key "
-            << j << " has V = " << want << " (must be equal bit for bit)";
-          return m.str();
-        }
-      }
-  return "";
-}
-
-}  // namespace
 
 std::vector<AuditCase> default_matrix() {
   struct Model {
@@ -119,9 +114,7 @@ std::vector<AuditCase> handed_cases() {
   {
     AuditCase c = make_case("C01", "one key: O = V bit for bit, LSE = the single scaled score",
                             {1, 1, 1, 1, 1, 64}, Mask::None, 101, 3.0, 3.0);
-    c.exact_facts = [](const AttentionProblem& p, const device::AttentionOutput& o) {
-      return rows_equal_v(p, o, 0, 0, 0);
-    };
+    c.exact_facts = rows_equal_v(c.problem, 0, 0, 0);
     cases.push_back(std::move(c));
   }
   cases.push_back(make_case("C02-bottom-right", "Sq 1, Sk 239, causal bottom-right: same as no mask",
@@ -129,27 +122,19 @@ std::vector<AuditCase> handed_cases() {
   {
     AuditCase c = make_case("C02-top-left", "Sq 1, Sk 239, causal top-left: O = V of key 0",
                             {1, 1, 239, 8, 8, 128}, Mask::CausalTopLeft, 102);
-    c.exact_facts = [](const AttentionProblem& p, const device::AttentionOutput& o) {
-      return rows_equal_v(p, o, 0, 0, 0);
-    };
+    c.exact_facts = rows_equal_v(c.problem, 0, 0, 0);
     cases.push_back(std::move(c));
   }
   {
     AuditCase c = make_case("C03", "Sq 5, Sk 2 causal: rows 0-2 fully masked, row 3 = V0, row 4 sees both",
                             {1, 5, 2, 4, 4, 64}, Mask::CausalBottomRight, 103);
-    c.exact_facts = [](const AttentionProblem& p, const device::AttentionOutput& o) {
-      return rows_equal_v(p, o, 3, 3, 0);
-    };
+    c.exact_facts = rows_equal_v(c.problem, 3, 3, 0);
     cases.push_back(std::move(c));
   }
   cases.push_back(make_case("C04", "Sq 301, Sk 190 causal: rows 0-110 fully masked, on no tile boundary",
                             {1, 301, 190, 2, 2, 128}, Mask::CausalBottomRight, 104));
-  {
-    AuditCase c = make_case("C05", "varlen B 3, Sk_b 0/7/0: empty batches give O = 0, LSE = -inf",
-                            {3, 4, 7, 2, 2, 64}, Mask::None, 105);
-    c.unsupported_feature = "varlen (cu_seqlens) is not supported by attn_fwd";
-    cases.push_back(std::move(c));
-  }
+  std::vector<AuditCase> varlen = varlen_handed_cases();  // C05, C11
+  cases.push_back(std::move(varlen[0]));
   {
     AuditCase c = make_case("C06", "all inputs 133120, scale 0.25: huge equal scores, O = V exactly",
                             {1, 1, 4, 1, 1, 64}, Mask::None, 106);
@@ -159,9 +144,7 @@ std::vector<AuditCase> handed_cases() {
     c.problem.k = reference::filled_bf16(nkv, 133120.0);
     c.problem.v = reference::filled_bf16(nkv, 133120.0);
     c.problem.scale = 0.25f;
-    c.exact_facts = [](const AttentionProblem& p, const device::AttentionOutput& o) {
-      return rows_equal_v(p, o, 0, 0, 0);
-    };
+    c.exact_facts = rows_equal_v(c.problem, 0, 0, 0);
     cases.push_back(std::move(c));
   }
   cases.push_back(make_case("C07", "Sq 257, Sk 519, Q and K = 4 randn: logit std about 16",
@@ -186,12 +169,7 @@ std::vector<AuditCase> handed_cases() {
       std::copy_n(c.problem.k.begin(), row, c.problem.k.begin() + static_cast<std::ptrdiff_t>(j * row));
     cases.push_back(std::move(c));
   }
-  {
-    AuditCase c = make_case("C11", "varlen over a padded KV cache, unused slots NaN",
-                            {4, 16, 128, 4, 4, 128}, Mask::None, 111);
-    c.unsupported_feature = "varlen over a padded KV cache (used lengths per batch) is not supported by attn_fwd";
-    cases.push_back(std::move(c));
-  }
+  cases.push_back(std::move(varlen[1]));
   cases.push_back(make_case("C12", "Sq = Sk = 256, 64/8 heads: LSE per query head, GQA mapping h / 8",
                             {1, 256, 256, 64, 8, 128}, Mask::None, 112));
   for (std::int64_t d : {59, 111}) {
@@ -216,7 +194,50 @@ std::vector<AuditCase> handed_cases() {
     c.problem = r.problem;
     cases.push_back(std::move(c));
   }
+  for (AuditCase& c : audit_feature_cases()) cases.push_back(std::move(c));
   return cases;
+}
+
+CaseOutput widen(const device::AttentionOutput& out) {
+  CaseOutput w;
+  w.o.reserve(out.o.size());
+  for (std::uint16_t bits : out.o) w.o.push_back(numerics::f32_from_bf16(bits));
+  w.lse.assign(out.lse.begin(), out.lse.end());
+  return w;
+}
+
+namespace {
+template <class T>
+std::string first_difference(const char* what, const std::vector<T>& a, const std::vector<T>& b) {
+  if (a.size() != b.size())
+    return std::string(what) + " has " + std::to_string(a.size()) + " elements against " + std::to_string(b.size());
+  for (std::size_t x = 0; x < a.size(); ++x) {
+    if (std::memcmp(&a[x], &b[x], sizeof(T)) == 0) continue;
+    if constexpr (std::is_floating_point_v<T>)
+      if (std::isnan(a[x]) && std::isnan(b[x])) continue;
+    std::ostringstream m;
+    m << what << "[" << x << "] differs: " << +a[x] << " against " << +b[x] << " (must be equal bit for bit)";
+    return m.str();
+  }
+  return "";
+}
+}  // namespace
+
+std::string bitwise_difference(const device::AttentionOutput& a, const device::AttentionOutput& b) {
+  std::string d = first_difference("O bits", a.o, b.o);
+  if (d.empty()) {
+    // LSE bits: fp32 NaN payloads count (the kernel's output is compared as written).
+    std::vector<std::uint32_t> la(a.lse.size()), lb(b.lse.size());
+    std::memcpy(la.data(), a.lse.data(), la.size() * 4);
+    std::memcpy(lb.data(), b.lse.data(), lb.size() * 4);
+    d = first_difference("LSE bits", la, lb);
+  }
+  return d;
+}
+
+std::string bitwise_difference(const CaseOutput& a, const CaseOutput& b) {
+  std::string d = first_difference("O", a.o, b.o);
+  return d.empty() ? first_difference("LSE", a.lse, b.lse) : d;
 }
 
 }  // namespace cdna::tools

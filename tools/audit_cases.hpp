@@ -8,10 +8,21 @@
 #include <string>
 #include <vector>
 
+#include <optional>
+
 #include "device/attention_launcher.hpp"
 #include "reference/attention.hpp"
+#include "reference/varlen.hpp"
 
 namespace cdna::tools {
+
+// A case's output widened to double (bf16 O and fp32 LSE widen exactly; the oracle's result is
+// already double), in the case's layout: dense O [B, Sq, Hq, Dv], LSE [B, Hq, Sq]; varlen
+// O [rows_q, Hq, Dv], LSE [Hq, rows_q]. The kernel's and the oracle's output are checked alike.
+struct CaseOutput {
+  std::vector<double> o, lse;
+};
+CaseOutput widen(const device::AttentionOutput& out);
 
 struct AuditCase {
   std::string id;           // "C03", or "llama3-8b/sq17-sk128/causal"
@@ -20,13 +31,33 @@ struct AuditCase {
   reference::AttentionProblem problem;
   // The kernel must reject this problem (C13: unsupported head dims); running it is a failure.
   bool expect_rejection = false;
-  // Non-empty: the case needs a feature no launcher input can express for this kernel
-  // (varlen); reported as rejected with this reason, counted apart from pass and fail.
+  // Non-empty: the case needs a feature no launcher input can express for this kernel;
+  // reported as rejected with this reason, counted apart from pass and fail.
   std::string unsupported_feature;
-  // Case-specific exact facts of the handed cases: "" if they hold, else one line.
-  std::function<std::string(const reference::AttentionProblem&, const device::AttentionOutput&)>
-      exact_facts;
+  // Set: the case is this varlen (or paged) problem, run through the kernel's varlen launcher
+  // (device::run_attention_varlen) and judged with reference::compare_varlen; `problem` is then
+  // its base (heads, dims, features) with Sq, Sk the largest sequence's, for the reports only.
+  std::optional<reference::VarlenProblem> varlen;
+  // Set: another problem of the same kind (dense `twin`, varlen `varlen_twin`) whose output must
+  // equal this case's bit for bit (C11: zeros instead of NaN in unused slots; P01: the packed
+  // form of the paged cache; SC01: finite instead of NaN masked keys).
+  std::optional<reference::AttentionProblem> twin;
+  std::optional<reference::VarlenProblem> varlen_twin;
+  // Case-specific exact facts of the handed cases on an output (kernel's or oracle's): "" if they
+  // hold, else one line naming the first element that breaks them.
+  std::function<std::string(const CaseOutput&)> exact_facts;
 };
+
+// "" if `a` and `b` are equal bit for bit (O bits and LSE bits), else one line naming the first
+// element that differs.
+std::string bitwise_difference(const device::AttentionOutput& a, const device::AttentionOutput& b);
+// The same for exact results (doubles, NaN equal to NaN of any payload).
+std::string bitwise_difference(const CaseOutput& a, const CaseOutput& b);
+
+// A case of `shape` and `mask`, scale fp32(1/√D), inputs reference::fill_randn(seed, qk_std,
+// v_std) (V with Dv columns).
+AuditCase make_case(std::string id, std::string description, reference::AttentionShape shape, reference::Mask mask,
+                    std::uint64_t seed, double qk_std = 1.0, double v_std = 1.0);
 
 // Llama-3-8B (Hq 32, Hkv 8, D 128) and Llama-3.2-1B (Hq 32, Hkv 8, D 64) at sequence lengths
 // sized for the simulator, no mask and causal bottom-right.
@@ -36,8 +67,9 @@ std::vector<AuditCase> default_matrix();
 // (B 1, heads 1/1, D 128), no mask and causal bottom-right; and B 2, heads 8/2 at three of them.
 std::vector<AuditCase> tile_cases();
 
-// C01–C14 (C02 and C13 as two problems each), then the crafted rounding cases R01, …
-// (tools/rounding_cases.hpp).
+// C01–C14 (C02 and C13 as two problems each; C05 and C11 varlen), then the crafted rounding
+// cases R01, … (tools/rounding_cases.hpp), then the feature cases W01 … F02
+// (tools/audit_feature_cases.hpp).
 std::vector<AuditCase> handed_cases();
 
 }  // namespace cdna::tools

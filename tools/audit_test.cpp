@@ -66,21 +66,59 @@ TEST(Audit, UnsupportedCasesAreRejectedNotPassed) {
   AuditOptions options;
   options.modes = {numerics::Rounding::RTNE};
   options.matrix = false;
-  options.case_filter = "^(C02-top-left|C05|C11|C13-d59|C13-d111)$";
+  // The features attn_fwd does not take (top-left alignment, soft cap, sinks, Dv != D, fp8):
+  // rejected with the launcher's reason, never run; their facts are checked on the oracle
+  // (audit_cases_test).
+  options.case_filter = "^(C02-top-left|C13-d59|C13-d111|W02-top-left|SC01|SK01|DV01|F01|F02)$";
   simulator::SimulatorExecutor sim;
   const AuditResult r = run_audit(options, sim);
-  ASSERT_EQ(r.rows.size(), 5u);
-  EXPECT_EQ(*verdict_of(r, "C02-top-left"), Verdict::Rejected);
-  EXPECT_EQ(*verdict_of(r, "C05"), Verdict::Rejected);
-  EXPECT_EQ(*verdict_of(r, "C11"), Verdict::Rejected);
+  ASSERT_EQ(r.rows.size(), 9u);
+  for (const char* id : {"C02-top-left", "W02-top-left", "SC01", "SK01", "DV01", "F01", "F02"}) {
+    ASSERT_NE(verdict_of(r, id), nullptr) << id;
+    EXPECT_EQ(*verdict_of(r, id), Verdict::Rejected) << id;
+  }
+  for (const auto& row : r.rows) EXPECT_FALSE(row.note.empty()) << row.id << " was rejected without a reason";
   // C13 asks for rejection: being rejected is what passes.
   EXPECT_EQ(*verdict_of(r, "C13-d59"), Verdict::Pass);
   EXPECT_EQ(*verdict_of(r, "C13-d111"), Verdict::Pass);
   EXPECT_TRUE(r.ok());
-  EXPECT_EQ(r.count(Verdict::Rejected), 3);
+  EXPECT_EQ(r.count(Verdict::Rejected), 7);
   // No kernel output was judged: not a pass (docs/pass-rule.md, "Outcome").
   EXPECT_EQ(r.outcome(), AuditOutcome::NothingJudged);
-  EXPECT_NE(r.nothing_judged_reason().find("3 rejected"), std::string::npos) << r.nothing_judged_reason();
+  EXPECT_NE(r.nothing_judged_reason().find("7 rejected"), std::string::npos) << r.nothing_judged_reason();
+}
+
+// C05 and C11 run (varlen through the varlen launcher), as do the window and paged cases: each
+// passes the pass rule, its exact fact and its twin check.
+TEST(Audit, VarlenPagedAndWindowCasesRun) {
+  AuditOptions options;
+  options.modes = {numerics::Rounding::RTNE};
+  options.matrix = false;
+  options.tiles = false;
+  options.case_filter = "^(C05|C11|P01|W01|W02-bottom-right)$";
+  simulator::SimulatorExecutor sim;
+  const AuditResult r = run_audit(options, sim);
+  ASSERT_EQ(r.rows.size(), 5u);
+  for (const auto& row : r.rows) {
+    EXPECT_EQ(row.verdict, Verdict::Pass) << row.id << ": " << row.note;
+    EXPECT_TRUE(row.compared) << row.id;
+    EXPECT_GT(row.comparison.o_judged, 0) << row.id;
+  }
+  EXPECT_EQ(r.outcome(), AuditOutcome::Pass);
+}
+
+// The kernel helper's feature mutants (device/CMakeLists.txt) fail the feature cases they touch.
+TEST(Audit, FeatureMutantsFailTheirCases) {
+  const std::string cases = "^(W01|W02-bottom-right|P01|C05|C11)$";
+  const AuditResult window = audit_rtne(cases, kCodeObjects / "attention_fwd_mutant_window_off_by_one.hsaco");
+  EXPECT_EQ(*verdict_of(window, "W01"), Verdict::Fail);
+  EXPECT_EQ(*verdict_of(window, "W02-bottom-right"), Verdict::Fail);
+  EXPECT_EQ(*verdict_of(window, "C11"), Verdict::Pass);  // no window
+  const AuditResult page = audit_rtne(cases, kCodeObjects / "attention_fwd_mutant_page_index_off_by_one.hsaco");
+  EXPECT_EQ(*verdict_of(page, "P01"), Verdict::Fail);
+  EXPECT_EQ(*verdict_of(page, "W01"), Verdict::Pass);  // not paged
+  const AuditResult align = audit_rtne(cases, kCodeObjects / "attention_fwd_mutant_varlen_global_alignment.hsaco");
+  EXPECT_EQ(*verdict_of(align, "P01"), Verdict::Fail);  // causal, Sq_b 3/5 and Sk_b 40/20
 }
 
 // The outcome rule: PASS needs at least one judged kernel output and no failure.
@@ -97,7 +135,8 @@ TEST(AuditOutcome, NoCaseMatchedIsNothingJudged) {
 TEST(AuditOutcome, JudgedCaseCountsItsElements) {
   // C03: B 1, Sq 5, Hq 4, D 64 -> 1280 O elements and 20 LSE values; rows 0-2 have no visible
   // key (Sq 5, Sk 2, causal bottom-right), so 3 rows x 4 heads x 64 are judged as exact facts.
-  const AuditResult r = audit_rtne("^C0[35]$", kCodeObjects / "attention_fwd_rtne.hsaco");
+  // C02-top-left is rejected (attn_fwd takes no top-left alignment).
+  const AuditResult r = audit_rtne("^(C03|C02-top-left)$", kCodeObjects / "attention_fwd_rtne.hsaco");
   ASSERT_EQ(r.rows.size(), 2u);
   EXPECT_EQ(r.outcome(), AuditOutcome::Pass);
   const AuditCounts c = r.counts();
@@ -105,7 +144,8 @@ TEST(AuditOutcome, JudgedCaseCountsItsElements) {
   EXPECT_EQ(c.cases_rejected, 1);
   EXPECT_EQ(c.o_judged, 1280);
   EXPECT_EQ(c.lse_judged, 20);
-  EXPECT_EQ(r.rows[0].comparison.o_exact_facts, 3 * 4 * 64);
+  EXPECT_EQ(r.rows[1].id, "C03");
+  EXPECT_EQ(r.rows[1].comparison.o_exact_facts, 3 * 4 * 64);
   EXPECT_EQ(outcome_line(r), "PASS: 1 case(s) judged (1280 O elements, 20 LSE values), 0 failed, 1 rejected");
 }
 

@@ -157,10 +157,10 @@ grep -q '"mutation_not_run": "the audit judged nothing"' "$tmp/o/report.json" ||
 expect_outcome audit-only-refusals 2 nothing_judged "0 0 0" \
   "nothing judged: .* 2 only checked that the kernel refuses them" -- audit --executor simulator --cases C13 --no-mutants
 expect_outcome audit-only-rejected 2 nothing_judged "0 0 0" "nothing judged: .* 2 rejected" -- \
-  audit --executor simulator --modes rtne --cases '^C(05|11)$' --no-mutants
-# C03: B 1, Sq 5, Hq 4, D 64: 1280 O elements, 20 LSE values; C05 beside it is rejected.
+  audit --executor simulator --modes rtne --cases '^(SK01|F01)$' --no-mutants
+# C03: B 1, Sq 5, Hq 4, D 64: 1280 O elements, 20 LSE values; SK01 (sinks) beside it is rejected.
 expect_outcome audit-judged 0 pass "1 1280 20" "" -- \
-  audit --executor simulator --modes rtne --cases '^C0[35]$' --no-mutants --schedule random --schedule-seed 7 \
+  audit --executor simulator --modes rtne --cases '^(C03|SK01)$' --no-mutants --schedule random --schedule-seed 7 \
   --envelope-seed 1
 expect_outcome audit-mode-unrecorded 0 pass "1 1280 20" "RTNE is the user's declaration and is not checked" -- \
   audit --executor simulator --modes rtne --cases '^C03$' --no-mutants --code-object rtne="$tmp/nomode.hsaco"

@@ -298,11 +298,12 @@ CompareResult run_compare(const CompareOptions& options, device::Executor& execu
       ProblemDiff d;
       d.case_id = c.id;
       d.seed = c.seed;
-      if (c.expect_rejection || !c.unsupported_feature.empty()) {
+      if (c.expect_rejection || !c.unsupported_feature.empty() || c.varlen) {
         d.shape = c.problem.shape;
         d.mask = std::string(reference::to_string(c.problem.mask));
         d.mode = std::string(numerics::to_string(mode));
         d.reason = c.expect_rejection ? "a case every kernel must refuse (not an output to compare)"
+                   : c.varlen         ? "a varlen case (adapters take dense problems)"
                                       : c.unsupported_feature;
       } else {
         runner.compare(c.problem, mode, d);

@@ -339,7 +339,7 @@ int main(int argc, char** argv) {
 
   auto* audit = app.add_subcommand(
       "audit",
-      "Run the default matrix and the handed cases C01-C14 (and, for a peer --kernel, the shapes around its tiles) "
+      "Run the default matrix and the handed cases C01-C14 and the feature cases W01-F02 (and, for a peer --kernel, the shapes around its tiles) "
       "on the available executor (a gfx942 device through the HIP runtime, else the CDNA3 simulator) with any kernel "
       "adapter (--kernel: ours, aiter-fmha-v3, moonmath), compare O and LSE with the exact MPFR oracle "
       "(docs/pass-rule.md), print a table and the kill matrix of the mutation testing (docs/mutation-testing.md), write report.json, report.md and report.html. Exit 0 "
@@ -358,7 +358,7 @@ int main(int argc, char** argv) {
   audit->add_option("--cases", cases, "Only cases whose id matches this regular expression (e.g. 'C0[1-4]')");
   audit->add_option("--set", set,
                     "Which cases: default (matrix + handed, + tiles for a peer kernel), all (matrix + handed + tiles), "
-                    "matrix (model layouts), handed (C01-C14 and the crafted R cases), tiles (Sq, Sk in {1, 255, 256, "
+                    "matrix (model layouts), handed (C01-C14, the crafted R cases, the feature cases W01, W02, P01, SC01, SK01, DV01, F01, F02), tiles (Sq, Sk in {1, 255, 256, "
                     "257, 384, 385, 1000} around the peer kernels' 256- and 384-row query tiles, and GQA at three), decode (only the "
                     "decode monokernel's cases D01-D05, and its kill matrix; default adds them for our kernel, all adds "
                     "D06, one layer at Llama-3.2-1B's shapes; docs/decode-semantics.md)")
