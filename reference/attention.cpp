@@ -1,14 +1,18 @@
 // The definition of attention forward (docs/semantics.md) and its exact MPFR oracle.
 //
-// Structure of the oracle, per output row (b, i, h):
-//   1. scores S_j = scale · q·k_j of the visible keys, exactly: bf16 × bf16 products are exact
-//      in double (8-bit significands, exponents in [-266, 240]), and their sum is formed exactly
-//      by the cheapest of: a double sum when every partial sum provably fits 53 bits, an
-//      __int128 sum when it fits 126 bits, else an MPFR sum at 664 bits (enough for any D below
-//      2^64). Multiplying by the fp32 scale is then exact at 80/160/704 bits.
+// Structure of the oracle, per output row (b, i, h) (fp8 inputs are first converted exactly to
+// bf16 patterns, so everything runs on bf16 patterns):
+//   1. scores S_j = scale · dq · dk · q·k_j of the visible keys (a range: mask and window),
+//      exactly: bf16 × bf16 products are exact in double (8-bit significands, exponents in
+//      [-266, 240]), and their sum is formed exactly by the cheapest of: a double sum when every
+//      partial sum provably fits 53 bits, an __int128 sum when it fits 126 bits, else an MPFR sum
+//      at 664 bits (enough for any D below 2^64). Multiplying by the fp32 scale (and descale
+//      factors) is then exact at 80/160/704 bits (+48). With a soft cap, c·tanh(S/c) at
+//      p + 72 + log2 c bits (absolute error <= 2^-(p + 70)).
 //   2. the special cases of the definition (no visible key, NaN, +inf scores) decided exactly.
-//   3. weights w_j = exp(S_j - M), M the row maximum, their sum, the numerators
-//      sum_j w_j V_jd, O = numerator / sum and LSE = M + log(sum):
+//   3. weights w_j = exp(S_j - M), M the row maximum (or the sink if larger), their sum (with
+//      the sink's weight), the numerators sum_j w_j V_jd, O = dv · numerator / sum and
+//      LSE = M + log(sum):
 //      - Generic: MPFR at p bits throughout;
 //      - Auto at p = 128: a 192-bit fixed-point exp (fixed_exp.cpp), and 256-bit fixed-point
 //        accumulators whose window sits at the column's largest term, so each sum is exact up
@@ -36,6 +40,7 @@
 #include "numerics/fp8.hpp"
 #include "reference/fixed_exp.hpp"
 #include "reference/mpfr_range.hpp"
+#include "reference/mpfr_var.hpp"
 
 namespace cdna::reference {
 namespace {
@@ -71,18 +76,7 @@ double bf16_to_double(std::uint16_t b) {
 // ---------------------------------------------------------------------------------------------
 // MPFR helpers.
 
-class Mp {
- public:
-  explicit Mp(mpfr_prec_t prec) { mpfr_init2(v_, prec); }
-  ~Mp() { mpfr_clear(v_); }
-  Mp(const Mp&) = delete;
-  Mp& operator=(const Mp&) = delete;
-  mpfr_ptr get() { return v_; }
-  operator mpfr_ptr() { return v_; }
-
- private:
-  mpfr_t v_;
-};
+using Mp = MpfrVar;
 
 class MpArray {
  public:
@@ -150,17 +144,24 @@ ScoreClass classify(double s) {
 
 struct Prepared {
   const AttentionProblem& p;
-  std::int64_t B, Sq, Sk, Hq, Hkv, D, group;
+  std::int64_t B, Sq, Sk, Hq, Hkv, D, Dv, group;
   double scale;
-  int log2_d;                    // ceil(log2 D)
+  int log2_d;  // ceil(log2 D)
+  // Q, K and V as bf16 patterns: the problem's own for bf16, else each fp8 pattern converted
+  // exactly (every e4m3fnuz / e5m2fnuz value is a bf16 value; 0x80 becomes the bf16 NaN 0x7FC0).
+  const std::uint16_t *q16, *k16, *v16;
+  std::vector<std::uint16_t> q_conv, k_conv, v_conv;
+  bool descaled;       // some descale factor given: scores carry dq·dk, O carries dv
+  double softcap;      // c (0 = none)
+  mpfr_prec_t cap_prec;  // working precision of c·tanh(S/c) (docs/semantics.md §6)
   std::vector<double> qd, kd;    // exact values of Q and K
   std::vector<VecStats> qs, ks;  // per Q vector (b, i, h) and K vector (b, j, g)
   std::vector<std::uint8_t> v_special;  // per V vector (b, j, g): holds a NaN or inf
   // V as m · 2^e (signed integer significand, 0 for zeros and non-finite values; exponent),
-  // transposed to [B, Hkv, D, Sk] so that one output column reads them contiguously.
+  // transposed to [B, Hkv, Dv, Sk] so that one output column reads them contiguously.
   std::vector<std::int16_t> vt_m, vt_e;
 
-  explicit Prepared(const AttentionProblem& problem) : p(problem) {
+  Prepared(const AttentionProblem& problem, unsigned precision_bits) : p(problem) {
     const AttentionShape& s = p.shape;
     B = s.batch;
     Sq = s.seqlen_q;
@@ -168,24 +169,34 @@ struct Prepared {
     Hq = s.heads_q;
     Hkv = s.heads_kv;
     D = s.head_dim;
+    Dv = s.dv();
     group = Hq / Hkv;
     scale = static_cast<double>(p.scale);
     log2_d = static_cast<int>(std::bit_width(static_cast<std::uint64_t>(D - 1)));
-    decode_qk(p.q, qd, qs);
-    decode_qk(p.k, kd, ks);
+    q16 = as_bf16(p.q, q_conv);
+    k16 = as_bf16(p.k, k_conv);
+    v16 = as_bf16(p.v, v_conv);
+    descaled = !p.descale_q.empty() || !p.descale_k.empty() || !p.descale_v.empty();
+    softcap = static_cast<double>(p.softcap);
+    // |c·tanh(S/c)| <= c < 2^cap_exp: 72 bits beyond p below that keep its absolute error
+    // (<= 4·2^-cap_prec·c, three roundings) under 2^-(p + 70).
+    const int cap_exp = softcap > 0 ? std::max(0, std::ilogb(softcap) + 1) : 0;
+    cap_prec = static_cast<mpfr_prec_t>(precision_bits) + 72 + cap_exp;
+    decode_qk(q16, p.q.size(), qd, qs);
+    decode_qk(k16, p.k.size(), kd, ks);
     const std::size_t nv = p.v.size();
-    v_special.assign(nv / static_cast<std::size_t>(D), 0);
+    v_special.assign(nv / static_cast<std::size_t>(Dv), 0);
     vt_m.assign(nv, 0);
     vt_e.assign(nv, 0);
     for (std::int64_t bb = 0; bb < B; ++bb)
       for (std::int64_t j = 0; j < Sk; ++j)
         for (std::int64_t g = 0; g < Hkv; ++g)
-          for (std::int64_t d = 0; d < D; ++d) {
-            const auto from = static_cast<std::size_t>(((bb * Sk + j) * Hkv + g) * D + d);
-            const auto to = static_cast<std::size_t>(((bb * Hkv + g) * D + d) * Sk + j);
-            const std::uint16_t b = p.v[from];
+          for (std::int64_t d = 0; d < Dv; ++d) {
+            const auto from = static_cast<std::size_t>(((bb * Sk + j) * Hkv + g) * Dv + d);
+            const auto to = static_cast<std::size_t>(((bb * Hkv + g) * Dv + d) * Sk + j);
+            const std::uint16_t b = v16[from];
             if (!bf16_finite(b)) {
-              v_special[from / static_cast<std::size_t>(D)] = 1;
+              v_special[from / static_cast<std::size_t>(Dv)] = 1;
               continue;
             }
             const int m = bf16_sig(b);
@@ -194,11 +205,24 @@ struct Prepared {
           }
   }
 
-  void decode_qk(const std::vector<std::uint16_t>& in, std::vector<double>& out,
-                 std::vector<VecStats>& stats) const {
-    out.resize(in.size());
-    stats.assign(in.size() / static_cast<std::size_t>(D), VecStats{});
+  // The bf16 patterns of `in`: `in` itself for bf16, else its fp8 patterns converted into `conv`.
+  const std::uint16_t* as_bf16(const std::vector<std::uint16_t>& in, std::vector<std::uint16_t>& conv) const {
+    if (p.dtype == ElementType::BF16) return in.data();
+    conv.resize(in.size());
     for (std::size_t x = 0; x < in.size(); ++x) {
+      // fp8 -> fp32 is exact (numerics/fp8.hpp) and its value has <= 4 significant bits, so the
+      // upper half of the fp32 pattern is the same value as a bf16 pattern.
+      const auto f = static_cast<float>(element_value(p.dtype, in[x]));
+      conv[x] = static_cast<std::uint16_t>(std::bit_cast<std::uint32_t>(f) >> 16);
+    }
+    return conv.data();
+  }
+
+  void decode_qk(const std::uint16_t* in, std::size_t n, std::vector<double>& out,
+                 std::vector<VecStats>& stats) const {
+    out.resize(n);
+    stats.assign(n / static_cast<std::size_t>(D), VecStats{});
+    for (std::size_t x = 0; x < n; ++x) {
       const std::uint16_t b = in[x];
       out[x] = bf16_to_double(b);
       VecStats& st = stats[x / static_cast<std::size_t>(D)];
@@ -245,15 +269,19 @@ class Worker {
         out_(out),
         fast_(fast),
         nk_(static_cast<std::size_t>(std::max<std::int64_t>(pr.Sk, 0))),
-        nd_(static_cast<std::size_t>(pr.D)),
+        nd_(static_cast<std::size_t>(pr.Dv)),
         scores_(nk_, kPrecDotDouble),
+        capped_(pr.softcap > 0 ? nk_ : 0, pr.cap_prec),
         dot_wide_(kPrecDotWide),
+        cap_tmp_(pr.cap_prec),
+        sink_(53),
         x_(fast ? 192 : prec + 64),
         w128_(128),
         big_(256),
         sum_(fast ? 256 : prec),
         res_(prec),
         prod_(prec + 16),
+        out_scaled_(prec + 24),
         cls_(nk_),
         flags_(nd_),
         gw_(fast ? 0 : nk_, prec),
@@ -262,61 +290,83 @@ class Worker {
   }
 
   void row(std::int64_t b, std::int64_t h, std::int64_t i) {
-    const std::int64_t D = P_.D;
-    double* o = out_.o.data() + ((b * P_.Sq + i) * P_.Hq + h) * D;
+    const std::int64_t Dv = P_.Dv;
+    double* o = out_.o.data() + ((b * P_.Sq + i) * P_.Hq + h) * Dv;
     double& lse = out_.lse[static_cast<std::size_t>((b * P_.Hq + h) * P_.Sq + i)];
-    const std::int64_t n = visible_keys(P_.p.mask, i, P_.Sq, P_.Sk);
-    auto masked = [&] {
-      std::fill(o, o + D, 0.0);
-      lse = -kInf;
+    const KeyRange range = visible_range(P_.p, i);
+    const std::int64_t first = range.first, n = range.count;
+    // The sink s_h (-inf = none) joins the normaliser only (docs/semantics.md, sinks).
+    const double sink = P_.p.sinks.empty() ? -kInf : static_cast<double>(P_.p.sinks[static_cast<std::size_t>(h)]);
+    auto no_weight = [&] {  // no visible key with positive weight: O = +0.0, LSE = ln exp(s_h)
+      std::fill(o, o + Dv, 0.0);
+      lse = plus_zero(sink);
     };
-    if (n == 0) return masked();
+    if (n == 0) return no_weight();
 
     const std::int64_t g = h / P_.group;
     const std::int64_t qvec = (b * P_.Sq + i) * P_.Hq + h;
-    std::int64_t n_nan = 0, n_pos = 0, n_fin = 0, j_pos = -1, j_max = -1;
-    for (std::int64_t j = 0; j < n; ++j) {
-      const std::int64_t kvec = (b * P_.Sk + j) * P_.Hkv + g;
-      const ScoreClass c = score(qvec, kvec, scores_[static_cast<std::size_t>(j)]);
-      cls_[static_cast<std::size_t>(j)] = c;
+    const double dq = descale_at(P_.p.descale_q, P_.Hkv, b, g);
+    const double dk = descale_at(P_.p.descale_k, P_.Hkv, b, g);
+    std::int64_t n_nan = 0, n_pos = 0, n_fin = 0, j_pos = -1, t_max = -1;
+    for (std::int64_t t = 0; t < n; ++t) {
+      const auto tu = static_cast<std::size_t>(t);
+      const std::int64_t kvec = (b * P_.Sk + first + t) * P_.Hkv + g;
+      ScoreClass c = score(qvec, kvec, dq, dk, scores_[tu]);
+      if (P_.softcap > 0) c = cap(c, scores_[tu], capped_[tu]);
+      cls_[tu] = c;
       if (c == ScoreClass::NaN) ++n_nan;
-      if (c == ScoreClass::PosInf) ++n_pos, j_pos = j;
+      if (c == ScoreClass::PosInf) ++n_pos, j_pos = first + t;
       if (c == ScoreClass::Finite) {
         ++n_fin;
-        if (j_max < 0 || mpfr_cmp(scores_[static_cast<std::size_t>(j)],
-                                  scores_[static_cast<std::size_t>(j_max)]) > 0) {
-          j_max = j;
-        }
+        if (t_max < 0 || mpfr_cmp(S(tu), S(static_cast<std::size_t>(t_max))) > 0) t_max = t;
       }
     }
     if (n_nan > 0) {  // a NaN score poisons the row
-      std::fill(o, o + D, kNaN);
+      std::fill(o, o + Dv, kNaN);
       lse = kNaN;
       return;
     }
     if (n_pos >= 2) {  // the softmax limit depends on how the scores grow: undefined
-      std::fill(o, o + D, kNaN);
+      std::fill(o, o + Dv, kNaN);
       lse = kInf;
       return;
     }
-    if (n_pos == 1) {  // the limit is one-hot on that key
-      const std::uint16_t* v = P_.p.v.data() + ((b * P_.Sk + j_pos) * P_.Hkv + g) * D;
-      for (std::int64_t d = 0; d < D; ++d) o[d] = plus_zero(bf16_to_double(v[d]));
+    if (n_pos == 1) {  // the limit is one-hot on that key (a finite sink weighs nothing beside it)
+      const double dv = descale_at(P_.p.descale_v, P_.Hkv, b, g);
+      const std::uint16_t* v = P_.v16 + ((b * P_.Sk + j_pos) * P_.Hkv + g) * Dv;
+      // bf16 value × fp32 factor: at most 32 significant bits, inside double's range: exact.
+      for (std::int64_t d = 0; d < Dv; ++d) o[d] = plus_zero(bf16_to_double(v[d]) * dv);
       lse = kInf;
       return;
     }
-    if (n_fin == 0) return masked();  // every visible score is -inf: weight 0 each
+    if (n_fin == 0) return no_weight();  // every visible score is -inf: weight 0 each
 
+    // M: the largest finite score, or the sink if that is larger.
+    mpfr_srcptr m = S(static_cast<std::size_t>(t_max));
+    mpfr_srcptr sink_x = nullptr;
+    if (sink != -kInf) {
+      mpfr_set_d(sink_, sink, MPFR_RNDN);  // exact: an fp32 value
+      sink_x = sink_;
+      if (mpfr_cmp(sink_, m) > 0) m = sink_;
+    }
+    RowKeys keys{b, g, first, n};
     if (fast_) {
-      softmax_fast(o, lse, b, g, n, j_max);
+      softmax_fast(o, lse, keys, m, sink_x);
     } else {
-      softmax_generic(o, lse, b, g, n, j_max);
+      softmax_generic(o, lse, keys, m, sink_x);
     }
   }
 
  private:
-  // S = scale · q·k exactly into s (its precision is set here); returns its class.
-  ScoreClass score(std::int64_t qvec, std::int64_t kvec, mpfr_ptr s) {
+  struct RowKeys {  // the visible keys first .. first + n - 1 of KV head g in batch b
+    std::int64_t b, g, first, n;
+  };
+
+  // The score the softmax uses for the t-th visible key: capped if the problem has a cap.
+  mpfr_ptr S(std::size_t t) { return P_.softcap > 0 ? capped_[t] : scores_[t]; }
+
+  // S = σ·dq·dk · q·k exactly into s (its precision is set here); returns its class.
+  ScoreClass score(std::int64_t qvec, std::int64_t kvec, double dq, double dk, mpfr_ptr s) {
     const std::int64_t D = P_.D;
     const double* q = P_.qd.data() + qvec * D;
     const double* k = P_.kd.data() + kvec * D;
@@ -325,12 +375,15 @@ class Worker {
     if (a.nonfinite || c.nonfinite) {
       // Some product is inf or NaN, so the exact dot is; finite products (< 2^256) cannot
       // overflow a double sum, so IEEE double arithmetic yields exactly that special value.
+      // The descale factors are finite and > 0 (validate()): they change no class.
       double s_dot = 0;
       for (std::int64_t d = 0; d < D; ++d) s_dot += q[d] * k[d];
       return classify(P_.scale * s_dot);
     }
+    // Two more fp32 factors need 48 more bits to stay exact.
+    const mpfr_prec_t extra = P_.descaled ? 48 : 0;
     if (a.all_zero() || c.all_zero()) {
-      ensure_prec(s, kPrecDotDouble);
+      ensure_prec(s, kPrecDotDouble + extra);
       mpfr_set_zero(s, +1);
     } else {
       const int range = (a.emax + c.emax) - (a.emin + c.emin);
@@ -348,11 +401,11 @@ class Worker {
           s3 += q[d + 3] * k[d + 3];
         }
         for (; d < D; ++d) s0 += q[d] * k[d];
-        ensure_prec(s, kPrecDotDouble);
+        ensure_prec(s, kPrecDotDouble + extra);
         mpfr_set_d(s, (s0 + s1) + (s2 + s3), MPFR_RNDN);
       } else if (fast_ && bits <= 126) {
-        const std::uint16_t* qb = P_.p.q.data() + qvec * D;
-        const std::uint16_t* kb = P_.p.k.data() + kvec * D;
+        const std::uint16_t* qb = P_.q16 + qvec * D;
+        const std::uint16_t* kb = P_.k16 + kvec * D;
         const int base = a.emin + c.emin;
         i128 acc = 0;
         for (std::int64_t d = 0; d < D; ++d) {
@@ -361,57 +414,98 @@ class Worker {
                          << (bf16_exp(qb[d]) + bf16_exp(kb[d]) - base);
           acc += bf16_negative(qb[d]) != bf16_negative(kb[d]) ? -t : t;
         }
-        ensure_prec(s, kPrecDotI128);
+        ensure_prec(s, kPrecDotI128 + extra);
         set_from_i128(s, acc, base);
       } else {
         mpfr_set_zero(dot_wide_, +1);
         for (std::int64_t d = 0; d < D; ++d) mpfr_add_d(dot_wide_, dot_wide_, q[d] * k[d], MPFR_RNDN);
-        ensure_prec(s, kPrecScoreWide);
+        ensure_prec(s, kPrecScoreWide + extra);
         mpfr_set(s, dot_wide_, MPFR_RNDN);
       }
     }
-    mpfr_mul_d(s, s, P_.scale, MPFR_RNDN);  // exact (the precision holds both significands); the
-                                            // scale is finite (validate())
+    // Exact: the precision holds the dot's and each factor's significand (24 bits each); the
+    // scale and the factors are finite (validate()).
+    mpfr_mul_d(s, s, P_.scale, MPFR_RNDN);
+    if (P_.descaled) {
+      mpfr_mul_d(s, s, dq, MPFR_RNDN);
+      mpfr_mul_d(s, s, dk, MPFR_RNDN);
+    }
     return ScoreClass::Finite;
   }
 
+  // The soft cap: capped = c·tanh(S/c) at cap_prec bits (three roundings, relative error
+  // <= 4·2^-cap_prec since tanh's condition number 2y/sinh(2y) is <= 1). A raw ±inf score caps
+  // to ±c exactly (tanh's limit); NaN stays NaN. Returns the class of the capped score.
+  ScoreClass cap(ScoreClass raw, mpfr_srcptr s, mpfr_ptr capped) {
+    switch (raw) {
+      case ScoreClass::NaN:
+        return raw;
+      case ScoreClass::PosInf:
+      case ScoreClass::NegInf:
+        mpfr_set_d(capped, raw == ScoreClass::PosInf ? P_.softcap : -P_.softcap, MPFR_RNDN);
+        return ScoreClass::Finite;
+      case ScoreClass::Finite:
+        mpfr_div_d(cap_tmp_, s, P_.softcap, MPFR_RNDN);
+        mpfr_tanh(cap_tmp_, cap_tmp_, MPFR_RNDN);
+        mpfr_mul_d(capped, cap_tmp_, P_.softcap, MPFR_RNDN);
+        return ScoreClass::Finite;
+    }
+    return raw;
+  }
+
   // Gathers, per column, the special values of V over keys with positive weight (finite score).
-  void gather_special(std::int64_t b, std::int64_t g, std::int64_t n) {
+  void gather_special(const RowKeys& r) {
     std::fill(flags_.begin(), flags_.end(), 0);
-    for (std::int64_t j = 0; j < n; ++j) {
-      if (cls_[static_cast<std::size_t>(j)] != ScoreClass::Finite) continue;
-      const std::int64_t vvec = (b * P_.Sk + j) * P_.Hkv + g;
+    for (std::int64_t t = 0; t < r.n; ++t) {
+      if (cls_[static_cast<std::size_t>(t)] != ScoreClass::Finite) continue;
+      const std::int64_t vvec = (r.b * P_.Sk + r.first + t) * P_.Hkv + r.g;
       if (!P_.v_special[static_cast<std::size_t>(vvec)]) continue;
-      const std::uint16_t* v = P_.p.v.data() + vvec * P_.D;
+      const std::uint16_t* v = P_.v16 + vvec * P_.Dv;
       for (std::size_t d = 0; d < nd_; ++d) {
         if (!bf16_finite(v[d])) flags_[d] |= special_flag(v[d]);
       }
     }
   }
 
-  void softmax_fast(double* o, double& lse, std::int64_t b, std::int64_t g, std::int64_t n,
-                    std::int64_t j_max) {
-    mpfr_ptr m = scores_[static_cast<std::size_t>(j_max)];
+  // O[d] = dv · quotient, the product exact at p + 24 bits, then rounded once to double.
+  double output_value(mpfr_srcptr quotient, double dv) {
+    if (dv == 1.0) return plus_zero(mpfr_get_d(quotient, MPFR_RNDN));
+    mpfr_mul_d(out_scaled_, quotient, dv, MPFR_RNDN);
+    return plus_zero(mpfr_get_d(out_scaled_, MPFR_RNDN));
+  }
+
+  // exp(x - m) for x <= m as a 128-bit weight: the fixed-point exp, MPFR's for x - m <= -2^20.
+  Weight128 fast_weight(mpfr_srcptr x, mpfr_srcptr m) {
+    mpfr_sub(x_, x, m, MPFR_RNDN);  // relative error 2^-192
+    Weight128 w;
+    if (!detail::exp_nonpositive(x_, w)) {  // x <= -2^20: rare, MPFR's exp
+      mpfr_exp(w128_, x_, MPFR_RNDN);
+      w = weight_of(w128_);
+    }
+    return w;
+  }
+
+  void softmax_fast(double* o, double& lse, const RowKeys& r, mpfr_srcptr m, mpfr_srcptr sink) {
     Acc256 sum_acc;
     active_.clear();
-    for (std::int64_t j = 0; j < n; ++j) {
-      const auto ju = static_cast<std::size_t>(j);
-      if (cls_[ju] != ScoreClass::Finite) continue;
-      mpfr_sub(x_, scores_[ju], m, MPFR_RNDN);  // relative error 2^-192
-      Weight128 w;
-      if (!detail::exp_nonpositive(x_, w)) {  // x <= -2^20: rare, MPFR's exp
-        mpfr_exp(w128_, x_, MPFR_RNDN);
-        w = weight_of(w128_);
-      }
+    for (std::int64_t t = 0; t < r.n; ++t) {
+      const auto tu = static_cast<std::size_t>(t);
+      if (cls_[tu] != ScoreClass::Finite) continue;
+      const Weight128 w = fast_weight(S(tu), m);
       if (w.significand == 0) continue;  // below MPFR's range: contributes nothing representable
       detail::add_scaled(sum_acc, w.significand, 1, false, w.exponent - 128 - kSumLsb);
-      active_.push_back({w.significand, w.exponent, j});
+      active_.push_back({w.significand, w.exponent, r.first + t});
     }
-    gather_special(b, g, n);
+    if (sink != nullptr) {  // the sink's weight joins the normaliser only
+      const Weight128 w = fast_weight(sink, m);
+      if (w.significand != 0) detail::add_scaled(sum_acc, w.significand, 1, false, w.exponent - 128 - kSumLsb);
+    }
+    gather_special(r);
     detail::acc_to_mpfr(sum_, sum_acc, kSumLsb);
+    const double dv = descale_at(P_.p.descale_v, P_.Hkv, r.b, r.g);
 
     // Column by column over V transposed (contiguous in j), the accumulators in registers.
-    const std::size_t vt_base = static_cast<std::size_t>((b * P_.Hkv + g) * P_.D * P_.Sk);
+    const std::size_t vt_base = static_cast<std::size_t>((r.b * P_.Hkv + r.g) * P_.Dv * P_.Sk);
     for (std::size_t d = 0; d < nd_; ++d) {
       if (flags_[d] != 0) {
         o[d] = special_value(flags_[d]);
@@ -446,44 +540,48 @@ class Worker {
       acc[0].hi += acc[1].hi + static_cast<u128>(acc[0].lo < acc[1].lo);
       detail::acc_to_mpfr(big_, acc[0], top - 220);
       mpfr_div(res_, big_, sum_, MPFR_RNDN);
-      o[d] = plus_zero(mpfr_get_d(res_, MPFR_RNDN));
+      o[d] = output_value(res_, dv);
     }
     lse = lse_of(m);
   }
 
-  void softmax_generic(double* o, double& lse, std::int64_t b, std::int64_t g, std::int64_t n,
-                       std::int64_t j_max) {
-    mpfr_ptr m = scores_[static_cast<std::size_t>(j_max)];
+  void softmax_generic(double* o, double& lse, const RowKeys& r, mpfr_srcptr m, mpfr_srcptr sink) {
     mpfr_set_zero(sum_, +1);
     for (std::size_t d = 0; d < nd_; ++d) mpfr_set_zero(num_[d], +1);
-    for (std::int64_t j = 0; j < n; ++j) {
-      const auto ju = static_cast<std::size_t>(j);
-      if (cls_[ju] != ScoreClass::Finite) continue;
-      mpfr_sub(x_, scores_[ju], m, MPFR_RNDN);  // p + 64 bits; |x| < 2^30 unless exp(x) underflows
-      mpfr_exp(gw_[ju], x_, MPFR_RNDN);
-      mpfr_add(sum_, sum_, gw_[ju], MPFR_RNDN);
-      const std::uint16_t* v = P_.p.v.data() + ((b * P_.Sk + j) * P_.Hkv + g) * P_.D;
+    for (std::int64_t t = 0; t < r.n; ++t) {
+      const auto tu = static_cast<std::size_t>(t);
+      if (cls_[tu] != ScoreClass::Finite) continue;
+      mpfr_sub(x_, S(tu), m, MPFR_RNDN);  // p + 64 bits; |x| < 2^30 unless exp(x) underflows
+      mpfr_exp(gw_[tu], x_, MPFR_RNDN);
+      mpfr_add(sum_, sum_, gw_[tu], MPFR_RNDN);
+      const std::uint16_t* v = P_.v16 + ((r.b * P_.Sk + r.first + t) * P_.Hkv + r.g) * P_.Dv;
       for (std::size_t d = 0; d < nd_; ++d) {
         if (!bf16_finite(v[d]) || bf16_zero(v[d])) continue;
-        mpfr_mul_d(prod_, gw_[ju], bf16_to_double(v[d]), MPFR_RNDN);  // exact at p + 16 bits
+        mpfr_mul_d(prod_, gw_[tu], bf16_to_double(v[d]), MPFR_RNDN);  // exact at p + 16 bits
         mpfr_add(num_[d], num_[d], prod_, MPFR_RNDN);
       }
     }
-    gather_special(b, g, n);
+    if (sink != nullptr) {  // the sink's weight joins the normaliser only
+      mpfr_sub(x_, sink, m, MPFR_RNDN);
+      mpfr_exp(res_, x_, MPFR_RNDN);
+      mpfr_add(sum_, sum_, res_, MPFR_RNDN);
+    }
+    gather_special(r);
+    const double dv = descale_at(P_.p.descale_v, P_.Hkv, r.b, r.g);
     for (std::size_t d = 0; d < nd_; ++d) {
       if (flags_[d] != 0) {
         o[d] = special_value(flags_[d]);
       } else {
         mpfr_div(res_, num_[d], sum_, MPFR_RNDN);
-        o[d] = plus_zero(mpfr_get_d(res_, MPFR_RNDN));
+        o[d] = output_value(res_, dv);
       }
     }
     lse = lse_of(m);
   }
 
-  // LSE = M + log(sum). A sum of exactly 1 (one key carries all the weight) gives M itself,
-  // rounded once: then LSE is the correctly rounded score, with no second rounding.
-  double lse_of(mpfr_ptr m) {
+  // LSE = M + log(sum). A sum of exactly 1 (one key, or the sink, carries all the weight) gives
+  // M itself, rounded once: then LSE is the correctly rounded M, with no second rounding.
+  double lse_of(mpfr_srcptr m) {
     if (mpfr_cmp_ui(sum_, 1) == 0) return plus_zero(mpfr_get_d(m, MPFR_RNDN));
     mpfr_log(res_, sum_, MPFR_RNDN);
     mpfr_add(res_, res_, m, MPFR_RNDN);
@@ -494,8 +592,8 @@ class Worker {
   AttentionResult& out_;
   bool fast_;
   std::size_t nk_, nd_;
-  MpArray scores_;
-  Mp dot_wide_, x_, w128_, big_, sum_, res_, prod_;
+  MpArray scores_, capped_;
+  Mp dot_wide_, cap_tmp_, sink_, x_, w128_, big_, sum_, res_, prod_, out_scaled_;
   struct Active {  // a key with positive weight: w = significand · 2^(exponent - 128)
     u128 significand;
     long exponent;
@@ -649,7 +747,7 @@ void require_base_definition(const AttentionProblem& problem, std::string_view w
 
 namespace {
 
-// The checks of the optional features (docs/semantics.md §3–§7).
+// The checks of the optional features (docs/semantics.md §3, §4, §9, §10).
 template <class Fail>
 void validate_features(const AttentionProblem& p, Fail fail) {
   const AttentionShape& s = p.shape;
@@ -786,7 +884,6 @@ AttentionResult attention_forward_exact(const AttentionProblem& problem, unsigne
 AttentionResult attention_forward_exact_with(const AttentionProblem& problem,
                                              const ExactOptions& options) {
   validate(problem);
-  require_base_definition(problem, "the MPFR oracle");
   const unsigned p = options.precision_bits;
   if (p < 128) {
     throw std::invalid_argument("attention_forward_exact: precision_bits = " + std::to_string(p) +
@@ -796,7 +893,7 @@ AttentionResult attention_forward_exact_with(const AttentionProblem& problem,
     throw std::invalid_argument("attention_forward_exact: precision_bits = " + std::to_string(p) +
                                 " exceeds MPFR_PREC_MAX - 64");
   }
-  const Prepared pr(problem);
+  const Prepared pr(problem, p);
   AttentionResult out;
   out.o.assign(static_cast<std::size_t>(problem.shape.o_elements()), 0.0);
   out.lse.assign(static_cast<std::size_t>(problem.shape.lse_elements()), 0.0);

@@ -88,8 +88,8 @@ std::optional<std::string> extended_feature(const AttentionProblem& problem);
 // extended feature.
 void require_base_definition(const AttentionProblem& problem, std::string_view who);
 
-// Exact result, rounded once to double: O [B, Sq, Hq, D]; LSE [B, Hq, Sq] (natural log);
-// fully masked rows give O = +0.0 and LSE = -inf.
+// Exact result, rounded once to double: O [B, Sq, Hq, Dv]; LSE [B, Hq, Sq] (natural log);
+// rows without a visible key give O = +0.0 and LSE = -inf (s_h with a sink).
 struct AttentionResult {
   std::vector<double> o;
   std::vector<double> lse;
@@ -117,8 +117,9 @@ bool key_visible(Mask mask, std::int64_t i, std::int64_t j, std::int64_t seqlen_
 // that is not finite and > 0, or any descale on bf16 inputs.
 void validate(const AttentionProblem& problem);
 
-// The exact attention forward of the definition on these inputs, evaluated in MPFR at
-// `precision_bits` (>= 128) working precision, results rounded to nearest double.
+// The exact attention forward of the definition on these inputs (every feature: window, soft
+// cap, sinks, Dv != D, fp8 with descale), evaluated in MPFR at `precision_bits` (>= 128) working
+// precision, results rounded to nearest double.
 AttentionResult attention_forward_exact(const AttentionProblem& problem,
                                         unsigned precision_bits = 128);
 
@@ -136,16 +137,17 @@ struct ExactOptions {
 // attention_forward_exact with explicit options. Throws std::invalid_argument as validate()
 // does, and if precision_bits < 128 or > MPFR_PREC_MAX.
 //
-// Guarantee (derivation: docs/semantics.md, "The oracle"): for a row with n visible keys and
+// Guarantee (derivation: docs/semantics.md §6 "The oracle"): for a row with n visible keys and
 // finite, non-+inf scores, each O element is the double nearest to a value o~ with
-//   |o~ - O| <= exact_o_error_factor(n, p) * sum_j P_j |V_j,d|,
-// and LSE is the double nearest to a value l~ with |l~ - LSE| <= exact_lse_error(n, p, LSE).
-// Every other case (no visible key, NaN, +inf) is returned exactly as the definition says.
+//   |o~ - O| <= exact_o_error_factor(n, p) * sum_j P_j |V_j,d|
+// (P_j normalised with the sink, V the real descaled values), and LSE is the double nearest to
+// a value l~ with |l~ - LSE| <= exact_lse_error(n, p, LSE); with or without cap and sink. Every
+// other case (no visible key, NaN, +inf) is returned exactly as the definition says.
 AttentionResult attention_forward_exact_with(const AttentionProblem& problem,
                                              const ExactOptions& options);
 
 // (2n + 8) * 2^-p: the oracle's relative-to-sum_j P_j|V_j,d| error before the final rounding
-// to double (n = visible keys, p = precision_bits). Valid for n <= 2^(p/2 - 2).
+// to double (n = visible keys, p = precision_bits). Valid for n + 1 <= 2^(p/2 - 2).
 double exact_o_error_factor(std::int64_t visible_keys, unsigned precision_bits);
 // (2n + 8 + |lse|) * 2^-p: the oracle's absolute LSE error before the final rounding to double.
 double exact_lse_error(std::int64_t visible_keys, unsigned precision_bits, double lse);

@@ -27,7 +27,7 @@ struct AttentionComparison {
   double floor_rel_rms_o = 0;      // the same for the floor model's O
   std::int64_t o_violations = 0;   // elements of O outside their bound
   std::int64_t lse_violations = 0;
-  // masked row not (+0.0, -inf); NaN/inf where exact is finite; not the NaN or infinity the
+  // masked row not (+0.0, -inf), or with a sink not O = +0.0; NaN/inf where exact is finite; not the NaN or infinity the
   // definition gives (exact O or LSE NaN or infinite); an exactly computed O element
   // (reference/exact_rows.hpp) not rounded as the declared mode rounds it
   std::int64_t semantic_violations = 0;
@@ -53,7 +53,7 @@ struct AttentionComparison {
   bool pass() const { return judged() && !violations(); }
 };
 
-// Compares kernel outputs (O bf16 bits [B, Sq, Hq, D], LSE fp32 [B, Hq, Sq]) of `problem`
+// Compares kernel outputs (O bf16 bits [B, Sq, Hq, Dv], LSE fp32 [B, Hq, Sq]) of `problem`
 // computed by a kernel that rounds P and O in `mode`, against `exact`. With lse_given = false
 // the kernel gave no LSE: `lse` is ignored (it may be empty), no LSE is judged or counted, and a
 // row without visible keys is judged on O = +0.0 alone. An exact LSE beyond fp32's range is met
@@ -61,5 +61,18 @@ struct AttentionComparison {
 AttentionComparison compare_attention(const AttentionProblem& problem, const AttentionResult& exact,
                                       std::span<const std::uint16_t> o, std::span<const float> lse,
                                       numerics::Rounding mode, bool lse_given = true);
+
+// The two halves of compare_attention, for callers that judge rule 4 over several problems
+// together (compare_varlen: one RMS over every sequence).
+// Rules 1–3 and the counts, with `bounds` = attention_bounds(problem, exact, mode); rel_rms_err_o,
+// floor_rel_rms_o and floor_violation are left 0. Throws std::invalid_argument as compare_attention.
+AttentionComparison compare_elements(const AttentionProblem& problem, const AttentionResult& exact,
+                                     std::span<const std::uint16_t> o, std::span<const float> lse,
+                                     numerics::Rounding mode, bool lse_given, const AttentionBounds& bounds);
+// Rule 4 (docs/pass-rule.md): sets c.rel_rms_err_o (with the flush allowance `flush` taken out),
+// c.floor_rel_rms_o of the floor output `floor`, and c.floor_violation (and c.first_failure if it
+// is empty) when the first exceeds twice the second. got, exact, flush, floor: O values, one layout.
+void judge_floor_rule(AttentionComparison& c, std::span<const double> got, std::span<const double> exact,
+                      std::span<const double> flush, std::span<const double> floor);
 
 }  // namespace cdna::reference

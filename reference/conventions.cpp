@@ -34,7 +34,8 @@ bool o_meets(double exact, std::uint16_t got) {
 
 }  // namespace
 
-RowClass exact_row_class(double lse_exact) {
+RowClass exact_row_class(double lse_exact, bool no_visible_key) {
+  if (no_visible_key) return RowClass::NoVisibleKey;
   if (std::isnan(lse_exact)) return RowClass::NaNScore;
   if (lse_exact == std::numeric_limits<double>::infinity()) return RowClass::PosInfScore;
   if (lse_exact == -std::numeric_limits<double>::infinity()) return RowClass::NoVisibleKey;
@@ -48,7 +49,9 @@ std::string convention_note(RowClass cls, std::int64_t b, std::int64_t h, std::i
   switch (cls) {
     case RowClass::Ordinary: return "";
     case RowClass::NoVisibleKey:
-      rule = "the definition's no-visible-key convention (O = +0.0, LSE = -inf)";
+      rule = std::isfinite(lse_exact) ? "the definition's no-visible-key convention with a sink (O = +0.0, LSE = the sink logit " +
+                                            value_text(lse_exact) + ")"
+                                      : "the definition's no-visible-key convention (O = +0.0, LSE = -inf)";
       break;
     case RowClass::NaNScore:
       rule = "the definition's NaN-score rule (a NaN score among the visible keys: O = NaN, LSE = NaN)";

@@ -1,7 +1,7 @@
 // The special-value conventions of the definition (docs/semantics.md §5) that a kernel may
 // follow differently, and the failure note that names them (docs/pass-rule.md, "Convention
 // failures"). A row whose exact LSE is not finite is one of:
-//   - no visible key (§5.1, §5.5): O = +0.0, LSE = −inf;
+//   - no visible key (§5.1, §5.5): O = +0.0, LSE = −inf (LSE = s_h with a finite sink);
 //   - a NaN score among the visible keys (§5.4): O = NaN, LSE = NaN;
 //   - +inf score(s) (§5.6, a choice): with one +inf key whose V column is a number, O = V of that
 //     key; with two or more (or that V column NaN), O = NaN; LSE = +inf.
@@ -18,8 +18,9 @@ namespace cdna::reference {
 
 enum class RowClass : std::uint8_t { Ordinary, NoVisibleKey, NaNScore, PosInfScore };
 
-// The class of an exact row from its exact LSE (and, for +inf scores, its exact O row).
-RowClass exact_row_class(double lse_exact);
+// The class of an exact row from its exact LSE; `no_visible_key` makes a row with a finite
+// sink (exact LSE = s_h) NoVisibleKey too.
+RowClass exact_row_class(double lse_exact, bool no_visible_key = false);
 
 // "row (b=0, h=1, i=2): the definition's +inf-score convention (O = V of the +inf key, LSE =
 // +inf) not followed: kernel writes O NaN 0x7FFF in every column, LSE +inf". `o_exact` and

@@ -18,16 +18,20 @@
 
 namespace cdna::reference {
 
-// Per O element [B, Sq, Hq, D] (the layout of O): the value every correct kernel holds in fp32
+// Per O element [B, Sq, Hq, Dv] (the layout of O): the value every correct kernel holds in fp32
 // just before the final rounding of O, where the problem alone decides it, else NaN. An element
-// (b, i, h, d) is decided when all hold (the reasons: docs/error-analysis.md §13):
-//   - scale == 0 (either sign), or q_i is all ±0 (then every score is ±0 for any finite scale);
-//   - the row sees n visible keys, n a power of two, 1 <= n <= 2^24;
+// (b, i, h, d) is decided when all hold (the reasons: docs/error-analysis.md §13, §18):
+//   - scale == 0 (either sign), or q_i is all ±0 (then every score is ±0 for any finite scale,
+//     soft-capped or not);
+//   - the row sees n visible keys (a window's range, or a prefix), n a power of two, 1 <= n <= 2^24;
+//   - head h has no finite sink (a sink makes l̂ no power of two);
 //   - q_i and k_j (j < n) are finite and sum_d |q_d k_jd| <= 2^126 for every j (no score can
 //     overflow fp32, so each computed score is a finite value times 0);
 //   - V_jd (j < n) is finite, and with g the largest power of two dividing every nonzero V_jd:
 //     g >= 2^-102 and sum_j |V_jd| < min(2^24 g, 2^126) (all zero: the value is 0).
-// Then the value is sum_j V_jd / n, exact in double and in fp32. Throws std::invalid_argument
+// Then the value is sum_j V_jd / n, exact in double and in fp32; for fp8 inputs (V_jd the fp8
+// values) it is fl32(dv · sum_j V_jd / n), decided only where that product is normal
+// (|mean·dv| in [2^-100, 2^100)). Throws std::invalid_argument
 // as validate() does.
 std::vector<double> exactly_computed_o(const AttentionProblem& problem);
 

@@ -13,9 +13,12 @@
 
 namespace cdna::reference {
 
-// The ideal kernel's O [B, Sq, Hq, D] as doubles holding bf16 values:
+// The ideal kernel's O [B, Sq, Hq, Dv] as doubles holding bf16 values:
 //   p_j = fl32(exp(S_j − max_visible S)),  p̃_j = bf16(p_j, mode),
-//   O = bf16(fl32(Σ_j p̃_j V_j / Σ_j p_j), mode),
+//   O = bf16(fl32(Σ_j p̃_j V_j / (Σ_j p_j + exp(s_h − max_visible S))), mode),
+// on the dequantised problem (fp8: S_j = σ·dq·dk·q·k_j, V_j = dv × the fp8 values), S_j the
+// soft-capped score c·tanh(S_j/c) where a cap is given, the sink term exp(s_h − M) only where a
+// sink is given (unrounded: it enters no product); docs/error-analysis.md §14–§18;
 // with the sums and the exponential in double (their error, ≤ 2^-50 relative, is far below the
 // bf16 roundings modelled). Rows with no visible key, or only −inf scores, are +0.0; a row with
 // one +inf score is V of that key (docs/semantics.md §5.6: no rounding is involved); a row with a

@@ -43,7 +43,7 @@ void fill_randn(AttentionProblem& p, std::uint64_t seed, double qk_std, double v
   const auto nkv = static_cast<std::size_t>(p.shape.kv_elements());
   p.q = randn_bf16(nq, seed, qk_std);
   p.k = randn_bf16(nkv, seed + 1, qk_std);
-  p.v = randn_bf16(nkv, seed + 2, v_std);
+  p.v = randn_bf16(static_cast<std::size_t>(p.shape.v_elements()), seed + 2, v_std);
 }
 
 std::vector<std::uint16_t> filled_bf16(std::size_t n, double value) {
