@@ -76,7 +76,9 @@ TEST(GoldenFile, RoundTripThroughSafetensors) {
   g.kernel = KernelOutput{floor_bits(g), std::vector<float>(g.exact.lse.begin(), g.exact.lse.end())};
   const auto bytes = serialize_safetensors(to_safetensors(g));
   const SafetensorsFile st = parse_safetensors(bytes, "mem");
-  for (const auto& key : metadata_keys()) EXPECT_TRUE(st.metadata.count(key)) << key;
+  for (const auto& key : required_metadata_keys(3, false, false)) EXPECT_TRUE(st.metadata.count(key)) << key;
+  EXPECT_TRUE(st.metadata.count("fact_o_equals_v"));
+  EXPECT_EQ(st.metadata.at("format"), kGoldenFormat);
   EXPECT_EQ(st.metadata.at("scale"), "0.125");
   EXPECT_EQ(st.metadata.at("scale_hex"), "0x1p-3");
   EXPECT_EQ(st.metadata.at("mask"), "causal_top_left");
@@ -234,8 +236,8 @@ TEST(GoldenFile, UnknownMetadataKeysAreRefused) {
   const SafetensorsFile good = to_safetensors(small_golden());
   {
     auto f = good;  // refused whether or not the digest was recomputed
-    f.metadata["softcap"] = "30";
-    const std::string want = "metadata key 'softcap' is not part of golden format v2 (the definition has no such "
+    f.metadata["alibi_slopes"] = "0.5";  // a feature the definition does not have (format v3 has softcap)
+    const std::string want = "metadata key 'alibi_slopes' is not part of golden format v3 (the definition has no such "
                              "feature); free provenance keys must start with 'note.'";
     expect_read_error(f, want, false);
     expect_read_error(f, want, true);
@@ -243,7 +245,7 @@ TEST(GoldenFile, UnknownMetadataKeysAreRefused) {
   {
     auto f = good;
     f.metadata["note."] = "an empty note name";
-    expect_read_error(f, "metadata key 'note.' is not part of golden format v2");
+    expect_read_error(f, "metadata key 'note.' is not part of golden format v3");
   }
   {
     auto f = resealed(good);
@@ -252,7 +254,7 @@ TEST(GoldenFile, UnknownMetadataKeysAreRefused) {
     EXPECT_EQ(from_safetensors(f, "g").provenance.at("note.bug"), "issue 9");
   }
   GoldenFile g = small_golden();
-  g.provenance["softcap"] = "30";
+  g.provenance["alibi_slopes"] = "0.5";
   EXPECT_THROW((void)to_safetensors(g), std::invalid_argument);
 }
 

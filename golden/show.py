@@ -1,6 +1,6 @@
 #!/usr/bin/python3
 """Print a cdna-verify golden file (docs/golden-files.md) with plain numpy: metadata, every
-tensor's dtype and shape, and a few values. No safetensors package needed: the format is an
+tensor's dtype and shape, and a few values (U8 inputs, fp8 patterns of format v3, in hex). No safetensors package needed: the format is an
 8-byte little-endian header length, a JSON header, then the raw little-endian data.
 
 usage: show.py FILE [--values N] [--raw TENSOR OUT]
@@ -60,7 +60,10 @@ def main(argv):
     print()
     for name, (dtype, a, _) in tensors.items():
         flat = a.reshape(-1)
-        shown = ", ".join(repr(float(x)) for x in flat[:values])
+        if dtype == "U8":  # fp8 patterns (metadata 'dtype', format v3): shown as bits
+            shown = ", ".join(f"0x{int(x):02x}" for x in flat[:values])
+        else:
+            shown = ", ".join(repr(float(x)) for x in flat[:values])
         print(f"{name:10s} {dtype:4s} {list(a.shape)}  [{shown}{', ...' if flat.size > values else ''}]")
     if "o_exact" in tensors and "o_kernel" in tensors:
         exact, kernel = tensors["o_exact"][1], tensors["o_kernel"][1].astype(np.float64)

@@ -6,15 +6,17 @@
 #include <sstream>
 
 #include "numerics/bf16.hpp"
+#include "reference/varlen.hpp"
 
 namespace cdna::golden {
 namespace {
 
 double bf16_value(std::uint16_t bits) { return static_cast<double>(numerics::f32_from_bf16(bits)); }
+double value(reference::ElementType dtype, std::uint16_t bits) { return reference::element_value(dtype, bits); }
 
-bool finite_bits(const std::vector<std::uint16_t>& t, std::size_t at, std::int64_t n) {
+bool finite_bits(reference::ElementType dtype, const std::vector<std::uint16_t>& t, std::size_t at, std::int64_t n) {
   for (std::int64_t d = 0; d < n; ++d)
-    if (!std::isfinite(bf16_value(t[at + static_cast<std::size_t>(d)]))) return false;
+    if (!std::isfinite(value(dtype, t[at + static_cast<std::size_t>(d)]))) return false;
   return true;
 }
 
@@ -39,28 +41,41 @@ std::string bound_problem(double bound, double exact, bool may_be_inf) {
 
 std::string fmt(double x) { return full_precision(x); }  // short name for messages
 
-}  // namespace
+// The values of one dense problem (a dense file, or one sequence of a varlen file).
+struct DenseValues {
+  const reference::AttentionProblem& p;
+  const std::vector<double>& o_exact;
+  const std::vector<double>& lse_exact;
+  const std::vector<double>& o_bound;
+  const std::vector<double>& lse_bound;
+  const std::vector<double>& o_floor;
+};
 
-std::string stored_values_problem(const GoldenFile& g) {
-  const reference::AttentionProblem& p = g.problem;
+std::string dense_problem(const DenseValues& x) {
+  const reference::AttentionProblem& p = x.p;
   const reference::AttentionShape& s = p.shape;
-  const std::int64_t D = s.head_dim, group = s.heads_q / s.heads_kv;
+  const std::int64_t D = s.head_dim, Dv = s.dv(), group = s.heads_q / s.heads_kv;
   for (std::int64_t b = 0; b < s.batch; ++b)
     for (std::int64_t h = 0; h < s.heads_q; ++h)
       for (std::int64_t i = 0; i < s.seqlen_q; ++i) {
         const std::int64_t hk = h / group;
-        const std::int64_t n = reference::visible_keys(p.mask, i, s.seqlen_q, s.seqlen_k);
+        const reference::KeyRange keys = reference::visible_range(p, i);
+        const std::int64_t n = keys.count;
         const auto q_at = static_cast<std::size_t>(((b * s.seqlen_q + i) * s.heads_q + h) * D);
-        bool finite = finite_bits(p.q, q_at, D);
+        bool finite = finite_bits(p.dtype, p.q, q_at, D);
+        // Real inputs are descale x value (fp8); the bound sees the scores of the real values.
+        const double dqk = reference::descale_at(p.descale_q, s.heads_kv, b, hk) *
+                           reference::descale_at(p.descale_k, s.heads_kv, b, hk);
         double max_dot = 0;  // max over visible keys of sum_d |Q_d K_d|
-        for (std::int64_t j = 0; j < n; ++j) {
-          const auto kv_at = static_cast<std::size_t>(((b * s.seqlen_k + j) * s.heads_kv + hk) * D);
-          finite = finite && finite_bits(p.k, kv_at, D) && finite_bits(p.v, kv_at, D);
+        for (std::int64_t j = keys.first; j < keys.first + n; ++j) {
+          const auto k_at = static_cast<std::size_t>(((b * s.seqlen_k + j) * s.heads_kv + hk) * D);
+          const auto v_at = static_cast<std::size_t>(((b * s.seqlen_k + j) * s.heads_kv + hk) * Dv);
+          finite = finite && finite_bits(p.dtype, p.k, k_at, D) && finite_bits(p.dtype, p.v, v_at, Dv);
           double dot = 0;
           for (std::int64_t d = 0; d < D; ++d)
-            dot += std::abs(bf16_value(p.q[q_at + static_cast<std::size_t>(d)]) *
-                            bf16_value(p.k[kv_at + static_cast<std::size_t>(d)]));
-          max_dot = std::max(max_dot, dot);
+            dot += std::abs(value(p.dtype, p.q[q_at + static_cast<std::size_t>(d)]) *
+                            value(p.dtype, p.k[k_at + static_cast<std::size_t>(d)]));
+          max_dot = std::max(max_dot, dot * dqk);
         }
         // Where reference::attention_bounds gives up (docs/golden-files.md, "Stored values"): fp32
         // may overflow (2^128; 2^120 leaves its margins room), or scores so large that its double
@@ -68,38 +83,63 @@ std::string stored_values_problem(const GoldenFile& g) {
         const double scale = std::abs(static_cast<double>(p.scale));
         const bool may_be_inf = !finite || !(max_dot * std::max(1.0, 2.0 * scale) < 0x1p120) ||
                                 !(scale * static_cast<double>(D) * max_dot < 0x1p40);
+        // A finite sink is part of the normaliser: a row without a visible key then has LSE = s_h
+        // (docs/semantics.md, sinks); -inf means no sink.
+        const double sink = p.sinks.empty() ? -INFINITY : static_cast<double>(p.sinks[static_cast<std::size_t>(h)]);
         const auto lse_at = static_cast<std::size_t>((b * s.heads_q + h) * s.seqlen_q + i);
         std::ostringstream row;
         row << "b=" << b << " h=" << h << " i=" << i;
-        const double lse = g.exact.lse[lse_at];
+        const double lse = x.lse_exact[lse_at];
         if (finite && n > 0 && !std::isfinite(lse))
           return "lse_exact " + row.str() + " is " + fmt(lse) + ", but the row sees " + std::to_string(n) +
                  " key(s) and its inputs are finite (the definition gives a finite LSE)";
-        if (finite && n == 0 && lse != -INFINITY)
-          return "lse_exact " + row.str() + " is " + fmt(lse) + ", but the row sees no key (the definition gives -inf)";
-        if (auto why = bound_problem(g.lse_bound[lse_at], lse, may_be_inf); !why.empty())
-          return "lse_bound " + row.str() + " = " + fmt(g.lse_bound[lse_at]) + " " + why;
-        if (n == 0 && finite && g.lse_bound[lse_at] != 0)
-          return "lse_bound " + row.str() + " = " + fmt(g.lse_bound[lse_at]) + ", but a row without keys is exact (0)";
-        for (std::int64_t d = 0; d < D; ++d) {
-          const std::size_t at = q_at + static_cast<std::size_t>(d);
-          const double o = g.exact.o[at];
+        if (finite && n == 0 && lse != sink)
+          return "lse_exact " + row.str() + " is " + fmt(lse) + ", but the row sees no key (the definition gives " +
+                 (std::isinf(sink) ? std::string("-inf") : "its sink " + fmt(sink)) + ")";
+        if (auto why = bound_problem(x.lse_bound[lse_at], lse, may_be_inf); !why.empty())
+          return "lse_bound " + row.str() + " = " + fmt(x.lse_bound[lse_at]) + " " + why;
+        // Without keys LSE is -inf exactly; with a finite sink it is s_h, which a kernel computes
+        // (log of exp(s_h)) within a bound the bound's own rules give (docs/error-analysis.md).
+        if (n == 0 && finite && std::isinf(sink) && x.lse_bound[lse_at] != 0)
+          return "lse_bound " + row.str() + " = " + fmt(x.lse_bound[lse_at]) + ", but a row without keys is exact (0)";
+        const auto o_row = static_cast<std::size_t>(((b * s.seqlen_q + i) * s.heads_q + h) * Dv);
+        for (std::int64_t d = 0; d < Dv; ++d) {
+          const std::size_t at = o_row + static_cast<std::size_t>(d);
+          const double o = x.o_exact[at];
           const std::string where = " " + row.str() + " d=" + std::to_string(d);
           if (finite && !std::isfinite(o))
             return "o_exact" + where + " is " + fmt(o) + ", but the row's inputs are finite (the definition gives a "
                    "finite O)";
           if (finite && n == 0 && (o != 0 || std::signbit(o)))
             return "o_exact" + where + " is " + fmt(o) + ", but the row sees no key (the definition gives +0.0)";
-          if (auto why = bound_problem(g.o_bound[at], o, may_be_inf); !why.empty())
-            return "o_bound" + where + " = " + fmt(g.o_bound[at]) + " " + why;
-          if (n == 0 && finite && g.o_bound[at] != 0)
-            return "o_bound" + where + " = " + fmt(g.o_bound[at]) + ", but a row without keys is exact (0)";
-          const double fl = g.o_floor[at];
+          if (auto why = bound_problem(x.o_bound[at], o, may_be_inf); !why.empty())
+            return "o_bound" + where + " = " + fmt(x.o_bound[at]) + " " + why;
+          if (n == 0 && finite && x.o_bound[at] != 0)
+            return "o_bound" + where + " = " + fmt(x.o_bound[at]) + ", but a row without keys is exact (0)";
+          const double fl = x.o_floor[at];
           if (!is_bf16_value(fl)) return "o_floor" + where + " = " + fmt(fl) + " is not a bf16 value";
           if (std::isfinite(o) && !std::isfinite(fl))
             return "o_floor" + where + " is " + fmt(fl) + ", but the exact value is finite";
         }
       }
+  return "";
+}
+
+}  // namespace
+
+std::string stored_values_problem(const GoldenFile& g) {
+  if (!g.varlen) return dense_problem({g.problem, g.exact.o, g.exact.lse, g.o_bound, g.lse_bound, g.o_floor});
+  // Per sequence, in its own coordinates; rows no sequence owns have no defined value.
+  const reference::VarlenProblem& vp = *g.varlen;
+  for (std::int64_t b = 0; b < vp.sequences(); ++b) {
+    const reference::AttentionProblem p = reference::sequence_problem(vp, b);
+    std::vector<double> o_exact, lse_exact, o_bound, lse_bound, o_floor, unused;
+    reference::gather_sequence(vp, b, g.exact.o, g.exact.lse, o_exact, lse_exact);
+    reference::gather_sequence(vp, b, g.o_bound, g.lse_bound, o_bound, lse_bound);
+    reference::gather_sequence(vp, b, g.o_floor, g.lse_bound, o_floor, unused);
+    if (std::string why = dense_problem({p, o_exact, lse_exact, o_bound, lse_bound, o_floor}); !why.empty())
+      return "sequence " + std::to_string(b) + ": " + why;
+  }
   return "";
 }
 

@@ -13,10 +13,14 @@ namespace cdna::golden {
 
 // "" if every stored value is possible under the definition, else one line naming the first
 // tensor element that is not and why. Sizes must already match the shape (from_safetensors
-// checks them first). Per row (b, i, h), with n = the keys the mask lets it see:
+// checks them first). A varlen file is checked per sequence (reference::sequence_problem; the
+// first line names it), rows no sequence owns are not checked. Per row (b, i, h), with n = the
+// keys its mask and window let it see (reference::visible_range), inputs read as values of the
+// file's dtype times their descale factors:
 //   - finite inputs (Q row, and K and V rows of its n keys, all finite): o_exact finite
-//     (a convex combination of V), lse_exact finite if n > 0, and if n = 0 lse_exact = -inf,
-//     O = +0.0 and both bounds 0; NaN or an infinity in the exact values of such a row is the
+//     (a convex combination of V), lse_exact finite if n > 0, and if n = 0 lse_exact = -inf
+//     (the head's sink s_h if finite: docs/semantics.md), O = +0.0, o_bound 0 and lse_bound 0
+//     (unless a finite sink makes LSE a computed value); NaN or an infinity in the exact values of such a row is the
 //     file's fault;
 //   - o_bound, lse_bound: >= 0, NaN exactly where the exact value is NaN; +inf where the exact
 //     value is finite only if the row has a non-finite input, or for some visible key

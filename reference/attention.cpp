@@ -151,8 +151,8 @@ struct Prepared {
   // exactly (every e4m3fnuz / e5m2fnuz value is a bf16 value; 0x80 becomes the bf16 NaN 0x7FC0).
   const std::uint16_t *q16, *k16, *v16;
   std::vector<std::uint16_t> q_conv, k_conv, v_conv;
-  bool descaled;       // some descale factor given: scores carry dq·dk, O carries dv
-  double softcap;      // c (0 = none)
+  bool descaled;         // some descale factor given: scores carry dq·dk, O carries dv
+  double softcap;        // c (0 = none)
   mpfr_prec_t cap_prec;  // working precision of c·tanh(S/c) (docs/semantics.md §6)
   std::vector<double> qd, kd;    // exact values of Q and K
   std::vector<VecStats> qs, ks;  // per Q vector (b, i, h) and K vector (b, j, g)

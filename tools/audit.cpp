@@ -13,6 +13,7 @@
 
 #include "adapters/kernel_adapter.hpp"
 #include "device/attention_launcher.hpp"
+#include "reference/profiles.hpp"
 #include "adapters/code_object_mode.hpp"
 #include "tools/plots.hpp"
 #include "tools/report_html.hpp"
@@ -154,6 +155,8 @@ AuditResult run_audit(const AuditOptions& options, device::Executor& executor,
 
   const std::unique_ptr<adapters::KernelAdapter> adapter = adapters::make_adapter(options.kernel);
   result.kernel = adapter->name();
+  const reference::Profile& profile = reference::find_profile(options.profile);
+  result.profile = std::string(profile.name);
   const bool lse_given = adapter->features().writes_lse;
   for (numerics::Rounding mode : options.modes) {
     auto it = options.code_objects.find(mode);
@@ -207,7 +210,7 @@ AuditResult run_audit(const AuditOptions& options, device::Executor& executor,
         const device::AttentionOutput out = adapter->run(executor, c.problem, mode);
         r.kernel_seconds = seconds_since(t_kernel);
         if (wave_instructions) r.wave_instructions = wave_instructions();
-        r.comparison = reference::compare_attention(c.problem, exact, out.o, out.lse, mode, lse_given);
+        r.comparison = reference::compare_with_profile(profile, c.problem, exact, out.o, out.lse, mode, lse_given);
         r.o_sums = o_error_sums(out.o, exact.o);
         r.compared = true;
         std::string facts = c.exact_facts ? c.exact_facts(c.problem, out) : "";
@@ -288,7 +291,8 @@ std::string summary_table(const AuditResult& result) {
   }
   o << result.count(Verdict::Pass) << " passed, " << result.count(Verdict::Fail) << " failed, "
     << result.count(Verdict::Rejected) << " rejected (not run: outside the kernel's features) in "
-    << fmt(result.seconds, 3) << " s, kernel " << result.kernel << " on " << result.executor << settings_text(result) << "\n"
+    << fmt(result.seconds, 3) << " s, kernel " << result.kernel << " (profile " << result.profile << ") on "
+    << result.executor << settings_text(result) << "\n"
     << outcome_line(result) << "\n";
   if (const AuditCounts c = result.counts(); c.convention_rows > 0) o << convention_line(c) << "\n";
   return o.str();
@@ -305,6 +309,7 @@ void write_reports(const AuditResult& result, const std::filesystem::path& dir) 
   j["version"] = CDNA_VERSION;
   j["executor"] = result.executor;
   j["kernel"] = result.kernel;
+  j["profile"] = result.profile;  // peer conventions judged under (docs/profiles.md)
   auto& settings = j["executor_settings"] = nlohmann::json::object();
   for (const auto& [k, v] : result.executor_settings) settings[k] = v;
   j["pass_rule"] = "docs/pass-rule.md (certified per-element bound, docs/error-analysis.md; rel-RMS <= 2 x floor)";
@@ -408,7 +413,7 @@ void write_reports(const AuditResult& result, const std::filesystem::path& dir) 
     if (!c.mode_recorded)
       md << adapters::unchecked_mode_notice(c.path, c.mode) << ".\n\n";
   }
-  md << "Kernel: `" << result.kernel << "`. Executor: `" << result.executor << "`" << settings_text(result)
+  md << "Kernel: `" << result.kernel << "`. Profile: `" << result.profile << "` (docs/profiles.md). Executor: `" << result.executor << "`" << settings_text(result)
      << ". Pass rule: docs/pass-rule.md (certified bound of docs/error-analysis.md, rel-RMS ≤ 2 × floor). "
      << result.count(Verdict::Pass) << " passed, " << result.count(Verdict::Fail) << " failed, "
      << result.count(Verdict::Rejected) << " rejected, " << fmt(result.seconds, 3) << " s.\n\n"

@@ -44,6 +44,8 @@ struct AuditOptions {
   std::filesystem::path code_object_source;
   std::map<numerics::Rounding, std::filesystem::path> code_objects;
   std::ostream* progress = nullptr;  // one line per case and mode while running
+  // Peer convention profile the outputs are judged under (reference/profiles.hpp, docs/profiles.md).
+  std::string profile = "ours";
 };
 
 struct CaseResult {
@@ -86,6 +88,7 @@ struct AuditCounts {
 struct AuditResult {
   std::string executor;
   std::string kernel = "attention-fwd";  // adapter name
+  std::string profile = "ours";           // reference/profiles.hpp, named in every report
   std::vector<AuditedCodeObject> code_objects;  // one per audited mode
   // Executor settings that may change results, e.g. {"schedule", "random"}, {"schedule_seed",
   // "7"}, {"transcendental_envelope_seed", "1"} for the simulator; written to the reports.

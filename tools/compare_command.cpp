@@ -11,6 +11,7 @@
 #include "tools/compare_run.hpp"
 #include "tools/executor_choice.hpp"
 #include "tools/hazard_option.hpp"
+#include "tools/profile_option.hpp"
 
 namespace cdna::tools {
 
@@ -50,6 +51,7 @@ CompareCommand::CompareCommand(CLI::App& app) {
       ->capture_default_str();
   add_hazards_option(cmd_, hazards_);  // simulator only
   cmd_->add_option("--out", out_, "Directory for compare.json (written only when given)");
+  add_profile_option(cmd_, profile_);
   cmd_->add_flag("--no-shrink", no_shrink_, "Do not shrink the smallest problem breaking a claim");
   cmd_->add_flag("--quiet", quiet_, "No progress lines");
 }
@@ -68,6 +70,7 @@ int CompareCommand::run() {
   o.special_cases = set_ == "all" || set_ == "special";
   o.tile_cases = set_ == "all" || set_ == "tiles";
   o.ulp = ulp_;
+  o.profile = profile_;
   o.schedule_seed = schedule_seed_;
   o.shrink = !no_shrink_;
   o.progress = quiet_ ? nullptr : &std::cerr;

@@ -27,6 +27,7 @@ class CompareCommand {
   std::uint64_t ulp_ = 1, schedule_seed_ = 1;
   std::optional<std::string> out_;
   bool quiet_ = false, no_shrink_ = false;
+  std::string profile_ = "ours";  // tools/profile_option.hpp
 };
 
 }  // namespace cdna::tools

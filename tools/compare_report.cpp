@@ -75,7 +75,7 @@ std::string compare_outcome_line(const CompareResult& r) {
 
 std::string compare_table(const CompareResult& r) {
   std::ostringstream o;
-  o << "A = " << r.kernel_a << ", B = " << r.kernel_b << ", executor " << r.executor << "\n";
+  o << "A = " << r.kernel_a << ", B = " << r.kernel_b << ", executor " << r.executor << ", profile " << r.profile << "\n";
   o << std::left << std::setw(34) << "case" << std::setw(6) << "mode" << std::setw(26) << "shape" << std::right
     << std::setw(8) << "maxULP" << std::setw(8) << ">N" << std::setw(8) << "NaN/inf" << "  det A/B  status\n";
   for (const auto& p : r.problems) {
@@ -114,6 +114,7 @@ nlohmann::json compare_json(const CompareResult& r) {
   j["tool"] = "cdna-verify compare";
   j["version"] = CDNA_VERSION;
   j["executor"] = r.executor;
+  j["profile"] = r.profile;  // docs/profiles.md
   j["outcome"] = std::string(to_string(r.outcome()));
   j["outcome_line"] = compare_outcome_line(r);
   j["ulp_claim"] = r.ulp;

@@ -5,6 +5,7 @@
 #include <regex>
 #include <stdexcept>
 
+#include "reference/profiles.hpp"
 #include "tools/audit_cases.hpp"
 #include "tools/special_value_cases.hpp"
 
@@ -42,6 +43,16 @@ struct Runner {
     return first;
   }
 
+  // The rows of `out` without a visible key that follow the chosen profile, as the definition's.
+  void map_profile(const reference::AttentionProblem& p, const adapters::KernelAdapter& k, device::AttentionOutput& out) const {
+    const reference::Profile& profile = reference::find_profile(options.profile);
+    if (profile.name == reference::default_profile().name) return;
+    const bool lse = k.features().writes_lse;
+    reference::ProfiledOutput m = reference::apply_profile(profile, p, out.o, out.lse, lse);
+    out.o = std::move(m.o);
+    if (lse) out.lse = std::move(m.lse);
+  }
+
   // Fills d's status, diffs and determinism for `p` in `mode`.
   void compare(const reference::AttentionProblem& p, numerics::Rounding mode, ProblemDiff& d) {
     d.shape = p.shape;
@@ -72,6 +83,8 @@ struct Runner {
       return;
     }
     d.status = ProblemStatus::Compared;
+    map_profile(p, a, out_a);
+    map_profile(p, b, out_b);
     d.o = diff_o(p.shape, out_a.o, out_b.o, options.ulp);
     d.lse_compared = a.features().writes_lse && b.features().writes_lse;
     if (d.lse_compared) d.lse = diff_lse(p.shape, out_a.lse, out_b.lse, options.ulp);
@@ -261,6 +274,7 @@ CompareResult run_compare(const CompareOptions& options, device::Executor& execu
   result.ulp = options.ulp;
   result.schedule_seed = options.schedule_seed;
   result.executor = executor.name();
+  result.profile = std::string(reference::find_profile(options.profile).name);  // unknown: fails before any work
   auto a = adapters::make_adapter(options.kernel_a);  // an unknown name fails before any work
   auto b = adapters::make_adapter(options.kernel_b);
   const std::vector<AuditCase> cases = chosen_cases(options.case_filter, options.audit_cases, options.special_cases, options.tile_cases);

@@ -34,6 +34,9 @@ struct CompareOptions {
   std::uint64_t schedule_seed = 1;  // seed of the third run under Schedule::Random (simulator only)
   bool shrink = true;              // shrink the smallest breaking problem of each broken claim
   std::ostream* progress = nullptr;  // one line per problem and mode
+  // Peer convention profile (reference/profiles.hpp): rows without a visible key that follow it
+  // are mapped onto the definition's (+0.0, -inf) in both outputs before they are diffed.
+  std::string profile = "ours";
 };
 
 // Determinism of one kernel on one problem: run 2 against run 1 (same executor settings), and
@@ -106,6 +109,7 @@ std::string_view to_string(CompareOutcome o);  // "held", "broken", "run_failed"
 
 struct CompareResult {
   std::string kernel_a, kernel_b, executor;
+  std::string profile = "ours";  // named in every report
   std::vector<adapters::LoadedCodeObject> code_objects_a, code_objects_b;
   std::uint64_t ulp = 1, schedule_seed = 1;
   std::vector<ProblemDiff> problems;

@@ -17,6 +17,8 @@
 
 #include "device/attention_launcher.hpp"
 #include "reference/inputs.hpp"
+#include "reference/profiles.hpp"
+#include "tools/profile_option.hpp"
 #include "tools/rounding_cases.hpp"
 
 namespace cdna::tools {
@@ -25,28 +27,6 @@ namespace {
 namespace fs = std::filesystem;
 using reference::AttentionShape;
 using reference::Mask;
-
-std::string seeds_text(std::uint64_t seed) {
-  return "q=" + std::to_string(seed) + " k=" + std::to_string(seed + 1) + " v=" + std::to_string(seed + 2) +
-         " (reference::randn_bf16: mt19937_64, Box-Muller, rounded to bf16 RTNE)";
-}
-
-// Seeded randn inputs as tools/audit_cases.cpp makes them: Q uses seed, K seed + 1, V seed + 2.
-GoldenCaseSpec randn_case(std::string id, std::string description, AttentionShape shape, Mask mask,
-                          std::uint64_t seed, double qk_std = 1.0, double v_std = 1.0) {
-  GoldenCaseSpec c;
-  c.id = std::move(id);
-  c.description = std::move(description);
-  c.problem.shape = shape;
-  c.problem.mask = mask;
-  c.problem.scale = static_cast<float>(1.0 / std::sqrt(static_cast<double>(shape.head_dim)));
-  reference::fill_randn(c.problem, seed, qk_std, v_std);
-  c.seeds = seeds_text(seed);
-  std::ostringstream in;
-  in << "Q, K = " << qk_std << " * randn, V = " << v_std << " * randn; scale = fl32(1/sqrt(D))";
-  c.inputs = in.str();
-  return c;
-}
 
 std::string lower(std::string s) {
   for (char& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
@@ -83,7 +63,7 @@ golden::GoldenFile read_judgeable(const fs::path& path) {
   for (const char* key : {"case_seqlens_q", "case_seqlens_k"}) {
     if (auto it = g.provenance.find(key); it != g.provenance.end() && !it->second.empty()) {
       throw golden::SafetensorsError(path.string() + ": metadata '" + key + "' gives per-sequence lengths (varlen), "
-                                     "which golden format v2 cannot express; the property suite re-runs this file "
+                                     "which the file's dense problem does not carry; the property suite re-runs this file "
                                      "(ctest -R property_regressions)");
     }
   }
@@ -113,6 +93,27 @@ std::string fmt(double x, int precision = 3) {
 }
 
 }  // namespace
+
+std::string seeds_text(std::uint64_t seed) {
+  return "q=" + std::to_string(seed) + " k=" + std::to_string(seed + 1) + " v=" + std::to_string(seed + 2) +
+         " (reference::randn_bf16: mt19937_64, Box-Muller, rounded to bf16 RTNE)";
+}
+
+GoldenCaseSpec randn_case(std::string id, std::string description, AttentionShape shape, Mask mask,
+                          std::uint64_t seed, double qk_std, double v_std) {
+  GoldenCaseSpec c;
+  c.id = std::move(id);
+  c.description = std::move(description);
+  c.problem.shape = shape;
+  c.problem.mask = mask;
+  c.problem.scale = static_cast<float>(1.0 / std::sqrt(static_cast<double>(shape.head_dim)));
+  reference::fill_randn(c.problem, seed, qk_std, v_std);
+  c.seeds = seeds_text(seed);
+  std::ostringstream in;
+  in << "Q, K = " << qk_std << " * randn, V = " << v_std << " * randn; scale = fl32(1/sqrt(D))";
+  c.inputs = in.str();
+  return c;
+}
 
 std::vector<GoldenCaseSpec> golden_cases() {
   std::vector<GoldenCaseSpec> cases;
@@ -225,6 +226,7 @@ std::vector<GoldenCaseSpec> golden_cases() {
       seed += 10;
     }
   }
+  for (GoldenCaseSpec& c : golden_feature_cases()) cases.push_back(std::move(c));
   return cases;
 }
 
@@ -282,7 +284,7 @@ GoldenCommand::GoldenCommand(CLI::App& app) {
 
   make_ = golden_->add_subcommand(
       "make",
-      "Write golden files from your own Q, K, V: --from FILE.safetensors (tensors q, k, v; BF16 or F32) or raw bf16 "
+      "Write golden files from your own Q, K, V: --from FILE.safetensors (tensors q, k, v; BF16, F32 or fp8 U8) or raw "
       "--q/--k/--v with --shape; one file per rounding mode (docs/golden-files.md). Exit 0, or 2 on bad input "
       "(nothing written).");
   add_golden_make_options(*make_, make_options_);
@@ -294,8 +296,8 @@ GoldenCommand::GoldenCommand(CLI::App& app) {
       "(a malformed, modified or impossible golden file, a missing tensor, nothing judged).");
   check_->add_option("golden", golden_path_, "The golden file")->required();
   check_->add_option("--candidate", candidate_,
-                     "The candidate's output: a safetensors file with tensor 'o' (BF16 [B,Sq,Hq,D]) and optional 'lse' "
-                     "(F32 [B,Hq,Sq]), or raw little-endian bf16 O")
+                     "The candidate's output: a safetensors file with tensor 'o' (BF16 [B,Sq,Hq,Dv]; varlen files "
+                     "[rows_q,Hq,Dv]) and optional 'lse' (F32 [B,Hq,Sq]; varlen [Hq,rows_q]), or raw little-endian bf16 O")
       ->required();
   check_->add_option("--candidate-format", candidate_format_, "safetensors or raw-bf16")
       ->check(CLI::IsMember({"safetensors", "raw-bf16"}))
@@ -308,8 +310,11 @@ GoldenCommand::GoldenCommand(CLI::App& app) {
                        "With safetensors: the name of the candidate's LSE tensor (judged when present; if given "
                        "explicitly it must exist)")
           ->capture_default_str();
+  // The LSE layout a profile names (e.g. pytorch-mem-efficient's [B, Hq, ceil(Sq/32)*32]) is the
+  // candidate's LSE shape under it.
+  add_profile_option(check_, profile_);
   check_->add_option("--candidate-lse", candidate_lse_,
-                     "With raw-bf16: the candidate's LSE as raw little-endian fp32 [B,Hq,Sq] (optional)");
+                     "With raw-bf16: the candidate's LSE as raw little-endian fp32 [B,Hq,Sq] (varlen [Hq,rows_q]; optional)");
 }
 
 bool GoldenCommand::parsed() const { return golden_->parsed(); }
@@ -344,6 +349,8 @@ int GoldenCommand::run_gen() {
       g.case_id = c.id;
       g.description = c.description;
       g.problem = c.problem;
+      g.varlen = c.varlen;
+      g.layout = c.layout;
       g.mode = mode;
       g.fact_o_equals_v = c.fact;
       g.provenance["seeds"] = c.seeds;
@@ -377,8 +384,7 @@ int GoldenCommand::run_verify() {
   int failed = 0, kernels_rerun = 0, empty = 0;
   for (std::size_t n = 0; n < files.size(); ++n) {
     const golden::GoldenFile& g = goldens[n];
-    const auto& s = g.problem.shape;
-    if (s.o_elements() + s.lse_elements() == 0) {
+    if (g.o_elements() + g.lse_elements() == 0) {
       ++empty;
       std::cout << "EMPTY " << files[n].string() << ": nothing judged (no O element, no LSE value)\n";
       continue;
@@ -399,11 +405,10 @@ int GoldenCommand::run_verify() {
       const auto named = g.provenance.find("kernel_adapter");
       const std::string name = named == g.provenance.end() ? "attention-fwd" : named->second;
       if (!kernels.contains(name)) kernels.emplace(name, CodeObjects(name));
-      adapters::KernelAdapter& kernel = kernels.at(name).get(g.mode);
-      if (auto why = kernel.unsupported_reason(g.problem, g.mode)) {
+      if (auto why = golden_kernel_reason(g, kernels.at(name))) {
         problem = "o_kernel is stored but the kernel " + name + " does not take this problem: " + *why;
       } else {
-        const device::AttentionOutput out = kernel.run(*executor, g.problem, g.mode);
+        const device::AttentionOutput out = run_golden_kernel(g, *executor, kernels.at(name));
         std::string what;
         if (!same_bits(*g.kernel, out, what)) problem = what + " (" + executor->name() + ")";
         ++kernels_rerun;
@@ -411,8 +416,8 @@ int GoldenCommand::run_verify() {
       }
     }
     if (problem.empty()) {
-      std::cout << "ok    " << files[n].string() << " (exact values, bound, floor of " << s.o_elements()
-                << " O elements and " << s.lse_elements() << " LSE values" << kernel_note << ")\n";
+      std::cout << "ok    " << files[n].string() << " (exact values, bound, floor of " << g.o_elements()
+                << " O elements and " << g.lse_elements() << " LSE values" << kernel_note << ")\n";
     } else {
       ++failed;
       std::cout << "FAIL  " << files[n].string() << ": " << problem << "\n";
@@ -429,8 +434,13 @@ int GoldenCommand::run_verify() {
 }
 
 int GoldenCommand::run_check() {
+  const reference::Profile& profile = reference::find_profile(profile_);
   const golden::GoldenFile g = read_judgeable(golden_path_);
-  const auto& s = g.problem.shape;
+  if (g.varlen && profile.name != reference::default_profile().name) {
+    throw CLI::ValidationError("--profile", "'" + std::string(profile.name) + "' applies to dense golden files; " +
+                                                golden_path_ + " is varlen (judged under ours only)");
+  }
+  const auto& s = g.features().shape;
   std::vector<std::uint16_t> o;
   std::optional<std::vector<float>> lse;
   if (candidate_format_ == "safetensors") {
@@ -448,8 +458,8 @@ int GoldenCommand::run_check() {
     const golden::Tensor* o_found = f.find(o_tensor_);
     if (!o_found) throw missing(o_tensor_, "--o-tensor");
     const golden::Tensor& t = *o_found;
-    const std::vector<std::int64_t> o_shape{s.batch, s.seqlen_q, s.heads_q, s.head_dim};
-    const std::vector<std::int64_t> lse_shape{s.batch, s.heads_q, s.seqlen_q};
+    const std::vector<std::int64_t> o_shape = g.o_shape();
+    const std::vector<std::int64_t> lse_shape = g.varlen ? g.lse_shape() : reference::lse_layout_dims(profile.lse_layout, s);
     auto shape_str = [](const std::vector<std::int64_t>& v) {
       std::string r = "[";
       for (std::size_t i = 0; i < v.size(); ++i) r += (i ? "," : "") + std::to_string(v[i]);
@@ -478,13 +488,14 @@ int GoldenCommand::run_check() {
       }
       return bytes;
     };
-    const auto ob = read_raw(candidate_, s.o_elements(), 2, "candidate O (bf16)");
+    const auto ob = read_raw(candidate_, g.o_elements(), 2, "candidate O (bf16)");
     o.resize(ob.size() / 2);
     for (std::size_t i = 0; i < o.size(); ++i) {
       o[i] = static_cast<std::uint16_t>(std::to_integer<unsigned>(ob[2 * i]) | (std::to_integer<unsigned>(ob[2 * i + 1]) << 8));
     }
     if (!candidate_lse_.empty()) {
-      const auto lb = read_raw(candidate_lse_, s.lse_elements(), 4, "candidate LSE (fp32)");
+      const auto lb = read_raw(candidate_lse_, g.varlen ? g.lse_elements() : reference::lse_layout_elements(profile.lse_layout, s),
+                               4, "candidate LSE (fp32)");
       std::vector<float> l(lb.size() / 4);
       for (std::size_t i = 0; i < l.size(); ++i) {
         std::uint32_t u = 0;
@@ -495,12 +506,33 @@ int GoldenCommand::run_check() {
     }
   }
 
-  const golden::CandidateVerdict v =
-      lse ? golden::judge_candidate(g, o, std::span<const float>(*lse)) : golden::judge_candidate(g, o, std::nullopt);
+  // The profile (docs/profiles.md): the candidate's LSE layout, and its rows without a visible key
+  // (dense files; a varlen file is judged under ours only).
+  reference::ProfiledOutput mapped;
+  if (g.varlen) {
+    mapped.o = std::move(o);
+    if (lse) mapped.lse = std::move(*lse);
+  } else {
+    if (lse) lse = reference::canonical_lse(profile.lse_layout, s, *lse);
+    mapped = reference::apply_profile(profile, g.problem, o, lse ? std::span<const float>(*lse) : std::span<const float>{},
+                                      lse.has_value());
+  }
+  golden::CandidateVerdict v = lse ? golden::judge_candidate(g, mapped.o, std::span<const float>(mapped.lse))
+                                   : golden::judge_candidate(g, mapped.o, std::nullopt);
+  reference::add_profile_failures(mapped, v.comparison);
   const auto& c = v.comparison;
   std::cout << "golden " << golden_path_ << ": case " << g.case_id << ", " << numerics::to_string(g.mode) << ", B"
-            << s.batch << " Sq" << s.seqlen_q << " Sk" << s.seqlen_k << " H" << s.heads_q << "/" << s.heads_kv << " D"
-            << s.head_dim << ", " << reference::to_string(g.problem.mask) << "\n"
+            << s.batch;
+  if (g.varlen) {
+    std::cout << " varlen (" << g.varlen->rows_q() << " query rows" << (g.varlen->paged() ? ", paged KV" : "") << ")";
+  } else {
+    std::cout << " Sq" << s.seqlen_q << " Sk" << s.seqlen_k;
+  }
+  std::cout << " H" << s.heads_q << "/" << s.heads_kv << " D" << s.head_dim
+            << (s.dv() != s.head_dim ? " Dv" + std::to_string(s.dv()) : std::string()) << ", "
+            << reference::to_string(g.features().mask);
+  if (auto feature = reference::extended_feature(g.features())) std::cout << ", " << *feature;
+  std::cout << ", profile " << profile.name << "\n"
             << "O: max |err| " << fmt(c.max_abs_err_o) << " (" << fmt(c.max_ulp_err_o, 3) << " bf16 ULP, "
             << fmt(c.max_err_to_bound_o) << " of bound), " << c.o_violations << " outside the bound; rel-RMS "
             << fmt(c.rel_rms_err_o) << " vs floor " << fmt(c.floor_rel_rms_o) << " ("

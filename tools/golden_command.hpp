@@ -24,7 +24,20 @@ struct GoldenCaseSpec {
   std::string inputs;     // how Q, K, V were made
   std::string reduction;  // "" for a handed case at its own shape, else what was made smaller and why
   std::optional<golden::RowsEqualV> fact;
+  std::optional<reference::VarlenProblem> varlen;  // a varlen case (then `problem` is unused)
+  golden::Layout layout;                           // the strides a kernel is run with (default bshd)
 };
+
+// "q=S k=S+1 v=S+2 (reference::randn_bf16 ...)": the seeds of randn_case's inputs.
+std::string seeds_text(std::uint64_t seed);
+// A dense case with seeded randn inputs as tools/audit_cases.cpp makes them (Q seed, K seed + 1,
+// V seed + 2; Q, K with std qk_std, V with v_std), scale fl32(1/sqrt(D)).
+GoldenCaseSpec randn_case(std::string id, std::string description, reference::AttentionShape shape,
+                          reference::Mask mask, std::uint64_t seed, double qk_std = 1.0, double v_std = 1.0);
+
+// The golden set's cases of the extended definition (tools/golden_feature_cases.cpp): varlen C05,
+// padded cache C11, paged KV, windows, soft cap, sinks, Dv != D, fp8 e4m3 and e5m2, layouts.
+std::vector<GoldenCaseSpec> golden_feature_cases();
 
 // The golden set: the handed cases C01–C14 of ../shared/cases/README.md that the oracle can
 // compute without varlen inputs (C05 and C11 need varlen; C14's K and V alone are 17 MB),
@@ -75,6 +88,7 @@ class GoldenCommand {
   std::string o_tensor_ = "o", lse_tensor_ = "lse";
   CLI::Option* lse_tensor_option_ = nullptr;  // given explicitly: the tensor must exist
   unsigned threads_ = 0;
+  std::string profile_ = "ours";  // check --profile (tools/profile_option.hpp)
 
   int run_gen();
   int run_verify();

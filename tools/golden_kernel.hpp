@@ -5,6 +5,7 @@
 
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -31,12 +32,27 @@ class CodeObjects {
   // The file names of the code object(s) loaded for `mode` (after get(mode)), comma-separated:
   // provenance that does not depend on where the build or the peers folder is.
   const std::string& file_names(numerics::Rounding mode) const { return paths_.at(mode); }
+  // The code objects' source as given (empty: the adapter's default, for ours the build's).
+  const std::filesystem::path& source() const { return source_; }
 
  private:
   std::unique_ptr<adapters::KernelAdapter> adapter_;
   std::filesystem::path source_;
   std::map<numerics::Rounding, std::string> paths_;
 };
+
+// Why the golden tools do not run code's kernel on g, or nullopt: layouts other than bshd (the
+// adapters take contiguous problems); varlen files for any kernel but ours from the build's code
+// objects (device::run_attention_varlen), and for ours whatever
+// device::attention_unsupported_reason says; peer kernels on extended features; else the
+// adapter's unsupported_reason. Loads the mode's code object (CodeObjects::get).
+std::optional<std::string> golden_kernel_reason(const golden::GoldenFile& g, CodeObjects& code);
+
+// Runs code's kernel on g (call only when golden_kernel_reason gives nullopt): dense files
+// through the adapter, varlen files through our kernel's varlen launcher. O and LSE in the
+// file's layout ([rows_q, Hq, Dv] and [Hq, rows_q] for varlen; rows no sequence owns hold
+// device::kUnwrittenO / kUnwrittenLseBits).
+device::AttentionOutput run_golden_kernel(const golden::GoldenFile& g, device::Executor& executor, CodeObjects& code);
 
 // Runs the kernel on g.problem in g.mode and stores its output as g.kernel (LSE empty for a
 // kernel without one), with provenance "executor", "kernel_adapter" and "kernel_code_object";

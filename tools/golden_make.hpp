@@ -2,10 +2,16 @@
 // "golden make"), so any bug report becomes a golden file in one command.
 //
 // Inputs, either
-//   --from FILE.safetensors   tensors q [B,Sq,Hq,D], k and v [B,Sk,Hkv,D] (BSHD), dtype BF16
-//                             (bits kept) or F32 (rounded to bf16 RTNE, numerics::bf16_from_f32);
-//                             optional metadata "mask" and "scale"; other tensors are ignored;
-//   --q FILE --k FILE --v FILE --shape B,Sq,Sk,Hq,Hkv,D   raw little-endian bf16, BSHD.
+//   --from FILE.safetensors   tensors q [B,Sq,Hq,D], k [B,Sk,Hkv,D], v [B,Sk,Hkv,Dv] (BSHD), dtype
+//                             BF16 (bits kept) or F32 (rounded to bf16 RTNE, numerics::bf16_from_f32),
+//                             U8 with an fp8 --dtype (the patterns); varlen: q [rows_q,Hq,D], k, v
+//                             [rows_k,Hkv,D|Dv] or paged [pages,page_size,Hkv,D|Dv]; optional
+//                             metadata (mask, scale, window_left/right, softcap, dtype, page_size,
+//                             layout, stride_*) and feature tensors (sinks, descale_*, cu_seqlens_*,
+//                             seqstart_*, seqused_k, block_table) as a golden file v3 has them;
+//   --q FILE --k FILE --v FILE --shape B,Sq,Sk,Hq,Hkv,D [--dv DV]   raw little-endian bf16 (or
+//                             one byte per fp8 pattern), BSHD, dense only.
+// Every feature: an option and the input's metadata or tensor may both give it; they must agree.
 // Mask and scale: an option and the input's metadata may both give one; they must agree (same
 // mask; same fp32 value), else it is an error. Neither: mask none, scale fl32(1/sqrt(D)).
 // Errors (one line, exit 2, nothing written): a missing tensor or file, another dtype, ranks or
@@ -33,6 +39,17 @@ struct GoldenMakeOptions {
   std::string case_id, description;
   std::string executor = "simulator";
   std::vector<std::string> notes;   // KEY=VALUE -> metadata "note.KEY"
+  // Extended definition (format v3); "" = from the input's metadata or tensors, else absent.
+  std::string window;               // "L,R" (-1 = unbounded side)
+  std::string softcap;              // c > 0, or 0 = none
+  std::string sinks;                // Hq values "s0,s1,..." (-inf = none) or a file holding them
+  std::int64_t dv = 0;              // raw inputs: Dv (0 = D)
+  std::string dtype;                // bf16, fp8_e4m3fnuz, fp8_e5m2fnuz
+  std::string descale_q, descale_k, descale_v;  // 1 or B*Hkv values
+  std::string cu_seqlens_q, cu_seqlens_k, seqstart_q, seqstart_k, seqused_k;  // varlen (B+1 / B values)
+  std::string page_size, block_table;          // paged KV: block_table row-major [B, pages_per_sequence]
+  std::string layout;               // bshd, bhsd, sbhd, strided
+  std::string stride_q, stride_k, stride_v, stride_o;  // layout strided: b,s,h,d element strides
   unsigned threads = 0;
 };
 

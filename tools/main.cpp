@@ -12,6 +12,7 @@
 #include "reference/inputs.hpp"
 #include "tools/cli_checks.hpp"
 #include "tools/cli_modes.hpp"
+#include "tools/profile_option.hpp"
 #include "adapters/code_object_mode.hpp"
 #include "adapters/kernel_adapter.hpp"
 #include "tools/audit.hpp"
@@ -105,9 +106,10 @@ std::vector<std::pair<std::string, std::string>> apply_sim_settings(const Chosen
 int run_audit_command(const std::string& out_dir, const std::string& kernel, const std::vector<std::string>& mode_names,
                       const std::string& cases, const std::string& set, const std::string& executor_name,
                       const std::vector<std::string>& code_object_overrides, bool quiet, bool mutants,
-                      const SimSettings& sim_settings) {
+                      const SimSettings& sim_settings, const std::string& profile) {
   tools::AuditOptions options;
   options.kernel = kernel;
+  options.profile = profile;
   options.modes = tools::parse_modes(mode_names);
   options.case_filter = cases;
   // "default": the matrix and the handed cases, and for a peer kernel the shapes around its tiles
@@ -381,6 +383,8 @@ int main(int argc, char** argv) {
                   "Skip the mutation testing of the verifier (kill matrix in the reports; about 10 s on the simulator)");
   SimSettings audit_sim;
   add_sim_options(audit, audit_sim);
+  std::string audit_profile = "ours";
+  tools::add_profile_option(audit, audit_profile);
 
   RunArgs run_args;
   auto* run = app.add_subcommand(
@@ -432,7 +436,8 @@ int main(int argc, char** argv) {
   }
   try {
     if (audit->parsed()) {
-      return run_audit_command(out_dir, audit_kernel, modes, cases, set, executor, code_objects, quiet, !no_mutants, audit_sim);
+      return run_audit_command(out_dir, audit_kernel, modes, cases, set, executor, code_objects, quiet, !no_mutants, audit_sim,
+                               audit_profile);
     }
     if (run->parsed()) return run_one_command(run_args);
     if (golden.parsed()) return golden.run();

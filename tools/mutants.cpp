@@ -1,6 +1,7 @@
 #include "tools/mutants.hpp"
 
 #include "tools/atomic_file.hpp"
+#include "tools/feature_mutants.hpp"
 
 #include <CLI/CLI.hpp>
 
@@ -788,6 +789,26 @@ void write_mutant_reports(const MutantsResult& result, const std::filesystem::pa
   write_atomically(dir / "mutants.md", md.str());
 }
 
+int run_features(std::ostream& out) {
+  const std::vector<FeatureRow> rows = run_feature_matrix();
+  out << feature_matrix_text(rows);
+  bool all_judged = true, ok = true;
+  for (const FeatureRow& r : rows) {
+    bool killed = false;
+    for (const FeatureCell& c : r.cells) {
+      all_judged = all_judged && c.ours_pass.has_value();
+      if (c.ours_pass && r.mutant == FeatureMutant::None) ok = ok && *c.ours_pass;
+      killed = killed || (c.ours_pass && !*c.ours_pass);
+    }
+    if (r.mutant != FeatureMutant::None) ok = ok && killed;
+  }
+  if (!all_judged) {
+    out << "NOT JUDGED: our verdict does not take every feature case (the line above says which)\n";
+    return 2;
+  }
+  return ok ? 0 : 1;
+}
+
 MutantsCommand::MutantsCommand(CLI::App& app) {
   sub_ = app.add_subcommand(
       "mutants",
@@ -806,11 +827,18 @@ MutantsCommand::MutantsCommand(CLI::App& app) {
                    "Directory of attention_fwd_{rtne,rtna,rtz}.hsaco and attention_fwd_mutant_*.hsaco")
       ->capture_default_str();
   sub_->add_flag("--quiet", quiet_, "No progress lines");
+  sub_->add_flag("--features", features_,
+                 "Only the feature mutants (tools/feature_mutants.hpp): a CPU model of the declared arithmetic with "
+                 "soft cap, fp8 descale, sinks and windows, correct and with one mistake each (SOFTCAP_AFTER_MASK, "
+                 "DESCALE_TWICE, SINK_DROPPED, WINDOW_OFF_BY_ONE_CPU), judged by our verdict and the MoonMath and cuDNN "
+                 "rules; prints the matrix (no kernel runs, no report files). Exit 0 if our verdict kills every one and "
+                 "passes the correct model, 1 otherwise, 2 if our verdict does not take a case");
 }
 
 bool MutantsCommand::parsed() const { return sub_->parsed(); }
 
 int MutantsCommand::run() {
+  if (features_) return run_features(std::cout);
   if (!filter_.empty()) {
     std::regex re;
     try {

@@ -148,6 +148,11 @@ class MutantsCommand {
   std::string executor_ = "auto";
   std::string code_object_dir_ = CDNA_CODE_OBJECT_DIR;
   bool quiet_ = false;
+  bool features_ = false;  // --features: the CPU feature mutants only (tools/feature_mutants.hpp)
 };
+
+// `mutants --features`: prints the feature matrix to `out`; 0 if our verdict kills every feature
+// mutant and passes the correct model, 1 otherwise, 2 if it does not take some case.
+int run_features(std::ostream& out);
 
 }  // namespace cdna::tools

@@ -249,7 +249,8 @@ std::string report_html(const AuditResult& result, const Gnuplot& gnuplot, std::
     << "<title>cdna-verify audit: " << e(result.kernel) << " on " << e(result.executor) << "</title>\n<style>" << kStyle << "</style>\n</head>\n<body>\n"
     << "<h1>cdna-verify audit</h1>\n<p class=\"summary\">"
     << outcome_badge(result.outcome()) << " "
-    << "<span>Kernel: <b>" << e(result.kernel) << "</b></span> <span>Executor: <b>" << e(result.executor) << "</b></span>"
+    << "<span>Kernel: <b>" << e(result.kernel) << "</b></span> <span>Profile: <b>" << e(result.profile)
+    << "</b></span> <span>Executor: <b>" << e(result.executor) << "</b></span>"
     << "<span class=\"pass\">" << result.count(Verdict::Pass) << " passed</span>"
     << "<span class=\"fail\">" << result.count(Verdict::Fail) << " failed</span>"
     << "<span class=\"rejected\">" << result.count(Verdict::Rejected)
