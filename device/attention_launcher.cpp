@@ -211,15 +211,42 @@ void launch_attention(Executor& executor, std::span<const std::byte> code_object
                                 ") has a side < -1; each side is -1 (unbounded) or a key count >= 0");
   }
   if (auto why = unsupported_feature(window)) throw std::invalid_argument(*why);
+  const bool varlen = !a.seqlens_q.empty() || !a.seqlens_k.empty();
+  // Per-batch lengths as the extended kernel's tables: cumulative lengths, every start 0 (the
+  // batch stride places each batch).
+  std::vector<std::int32_t> cu_q{0}, cu_k{0}, starts;
+  if (varlen) {
+    const auto check_lengths = [&](const char* name, std::span<const std::int32_t> n, std::int64_t cap,
+                                   std::vector<std::int32_t>& cu) {
+      if (static_cast<std::int64_t>(n.size()) != s.batch) {
+        throw std::invalid_argument(std::string(name) + " has " + std::to_string(n.size()) + " lengths; B = " +
+                                    std::to_string(s.batch) + " needs one per batch");
+      }
+      for (std::int32_t x : n) {
+        if (x < 0 || x > cap) {
+          throw std::invalid_argument(std::string(name) + " holds " + std::to_string(x) + "; each length must be in [0, " +
+                                      std::to_string(cap) + "]");
+        }
+        cu.push_back(cu.back() + x);
+      }
+    };
+    check_lengths("seqlens_q", a.seqlens_q, s.seqlen_q, cu_q);
+    check_lengths("seqlens_k", a.seqlens_k, s.seqlen_k, cu_k);
+    starts.assign(static_cast<std::size_t>(s.batch + 1), 0);
+  }
   if (s.batch == 0 || s.seqlen_q == 0) return;
 
   const AttentionParams p = kernel_params(s.seqlen_q, s.seqlen_k, s, a.mask, a.scale, l);
-  const bool ext = a.window_left != -1 || a.window_right != -1;
+  const bool ext = varlen || a.window_left != -1 || a.window_right != -1;
   Dispatch dispatch = attention_dispatch(s.head_dim, ext, s.seqlen_q, s.heads_q, s.batch, a.q, a.k, a.v, a.o, a.lse);
   if (!ext) {
     dispatch.args.push_back(KernelArg::scalar(p));
   } else {
-    add_tables(dispatch, {{}, {}, {}, {}, {}, {}});  // a dense batch: no sequence tables
+    if (varlen) {
+      add_tables(dispatch, {cu_q, starts, cu_k, starts, {}, {}});
+    } else {
+      add_tables(dispatch, {{}, {}, {}, {}, {}, {}});  // a dense batch: no sequence tables
+    }
     const AttentionExtParams e{p, static_cast<std::int32_t>(a.window_left), static_cast<std::int32_t>(a.window_right),
                                0, 0, s.heads_q * s.seqlen_q, s.seqlen_q};
     dispatch.args.push_back(KernelArg::scalar(e));

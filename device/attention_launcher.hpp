@@ -90,17 +90,23 @@ struct StridedAttention {
   reference::Mask mask = reference::Mask::None;
   float scale = 0.125f;
   std::int64_t window_left = -1, window_right = -1;  // sliding window (-1: unbounded side)
+  // Per-batch lengths (empty: every batch has Sq and Sk): batch b has seqlens_q[b] <= Sq queries
+  // and seqlens_k[b] <= Sk keys, from row 0 of its slice of the buffers, aligned bottom-right on
+  // its own lengths (the varlen definition, docs/semantics.md §8); its rows past seqlens_q[b]
+  // are never written.
+  std::span<const std::int32_t> seqlens_q, seqlens_k;
   AttentionLayout layout;
   std::span<const std::uint16_t> q, k, v;
   std::span<std::uint16_t> o;
   std::span<float> lse;
 };
 
-// Runs the kernel on `args`: attn_fwd_d* without a window, attn_fwd_ext_d* with one. Throws
+// Runs the kernel on `args`: attn_fwd_d* without a window or per-batch lengths, attn_fwd_ext_d*
+// with either (its varlen dispatch: cu_seqlens from the lengths, starts 0). Throws
 // std::invalid_argument with attention_unsupported_reason() for an unsupported shape or mask, or
 // naming the tensor whose strides are negative, exceed int32 element offsets or reach past the
-// end of its buffer, or a window side below -1; and whatever the executor throws. Leaves o and
-// lse untouched when B = 0 or Sq = 0.
+// end of its buffer, a window side below -1, or length lists not of B values in [0, Sq] / [0, Sk];
+// and whatever the executor throws. Leaves o and lse untouched when B = 0 or Sq = 0.
 void launch_attention(Executor& executor, std::span<const std::byte> code_object,
                       const StridedAttention& args);
 

@@ -7,6 +7,7 @@
 // the visible-set check. Shapes are small: the simulator takes seconds per dispatch.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <bit>
 #include <cmath>
 #include <cstdint>
@@ -262,6 +263,40 @@ TEST(AttentionVarlen, FeatureMutantsShowWrongVisibleKeys) {
     EXPECT_NE(visible_set_mismatch(c.problem, run_attention_varlen(ex, co, c.problem)), "") << c.mutant;
     EXPECT_EQ(visible_set_mismatch(c.problem, run_attention_varlen(ex, code(), c.problem)), "") << c.mutant;
   }
+}
+
+// launch_attention's per-batch lengths (the property suite's varlen path): one length per batch,
+// each within the batch's capacity, else one line naming the list; the rows past a batch's
+// length are never written.
+TEST(AttentionVarlen, StridedPerBatchLengths) {
+  const AttentionProblem p = reference::randn_problem({2, 8, 20, 1, 1, 64}, Mask::CausalBottomRight, 71);
+  std::vector<std::uint16_t> o(static_cast<std::size_t>(p.shape.o_elements()), kUnwrittenO);
+  std::vector<float> lse(static_cast<std::size_t>(p.shape.lse_elements()), 0.0f);
+  StridedAttention a;
+  a.shape = p.shape, a.mask = p.mask, a.scale = p.scale, a.layout = contiguous_layout(p.shape);
+  a.q = p.q, a.k = p.k, a.v = p.v, a.o = o, a.lse = lse;
+  simulator::SimulatorExecutor ex;
+  const auto co = code();
+  const auto error = [&](std::vector<std::int32_t> q, std::vector<std::int32_t> k) -> std::string {
+    a.seqlens_q = q, a.seqlens_k = k;
+    try {
+      launch_attention(ex, co, a);
+    } catch (const std::invalid_argument& e) {
+      return e.what();
+    }
+    return "";
+  };
+  EXPECT_EQ(error({5}, {20, 3}), "seqlens_q has 1 lengths; B = 2 needs one per batch");
+  EXPECT_EQ(error({5, 9}, {20, 3}), "seqlens_q holds 9; each length must be in [0, 8]");
+  EXPECT_EQ(error({5, 8}, {20, -1}), "seqlens_k holds -1; each length must be in [0, 20]");
+  ASSERT_EQ(error({5, 8}, {20, 3}), "");
+  // Batch 0's rows 5..7 are never written; its rows 0..4 are those of the batch cut to 5 x 20.
+  for (std::int64_t i = 5; i < 8; ++i) EXPECT_EQ(o[static_cast<std::size_t>(i * 64)], kUnwrittenO) << i;
+  AttentionProblem first = p;
+  first.shape = {1, 5, 20, 1, 1, 64};
+  first.q.resize(5 * 64), first.k.resize(20 * 64), first.v.resize(20 * 64);
+  const AttentionOutput alone = run_attention(ex, co, first);
+  EXPECT_TRUE(std::equal(alone.o.begin(), alone.o.end(), o.begin()));
 }
 
 }  // namespace

@@ -83,34 +83,18 @@ LayoutRun run_in_layout(device::Executor& executor, std::span<const std::byte> c
   LayoutRun r;
   r.out.lse.assign(static_cast<std::size_t>(s.lse_elements()), std::numeric_limits<float>::quiet_NaN());
 
-  if (!c.varlen()) {
-    device::StridedAttention a;
-    a.shape = s, a.mask = p.mask, a.scale = p.scale, a.layout = lay;
-    a.q = q, a.k = k, a.v = v, a.o = o, a.lse = r.out.lse;
-    device::launch_attention(executor, code_object, a);
-  } else {
-    // One dispatch per sequence, each on its own slice of the shared padded buffers.
-    for (std::int64_t b = 0; b < s.batch; ++b) {
-      device::StridedAttention a;
-      a.shape = {1, c.seqlens_q[static_cast<std::size_t>(b)], c.seqlens_k[static_cast<std::size_t>(b)],
-                 s.heads_q, s.heads_kv, d};
-      a.mask = p.mask, a.scale = p.scale, a.layout = lay;
-      const auto from = [&](const auto& buf, std::int64_t stride_b) {
-        return std::span(buf).subspan(std::min(buf.size(), static_cast<std::size_t>(b * stride_b)));
-      };
-      a.q = from(q, lay.q.b), a.k = from(k, lay.k.b), a.v = from(v, lay.v.b);
-      a.o = std::span(o).subspan(std::min(o.size(), static_cast<std::size_t>(b * lay.o.b)));
-      std::vector<float> lse(static_cast<std::size_t>(a.shape.lse_elements()));
-      a.lse = lse;
-      device::launch_attention(executor, code_object, a);
-      for (std::int64_t h = 0; h < s.heads_q; ++h) {
-        for (std::int64_t i = 0; i < a.shape.seqlen_q; ++i) {
-          r.out.lse[static_cast<std::size_t>((b * s.heads_q + h) * s.seqlen_q + i)] =
-              lse[static_cast<std::size_t>(h * a.shape.seqlen_q + i)];
-        }
-      }
-    }
+  // One dispatch; a varlen case passes its per-batch lengths (the kernel's varlen dispatch).
+  device::StridedAttention a;
+  a.shape = s, a.mask = p.mask, a.scale = p.scale, a.layout = lay;
+  a.window_left = p.window_left, a.window_right = p.window_right;
+  a.q = q, a.k = k, a.v = v, a.o = o, a.lse = r.out.lse;
+  std::vector<std::int32_t> lengths_q, lengths_k;
+  if (c.varlen()) {
+    lengths_q.assign(c.seqlens_q.begin(), c.seqlens_q.end());
+    lengths_k.assign(c.seqlens_k.begin(), c.seqlens_k.end());
+    a.seqlens_q = lengths_q, a.seqlens_k = lengths_k;
   }
+  device::launch_attention(executor, code_object, a);
 
   // Gather O; every element of o not gathered must still be the sentinel.
   std::vector<bool> owned(o.size(), false);

@@ -1,6 +1,7 @@
 // Running a property case in its memory layout: Q, K, V copied into strided buffers whose
 // padding and unused slots hold the case's poison bits, O's buffer pre-filled with a sentinel,
-// one dispatch (or one per sequence for varlen cases), and O/LSE brought back to contiguous BSHD
+// one dispatch (a varlen case with its per-batch lengths, the kernel's varlen dispatch), and
+// O/LSE brought back to contiguous BSHD
 // order for the oracle comparison.
 #pragma once
 

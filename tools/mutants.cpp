@@ -27,6 +27,7 @@
 #include "reference/compare.hpp"
 #include "reference/flush_cases.hpp"
 #include "reference/inputs.hpp"
+#include "reference/varlen_inputs.hpp"
 #include "adapters/code_object_mode.hpp"
 #include "simulator/simulator_executor.hpp"
 #include "tools/rounding_cases.hpp"
@@ -147,11 +148,12 @@ std::string one_key_rows_fact(const AttentionProblem& p, std::span<const std::ui
   const std::int64_t group = s.heads_q / s.heads_kv;
   for (std::int64_t b = 0; b < s.batch; ++b)
     for (std::int64_t i = 0; i < s.seqlen_q; ++i) {
-      if (reference::visible_keys(p.mask, i, s.seqlen_q, s.seqlen_k) != 1) continue;
+      const reference::KeyRange keys = reference::visible_range(p, i);
+      if (keys.count != 1) continue;
       for (std::int64_t h = 0; h < s.heads_q; ++h)
         for (std::int64_t d = 0; d < s.head_dim; ++d) {
           const std::uint16_t got = o[static_cast<std::size_t>(((b * s.seqlen_q + i) * s.heads_q + h) * s.head_dim + d)];
-          const std::uint16_t want = p.v[kv_index(s, b, 0, h / group, d)];
+          const std::uint16_t want = p.v[kv_index(s, b, keys.first, h / group, d)];
           if (got != want) {
             std::ostringstream m;
             m << "row b=" << b << " h=" << h << " i=" << i << " sees one key but O[" << d << "] = "
@@ -163,6 +165,125 @@ std::string one_key_rows_fact(const AttentionProblem& p, std::span<const std::ui
   return "";
 }
 
+// one_key_rows_fact of every sequence of a varlen output (O [rows_q, Hq, D]).
+std::string one_key_rows_fact(const reference::VarlenProblem& p, const std::vector<std::uint16_t>& o) {
+  for (std::int64_t b = 0; b < p.sequences(); ++b) {
+    std::vector<std::uint16_t> seq_o;
+    std::vector<float> no_lse;
+    reference::gather_sequence(p, b, o, no_lse, seq_o, no_lse);
+    const std::string fact = one_key_rows_fact(reference::sequence_problem(p, b), seq_o);
+    if (!fact.empty()) return "sequence " + std::to_string(b) + ": " + fact;
+  }
+  return "";
+}
+
+// The oracle's result of a case, or why it has none: a reference that does not take one of the
+// case's features yet (require_base_definition) leaves our bound, floor and LSE columns
+// unjudged on that case (NoOutput, never a pass).
+struct CaseExact {
+  std::optional<reference::AttentionResult> result;
+  std::string unjudged;
+};
+CaseExact case_exact(const MutantCase& c) {
+  try {
+    return {c.varlen ? reference::varlen_forward_exact(*c.varlen) : reference::attention_forward_exact(c.problem), ""};
+  } catch (const std::invalid_argument& e) {
+    if (std::string(e.what()).find("does not take") == std::string::npos) throw;
+    return {std::nullopt, e.what()};
+  }
+}
+
+// The peer suites' references of a case: one per sequence of a varlen case (its rows judged
+// as the suite would judge that sequence alone), or why the peer rules cannot judge it.
+struct CasePeers {
+  std::vector<reference::PeerReferences> per_sequence;  // one for a dense case
+  std::vector<std::int64_t> sequence;                   // varlen: the sequence of each entry
+  std::string unjudged;
+};
+CasePeers case_peers(const MutantCase& c, numerics::Rounding mode) {
+  CasePeers p;
+  try {
+    if (!c.varlen) {
+      p.per_sequence.push_back(reference::peer_references(c.problem, mode));
+      return p;
+    }
+    for (std::int64_t b = 0; b < c.varlen->sequences(); ++b) {
+      if (c.varlen->seqlen_q(b) == 0) continue;  // no row to judge
+      p.per_sequence.push_back(reference::peer_references(reference::sequence_problem(*c.varlen, b), mode));
+      p.sequence.push_back(b);
+    }
+  } catch (const std::invalid_argument& e) {
+    if (std::string(e.what()).find("does not take") == std::string::npos) throw;
+    p.per_sequence.clear();
+    p.unjudged = e.what();
+  }
+  return p;
+}
+
+// A peer rule's verdict on a case: a varlen case fails if any sequence fails; err / tol are the
+// sequence's with the largest err / tol.
+reference::PeerVerdict judge_peer(reference::PeerRule rule, const MutantCase& c, const CasePeers& peers,
+                                  const device::AttentionOutput& out) {
+  if (!c.varlen) return reference::judge(rule, peers.per_sequence.front(), out.o, out.lse);
+  reference::PeerVerdict worst;
+  worst.pass = true;
+  for (std::size_t e = 0; e < peers.per_sequence.size(); ++e) {
+    std::vector<std::uint16_t> o;
+    std::vector<float> lse;
+    reference::gather_sequence(*c.varlen, peers.sequence[e], out.o, out.lse, o, lse);
+    reference::PeerVerdict v = reference::judge(rule, peers.per_sequence[e], o, lse);
+    if (!v.note.empty()) v.note = "sequence " + std::to_string(peers.sequence[e]) + ": " + v.note;
+    const auto ratio = [](const reference::PeerVerdict& x) {
+      return x.tol > 0 ? x.err / x.tol : (x.err > 0 ? HUGE_VAL : 0.0);
+    };
+    if (e == 0 || (v.pass == worst.pass ? ratio(v) > ratio(worst) : !v.pass)) worst = v;
+  }
+  return worst;
+}
+
+// A varlen case: `problem` shows the base problem (docs of MutantCase).
+MutantCase varlen_case(std::string id, std::string description, reference::VarlenProblem v) {
+  MutantCase c;
+  c.id = std::move(id);
+  c.description = std::move(description);
+  c.problem = v.base;
+  c.varlen = std::move(v);
+  return c;
+}
+
+// The varlen, paged and window cases (issue 12): each feature mutant's mistake shows on one of
+// them, by an error small enough that a loose rule (AITER's 0.01 floor) may miss it.
+void add_varlen_cases(std::vector<MutantCase>& cases) {
+  // One head for the two long cases: the simulator's time grows with heads x tiles.
+  const AttentionShape one_head{1, 0, 0, 1, 1, 64}, heads{1, 0, 0, 2, 1, 64};
+  // Sequences (Sq_b, Sk_b) = (16, 300), (15, 300), (4, 0): the batch's largest lengths put the
+  // diagonal at i + 284, the second sequence's own at i + 285 (a misaligned row loses one key of
+  // about 286); the third has no key (O = 0, LSE = -inf whatever the alignment).
+  cases.push_back(varlen_case("varlen-causal-own-alignment",
+                              "varlen causal, (Sq_b, Sk_b) = (16, 300), (15, 300), (4, 0): each sequence's own "
+                              "bottom-right diagonal",
+                              reference::packed_varlen(one_head, Mask::CausalBottomRight, {16, 15, 4}, {300, 300, 0}, 7400)));
+  // Pages of 64 keys, shuffled; Sk_b 512 and 256 fill their pages, so a key read from the next
+  // page (or the table's next column) is a real key of the cache, not an unused NaN slot.
+  cases.push_back(varlen_case(
+      "paged-shuffled",
+      "paged KV, pages of 64 in a shuffled block table, (Sq_b, Sk_b) = (16, 512), (9, 256), no mask",
+      reference::paged_from_packed(reference::packed_varlen(one_head, Mask::None, {16, 9}, {512, 256}, 7410), 64, 0, 7413,
+                                   0x7FC0)));
+  // Window (0, 0): every row sees its diagonal key alone (O = V of it, a fact of the verdict);
+  // rows whose diagonal is before key 0 see nothing.
+  reference::VarlenProblem w00 = reference::packed_varlen(heads, Mask::None, {16, 5, 3}, {40, 5, 1}, 7420);
+  w00.base.window_left = w00.base.window_right = 0;
+  cases.push_back(varlen_case("window-0-0",
+                              "varlen window (0, 0), (Sq_b, Sk_b) = (16, 40), (5, 5), (3, 1): O = V of the diagonal key",
+                              std::move(w00)));
+  // FlashAttention's local attention: causal with 8 keys to the left of the diagonal.
+  reference::VarlenProblem local = reference::packed_varlen(heads, Mask::CausalBottomRight, {20, 33}, {40, 33}, 7430);
+  local.base.window_left = 8;
+  local.base.window_right = 0;
+  cases.push_back(varlen_case("window-8-0-causal",
+                              "varlen causal, window (8, 0), (Sq_b, Sk_b) = (20, 40), (33, 33)", std::move(local)));
+}
 
 std::string fmt(double x, int precision = 3) {
   std::ostringstream o;
@@ -179,10 +300,22 @@ std::string_view outcome_name(Outcome o) {
   return "?";
 }
 
-std::string shape_text(const AttentionShape& s) {
+// "B1 Sq17 Sk128 H4/2 D64"; a varlen case: "B3 (Sq_b, Sk_b) 16/500 17/500 4/0 H2/1 D64, paged 64,
+// window (8, 0)".
+std::string shape_text(const MutantCase& c) {
+  const AttentionShape& s = c.problem.shape;
   std::ostringstream o;
-  o << "B" << s.batch << " Sq" << s.seqlen_q << " Sk" << s.seqlen_k << " H" << s.heads_q << "/" << s.heads_kv << " D"
-    << s.head_dim;
+  o << "B" << s.batch;
+  if (!c.varlen) {
+    o << " Sq" << s.seqlen_q << " Sk" << s.seqlen_k;
+  } else {
+    o << " (Sq_b, Sk_b)";
+    for (std::int64_t b = 0; b < c.varlen->sequences(); ++b) o << " " << c.varlen->seqlen_q(b) << "/" << c.varlen->seqlen_k(b);
+  }
+  o << " H" << s.heads_q << "/" << s.heads_kv << " D" << s.head_dim;
+  if (c.varlen && c.varlen->paged()) o << ", paged " << c.varlen->page_size;
+  if (c.problem.window_left != -1 || c.problem.window_right != -1)
+    o << ", window (" << c.problem.window_left << ", " << c.problem.window_right << ")";
   return o.str();
 }
 
@@ -219,6 +352,9 @@ const std::vector<MutantInfo>& attention_mutants() {
       {"INF_SCORE_NAIVE", "+inf scores not special-cased: 2^(inf - inf) = NaN where O = V of the +inf key"},
       {"V_NONFINITE_MFMA", "NaN/inf V entries go into the P.V MFMA: 0 * NaN leaks into rows that cannot see the key"},
       {"NO_TRANS_WAIT", "v_exp_f32 wrapper without its s_nop 0 (trans-use hazard)"},
+      {"WINDOW_OFF_BY_ONE", "sliding window's left edge one key too wide (diag - left - 1 visible)"},
+      {"PAGE_INDEX_OFF_BY_ONE", "page of key j from (j + 1) / page_size: each page's last key read from the next page"},
+      {"VARLEN_GLOBAL_ALIGNMENT", "varlen diagonal from the batch's largest lengths, not each sequence's Sk_b - Sq_b"},
   };
   return mutants;
 }
@@ -248,16 +384,17 @@ std::vector<MutantCase> mutant_cases() {
                               {1, 5, 2, 4, 4, 64}, Mask::CausalBottomRight, 7040));
   cases.push_back(uniform_below_grid_case());
   cases.push_back(near_tie_case());
-  for (const RoundingCase& r : rounding_cases()) cases.push_back({r.id, r.description, r.problem});
+  for (const RoundingCase& r : rounding_cases()) cases.push_back({r.id, r.description, r.problem, {}});
   // Issue 9 §1: inputs where the declared flushes move O far from the exact value; the controls
   // must pass them (no false positive from the flush allowance's absence) and the mutants are
   // judged on them like on the others.
   cases.push_back({"flush-exp-weights",
                    "v_exp_f32 flushes the weights of keys 127-140 below the max (base 2), V = +-2^126 there",
-                   reference::flushed_weights_instance()});
+                   reference::flushed_weights_instance(), {}});
   cases.push_back(nonfinite_keys_case());
   cases.push_back({"flush-subnormal-v", "V of bf16 subnormals, causal Sq 8 < Sk 16: every O is an fp32 denormal",
-                   reference::subnormal_v_instance()});
+                   reference::subnormal_v_instance(), {}});
+  add_varlen_cases(cases);
   return cases;
 }
 
@@ -361,13 +498,13 @@ MutantsResult run_mutants(const MutantsOptions& options, device::Executor& execu
   }
 
   // Per case: the exact oracle once, and the peer suites' references once per declared mode.
-  std::vector<reference::AttentionResult> exact;
-  for (const MutantCase& c : result.cases) exact.push_back(reference::attention_forward_exact(c.problem));
-  std::map<numerics::Rounding, std::vector<reference::PeerReferences>> refs;
+  std::vector<CaseExact> exact;
+  for (const MutantCase& c : result.cases) exact.push_back(case_exact(c));
+  std::map<numerics::Rounding, std::vector<CasePeers>> refs;
   for (const Kernel& k : kernels) {
     if (refs.count(k.declared)) continue;
     auto& r = refs[k.declared];
-    for (const MutantCase& c : result.cases) r.push_back(reference::peer_references(c.problem, k.declared));
+    for (const MutantCase& c : result.cases) r.push_back(case_peers(c, k.declared));
   }
 
   for (const Kernel& k : kernels) {
@@ -385,7 +522,8 @@ MutantsResult run_mutants(const MutantsOptions& options, device::Executor& execu
       device::AttentionOutput out;
       bool ran = true;
       try {
-        out = device::run_attention(executor, k.code, c.problem);
+        out = c.varlen ? device::run_attention_varlen(executor, k.code, *c.varlen)
+                       : device::run_attention(executor, k.code, c.problem);
       } catch (const std::exception& e) {
         // The run stopped in the simulator's checks (hazard, access outside every buffer, ...):
         // there is no output for the other checks to judge.
@@ -395,7 +533,11 @@ MutantsResult run_mutants(const MutantsOptions& options, device::Executor& execu
         notes[static_cast<std::size_t>(Check::Simulator)] = e.what();
       }
       if (ran) {
-        const reference::AttentionComparison cmp = reference::compare_attention(c.problem, exact[ci], out.o, out.lse, k.declared);
+        const CaseExact& ex = exact[ci];
+        const reference::AttentionComparison cmp =
+            !ex.result ? reference::AttentionComparison{}
+            : c.varlen ? reference::compare_varlen(*c.varlen, *ex.result, out.o, out.lse, k.declared)
+                       : reference::compare_attention(c.problem, *ex.result, out.o, out.lse, k.declared);
         fig.rel_rms_err_o = cmp.rel_rms_err_o;
         fig.floor_rel_rms_o = cmp.floor_rel_rms_o;
         fig.max_err_to_bound_o = cmp.max_err_to_bound_o;
@@ -410,15 +552,28 @@ MutantsResult run_mutants(const MutantsOptions& options, device::Executor& execu
                 fmt(cmp.max_err_to_bound_o) + ")");
         set(Check::Floor, cmp.floor_violation,
             "rel-RMS " + fmt(cmp.rel_rms_err_o) + " > 2 x floor " + fmt(cmp.floor_rel_rms_o));
-        const std::string one_key = one_key_rows_fact(c.problem, out.o);
+        const std::string one_key = c.varlen ? one_key_rows_fact(*c.varlen, out.o) : one_key_rows_fact(c.problem, out.o);
         set(Check::Facts, cmp.semantic_violations > 0 || !one_key.empty(),
             cmp.semantic_violations > 0 ? std::to_string(cmp.semantic_violations) + " semantic violations" : one_key);
         set(Check::Lse, cmp.lse_violations > 0,
             std::to_string(cmp.lse_violations) + " LSE outside the bound (max err/bound " +
                 fmt(cmp.max_err_to_bound_lse) + ")");
         set(Check::Simulator, false, "");
+        if (!ex.result) {
+          // The oracle does not take this case yet: the checks that need it judge nothing.
+          for (Check check : {Check::Bound, Check::Floor, Check::Lse}) {
+            row[static_cast<std::size_t>(check)] = Outcome::NoOutput;
+            notes[static_cast<std::size_t>(check)] = ex.unjudged;
+          }
+        }
+        const CasePeers& peers = refs[k.declared][ci];
         for (std::size_t r = 0; r < std::size(reference::kAllPeerRules); ++r) {
-          const reference::PeerVerdict v = reference::judge(reference::kAllPeerRules[r], refs[k.declared][ci], out.o, out.lse);
+          if (!peers.unjudged.empty()) {
+            row[kOurChecks + r] = Outcome::NoOutput;
+            notes[kOurChecks + r] = peers.unjudged;
+            continue;
+          }
+          const reference::PeerVerdict v = judge_peer(reference::kAllPeerRules[r], c, peers, out);
           row[kOurChecks + r] = v.pass ? Outcome::Pass : Outcome::Fail;
           notes[kOurChecks + r] = v.note;
           fig.peer_err[r] = v.err;
@@ -446,7 +601,7 @@ MutantsResult run_mutants(const MutantsOptions& options, device::Executor& execu
       }
     }
     if (options.progress) {
-      *options.progress << std::left << std::setw(18) << kr.name << std::right << " "
+      *options.progress << std::left << std::setw(24) << kr.name << std::right << " "
                         << (kr.control ? (kr.killed_by_ours() ? "FAILS our verdict" : "passes our verdict")
                                        : (kr.killed_by_ours() ? "killed" : "SURVIVES"))
                         << "  (" << fmt(kr.seconds, 2) << " s)" << std::endl;
@@ -459,7 +614,7 @@ MutantsResult run_mutants(const MutantsOptions& options, device::Executor& execu
 
 std::string kill_matrix(const MutantsResult& result) {
   std::ostringstream o;
-  constexpr int kName = 18, kCell = 9;
+  constexpr int kName = 24, kCell = 9;
   auto header = [&] {
     o << std::left << std::setw(kName) << "kernel" << std::right;
     for (int c = 0; c < kOurChecks; ++c) o << std::setw(6) << column_name(c);
@@ -512,6 +667,7 @@ nlohmann::json mutants_json(const MutantsResult& result) {
                      {"description", c.description},
                      {"shape", {{"B", s.batch}, {"Sq", s.seqlen_q}, {"Sk", s.seqlen_k}, {"Hq", s.heads_q},
                                 {"Hkv", s.heads_kv}, {"D", s.head_dim}}},
+                     {"shape_text", shape_text(c)},
                      {"mask", reference::to_string(c.problem.mask)},
                      {"scale", c.problem.scale}});
   }
@@ -614,7 +770,7 @@ void write_mutant_reports(const MutantsResult& result, const std::filesystem::pa
      << ".\n\n" << kill_matrix_markdown(result);
   md << "\n## Cases\n\n| case | shape | mask | scale | what it exposes |\n|---|---|---|---|---|\n";
   for (const auto& c : result.cases) {
-    md << "| " << c.id << " | " << shape_text(c.problem.shape) << " | " << reference::to_string(c.problem.mask)
+    md << "| " << c.id << " | " << shape_text(c) << " | " << reference::to_string(c.problem.mask)
        << " | " << c.problem.scale << " | " << c.description << " |\n";
   }
   md << "\n## First failure per kernel (our verdict)\n\n";

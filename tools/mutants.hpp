@@ -7,6 +7,7 @@
 
 #include <array>
 #include <filesystem>
+#include <optional>
 #include <ostream>
 #include <string>
 #include <string_view>
@@ -18,6 +19,7 @@
 #include "numerics/bf16.hpp"
 #include "reference/attention.hpp"
 #include "reference/peer_rules.hpp"
+#include "reference/varlen.hpp"
 
 namespace CLI {
 class App;
@@ -47,7 +49,12 @@ const std::vector<ModeSwap>& mode_swaps();
 
 struct MutantCase {
   std::string id, description;
+  // The dense problem; for a varlen / paged case, varlen->base (B sequences, Sq = Sk = 0, no
+  // inputs): what the report shows of its mask, scale and heads.
   reference::AttentionProblem problem;
+  // Set for a varlen / paged case (reference/varlen.hpp): run by run_attention_varlen, judged by
+  // compare_varlen, the one-key facts and the peer rules per sequence.
+  std::optional<reference::VarlenProblem> varlen;
 };
 // The fixed inputs: each mutant's mistake shows on at least one (docs/mutation-testing.md).
 std::vector<MutantCase> mutant_cases();

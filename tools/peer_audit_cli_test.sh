@@ -2,7 +2,7 @@
 # `cdna-verify audit --kernel aiter-fmha-v3` on one small case in one mode: it runs to a report
 # whose outcome is FAIL under the default differential hazard policy (AITER's early reads change
 # its output: docs/peer-kernels.md), PASS under --hazards report, and its kill matrix still kills
-# 35 of 35 of our mutants (they run under the simulator's default checks whatever the peer's
+# 38 of 38 of our mutants (they run under the simulator's default checks whatever the peer's
 # policy). Skipped (exit 77) when the AITER code objects are absent.
 # Usage: peer_audit_cli_test.sh CDNA_VERIFY PEERS_DIR
 set -u
@@ -19,7 +19,7 @@ check() {  # name, want-rc, want-regex, file
 "$cli" audit --kernel aiter-fmha-v3 --code-object "$dir" --cases 'C04' --modes rtz --executor simulator --quiet \
   --out "$tmp/diff" >"$tmp/diff.out" 2>"$tmp/diff.err"; rc=$?
 check differential-fails 1 "the output depends on [0-9]+ wait-state hazard site" "$tmp/diff.out"
-check kill-matrix-intact 1 "35 of 35 mutants killed by our verdict" "$tmp/diff.out"
+check kill-matrix-intact 1 "38 of 38 mutants killed by our verdict" "$tmp/diff.out"
 [ -s "$tmp/diff/report.json" ] && [ -s "$tmp/diff/report.html" ] || { echo "FAIL reports missing"; failures=$((failures + 1)); }
 "$cli" audit --kernel aiter-fmha-v3 --code-object "$dir" --cases 'C04' --modes rtz --executor simulator --quiet \
   --hazards report --no-mutants --out "$tmp/rep" >"$tmp/rep.out" 2>"$tmp/rep.err"; rc=$?
