@@ -33,6 +33,21 @@ struct Layout {
   }
 };
 
+// The peer suites' references take masks and windows (FlashAttention's attention_ref has
+// window_size); the other extended features are not modelled here (tools/feature_mutants.cpp
+// judges those with feature-aware references of its own).
+void require_modelled_features(const AttentionProblem& p) {
+  if (p.shape.dv() != p.shape.head_dim || p.softcap != 0.0f || !p.sinks.empty() || p.dtype != ElementType::BF16 ||
+      !p.descale_q.empty() || !p.descale_k.empty() || !p.descale_v.empty()) {
+    throw std::invalid_argument("the peer rules take masks and windows only, not " + extended_feature(p).value_or("this problem"));
+  }
+}
+
+bool visible(const AttentionProblem& p, std::int64_t i, std::int64_t j) {
+  const KeyRange r = visible_range(p, i);
+  return j >= r.first && j < r.first + r.count;
+}
+
 // Calls f(b, h, hk, i) for every query row.
 template <typename F>
 void for_each_row(const AttentionShape& s, F&& f) {
@@ -119,7 +134,7 @@ PeerVerdict allclose(std::span<const std::uint16_t> o, std::span<const float> re
 
 std::vector<float> upcast_reference(const AttentionProblem& problem) {
   validate(problem);
-  require_base_definition(problem, "the peer rules");
+  require_modelled_features(problem);
   const AttentionShape& s = problem.shape;
   const Layout at{s};
   const std::int64_t D = s.head_dim, Sk = s.seqlen_k;
@@ -131,7 +146,7 @@ std::vector<float> upcast_reference(const AttentionProblem& problem) {
     float m = -std::numeric_limits<float>::infinity();
     bool any = false;
     for (std::int64_t j = 0; j < Sk; ++j) {
-      if (!key_visible(problem.mask, i, j, s.seqlen_q, Sk)) continue;
+      if (!visible(problem, i, j)) continue;
       const std::size_t ko = at.kv(b, j, hk);
       float dot = 0.0f;
       for (std::int64_t d = 0; d < D; ++d) dot += qs[static_cast<std::size_t>(d)] * widen(problem.k[ko + static_cast<std::size_t>(d)]);
@@ -142,13 +157,13 @@ std::vector<float> upcast_reference(const AttentionProblem& problem) {
     if (!any) return;  // O row stays 0
     float sum = 0.0f;
     for (std::int64_t j = 0; j < Sk; ++j) {
-      if (!key_visible(problem.mask, i, j, s.seqlen_q, Sk)) continue;
+      if (!visible(problem, i, j)) continue;
       score[static_cast<std::size_t>(j)] = std::exp(score[static_cast<std::size_t>(j)] - m);
       sum += score[static_cast<std::size_t>(j)];
     }
     std::fill(acc.begin(), acc.end(), 0.0f);
     for (std::int64_t j = 0; j < Sk; ++j) {
-      if (!key_visible(problem.mask, i, j, s.seqlen_q, Sk)) continue;
+      if (!visible(problem, i, j)) continue;
       const float pj = score[static_cast<std::size_t>(j)] / sum;
       const std::size_t vo = at.kv(b, j, hk);
       for (std::int64_t d = 0; d < D; ++d) acc[static_cast<std::size_t>(d)] += pj * widen(problem.v[vo + static_cast<std::size_t>(d)]);
@@ -160,7 +175,7 @@ std::vector<float> upcast_reference(const AttentionProblem& problem) {
 
 std::vector<float> bf16_reference(const AttentionProblem& problem) {
   validate(problem);
-  require_base_definition(problem, "the peer rules");
+  require_modelled_features(problem);
   const AttentionShape& s = problem.shape;
   const Layout at{s};
   const std::int64_t D = s.head_dim, Sk = s.seqlen_k;
@@ -174,7 +189,7 @@ std::vector<float> bf16_reference(const AttentionProblem& problem) {
     float m = -std::numeric_limits<float>::infinity();
     bool any = false;
     for (std::int64_t j = 0; j < Sk; ++j) {
-      if (!key_visible(problem.mask, i, j, s.seqlen_q, Sk)) continue;
+      if (!visible(problem, i, j)) continue;
       const std::size_t ko = at.kv(b, j, hk);
       float dot = 0.0f;
       for (std::int64_t d = 0; d < D; ++d) dot += widen(problem.q[qo + static_cast<std::size_t>(d)]) * ks[ko + static_cast<std::size_t>(d)];
@@ -186,13 +201,13 @@ std::vector<float> bf16_reference(const AttentionProblem& problem) {
     if (!any) return;
     float sum = 0.0f;
     for (std::int64_t j = 0; j < Sk; ++j) {
-      if (!key_visible(problem.mask, i, j, s.seqlen_q, Sk)) continue;
+      if (!visible(problem, i, j)) continue;
       score[static_cast<std::size_t>(j)] = std::exp(score[static_cast<std::size_t>(j)] - m);
       sum += score[static_cast<std::size_t>(j)];
     }
     std::fill(acc.begin(), acc.end(), 0.0f);
     for (std::int64_t j = 0; j < Sk; ++j) {
-      if (!key_visible(problem.mask, i, j, s.seqlen_q, Sk)) continue;
+      if (!visible(problem, i, j)) continue;
       const float pj = bf16_round(score[static_cast<std::size_t>(j)] / sum);  // softmax output in bf16
       const std::size_t vo = at.kv(b, j, hk);
       for (std::int64_t d = 0; d < D; ++d) acc[static_cast<std::size_t>(d)] += pj * widen(problem.v[vo + static_cast<std::size_t>(d)]);
@@ -204,7 +219,7 @@ std::vector<float> bf16_reference(const AttentionProblem& problem) {
 
 std::vector<float> blocked_bf16p_reference(const AttentionProblem& problem, int block_keys) {
   validate(problem);
-  require_base_definition(problem, "the peer rules");
+  require_modelled_features(problem);
   if (block_keys < 1) throw std::invalid_argument("blocked_bf16p_reference: block_keys must be >= 1");
   const AttentionShape& s = problem.shape;
   const Layout at{s};
@@ -220,7 +235,7 @@ std::vector<float> blocked_bf16p_reference(const AttentionProblem& problem, int 
       const std::int64_t j1 = std::min<std::int64_t>(Sk, j0 + block_keys);
       float block_max = kNegInf;
       for (std::int64_t j = j0; j < j1; ++j) {
-        if (!key_visible(problem.mask, i, j, s.seqlen_q, Sk)) continue;
+        if (!visible(problem, i, j)) continue;
         const std::size_t ko = at.kv(b, j, hk);
         float dot = 0.0f;
         for (std::int64_t d = 0; d < D; ++d) dot += widen(problem.q[qo + static_cast<std::size_t>(d)]) * widen(problem.k[ko + static_cast<std::size_t>(d)]);
@@ -233,7 +248,7 @@ std::vector<float> blocked_bf16p_reference(const AttentionProblem& problem, int 
       l *= alpha;
       for (float& a : acc) a *= alpha;
       for (std::int64_t j = j0; j < j1; ++j) {
-        if (!key_visible(problem.mask, i, j, s.seqlen_q, Sk)) continue;
+        if (!visible(problem, i, j)) continue;
         const float pj = std::exp(score[static_cast<std::size_t>(j)] - m_new);
         l += pj;
         const float pb = bf16_round(pj);
@@ -250,7 +265,7 @@ std::vector<float> blocked_bf16p_reference(const AttentionProblem& problem, int 
 
 Fp64Reference fp64_reference(const AttentionProblem& problem) {
   validate(problem);
-  require_base_definition(problem, "the peer rules");
+  require_modelled_features(problem);
   const AttentionShape& s = problem.shape;
   const Layout at{s};
   const std::int64_t D = s.head_dim, Sk = s.seqlen_k;
@@ -262,7 +277,7 @@ Fp64Reference fp64_reference(const AttentionProblem& problem) {
     const std::size_t qo = at.q(b, i, h);
     double m = -kInf;
     for (std::int64_t j = 0; j < Sk; ++j) {
-      if (!key_visible(problem.mask, i, j, s.seqlen_q, Sk)) continue;
+      if (!visible(problem, i, j)) continue;
       const std::size_t ko = at.kv(b, j, hk);
       double dot = 0;
       for (std::int64_t d = 0; d < D; ++d) {
@@ -278,7 +293,7 @@ Fp64Reference fp64_reference(const AttentionProblem& problem) {
     double l = 0;
     std::fill(acc.begin(), acc.end(), 0.0);
     for (std::int64_t j = 0; j < Sk; ++j) {
-      if (!key_visible(problem.mask, i, j, s.seqlen_q, Sk)) continue;
+      if (!visible(problem, i, j)) continue;
       const double w = std::exp(score[static_cast<std::size_t>(j)] - m);
       l += w;
       const std::size_t vo = at.kv(b, j, hk);
@@ -302,7 +317,7 @@ PeerReferences peer_references(const AttentionProblem& problem, numerics::Roundi
   refs.row_masked.assign(static_cast<std::size_t>(s.batch * s.seqlen_q * s.heads_q), false);
   for_each_row(s, [&](std::int64_t b, std::int64_t h, std::int64_t, std::int64_t i) {
     refs.row_masked[static_cast<std::size_t>((b * s.seqlen_q + i) * s.heads_q + h)] =
-        visible_keys(problem.mask, i, s.seqlen_q, s.seqlen_k) == 0;
+        visible_range(problem, i).count == 0;
   });
   return refs;
 }

@@ -533,6 +533,27 @@ TEST(SimIsa, ScalarCompareSelectBranchAndWideLoad) {
   }
 }
 
+// The forms the extended attention kernels added: s_max_i32, s_cmp_gt_i32, s_cmp_eq_u64 and the
+// VOPC v_cmp_le_u32, on signed edges, equal values and 64-bit values differing in the high half.
+TEST(SimIsa, VarlenKernelForms) {
+  std::vector<u32> b(64);
+  for (std::size_t l = 0; l < 64; ++l) b[l] = static_cast<u32>(l * 0x9E3779B9u);
+  const i32 xs[] = {-7, 5, 100, -2147483647, 0};
+  const i32 ys[] = {3, 5, -100, 31, 0};
+  const std::uint64_t ps[] = {1, 0x100000005ull, 7, 0xFFFFFFFF00000000ull, 0};
+  const std::uint64_t qs[] = {1, 0x5ull, 7, 0xFFFFFFFF00000000ull, 1};
+  for (int k = 0; k < 5; ++k) {
+    std::vector<u32> o(68, 0);
+    executor().run(isa_co(), dispatch("varlen_kernel_forms", {1, 1, 1}, {64, 1, 1},
+                                      {out(o), in(b), val(xs[k]), val(ys[k]), val(ps[k]), val(qs[k])}));
+    SCOPED_TRACE(k);
+    EXPECT_EQ(o[0], static_cast<u32>(std::max(xs[k], ys[k])));
+    EXPECT_EQ(o[1], xs[k] > ys[k] ? 1u : 0u);
+    EXPECT_EQ(o[2], ps[k] == qs[k] ? 1u : 0u);
+    for (std::size_t l = 0; l < 64; ++l) EXPECT_EQ(o[4 + l], b[l] <= static_cast<u32>(xs[k]) ? 1u : 0u) << l;
+  }
+}
+
 TEST(SimIsa, UnsignedShortLoadsAndCompares) {
   Inputs in = float_inputs(14);
   Inputs iv = int_inputs(15);

@@ -393,6 +393,25 @@ extern "C" __global__ void scalar_more(uint32_t* o, const uint32_t* table, int32
   o[11] = (uint32_t)(sel >> 32);
 }
 
+// ---- forms of the extended (varlen / paged / window) attention kernels (simulator/kernels_test.cpp):
+// s_max_i32, s_cmp_gt_i32, s_cmp_eq_u64 and the VOPC v_cmp_le_u32. o[0..2] scalar, o[4 + t] per lane.
+extern "C" __global__ void varlen_kernel_forms(uint32_t* o, const uint32_t* b, int32_t x, int32_t y,
+                                               uint64_t p, uint64_t q) {
+  const int t = threadIdx.x;
+  uint32_t mx, gt, eq;
+  asm volatile("s_max_i32 %0, %1, %2" : "=s"(mx) : "s"(x), "s"(y));
+  asm volatile("s_cmp_gt_i32 %1, %2\n\ts_cselect_b32 %0, 1, 0" : "=s"(gt) : "s"(x), "s"(y));
+  asm volatile("s_cmp_eq_u64 %1, %2\n\ts_cselect_b32 %0, 1, 0" : "=s"(eq) : "s"(p), "s"(q));
+  uint64_t m;
+  asm volatile("v_cmp_le_u32_e32 vcc, %1, %2\n\ts_mov_b64 %0, vcc" : "=s"(m) : "v"(b[t]), "v"((uint32_t)x) : "vcc");
+  if (t == 0) {
+    o[0] = mx;
+    o[1] = gt;
+    o[2] = eq;
+  }
+  o[4 + t] = (uint32_t)((m >> t) & 1);
+}
+
 // ---- unsigned 16-bit loads and more compares: o[4t..4t+3]
 extern "C" __global__ void loads_and_compares(ARGS) {
   int t = threadIdx.x;
