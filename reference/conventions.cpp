@@ -29,6 +29,8 @@ std::string value_text(double x) {
 // value itself — on these rows it is +0.0, ±inf or a V entry, each a bf16 value exactly.
 bool o_meets(double exact, std::uint16_t got) {
   const double g = static_cast<double>(numerics::f32_from_bf16(got));
+  // A zero result is +0.0 (docs/semantics.md §5.8): -0.0 (0x8000) does not meet it.
+  if (exact == 0) return got == 0x0000;
   return std::isnan(exact) ? std::isnan(g) : g == exact;
 }
 

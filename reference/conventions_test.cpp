@@ -105,6 +105,18 @@ TEST(Conventions, NoVisibleKeyRow) {
             "kernel writes O NaN 0x7FC0 at d=2 (the definition: 0)");
 }
 
+// -0.0 where the row must be +0.0 (docs/semantics.md §5.8) is named, not "no column differs".
+TEST(Conventions, NegativeZeroInAKeylessRowIsNamed) {
+  AttentionProblem p = row(1, {});
+  const AttentionResult exact = attention_forward_exact(p);
+  const std::vector<std::uint16_t> neg_zero{0, 0x8000, 0, 0};
+  const std::vector<float> minf{-kInf};
+  const AttentionComparison c = compare_attention(p, exact, neg_zero, minf, Rounding::RTNE);
+  EXPECT_FALSE(c.pass());
+  EXPECT_NE(c.first_failure.find("at d=1"), std::string::npos) << c.first_failure;
+  EXPECT_EQ(c.first_failure.find("no column differs"), std::string::npos) << c.first_failure;
+}
+
 // An ordinary row's failure keeps its numeric note and is not counted as a convention row.
 TEST(Conventions, OrdinaryFailureIsNotAConvention) {
   const AttentionProblem p = row(1, {1, 2});

@@ -294,6 +294,23 @@ std::string convention_line(const AuditCounts& c) {
          "follows another convention than the definition; still failures";
 }
 
+// The cases the kernel rejected for a feature it does not take (not the required rejections of
+// C13): their features were judged on the reference only — the definition's facts checked on the
+// oracle by reference/attention_features_test and tools/audit_cases_test, the golden files
+// X04–X08 and `cdna-verify mutants --features` — never on this kernel. "" if there is none.
+std::string reference_only_line(const AuditResult& result) {
+  std::string ids;
+  for (const auto& r : result.rows) {
+    if (r.verdict != Verdict::Rejected) continue;
+    if (ids.find(r.id + " ") == std::string::npos && ids.find(r.id + ",") == std::string::npos) {
+      ids += (ids.empty() ? "" : ", ") + r.id + " (" + r.note + ")";
+    }
+  }
+  if (ids.empty()) return "";
+  return "not run on this kernel, judged on the reference only (oracle facts: reference/attention_features_test, "
+         "tools/audit_cases_test; golden files X04-X08; mutants --features): " + ids;
+}
+
 std::string summary_table(const AuditResult& result) {
   std::ostringstream o;
   o << std::left << std::setw(34) << "case" << std::setw(6) << "mode" << std::setw(11) << "executor" << std::right
@@ -333,6 +350,7 @@ std::string summary_table(const AuditResult& result) {
     << result.executor << settings_text(result) << "\n"
     << outcome_line(result) << "\n";
   if (const AuditCounts c = result.counts(); c.convention_rows > 0) o << convention_line(c) << "\n";
+  if (const std::string ref = reference_only_line(result); !ref.empty()) o << ref << "\n";
   return o.str();
 }
 
@@ -373,6 +391,7 @@ void write_reports(const AuditResult& result, const std::filesystem::path& dir) 
                                             : result.kernel == "aiter-fmha-v3" ? "recorded in the code object (its kernel name)"
                                                                                 : "recorded in the code object (cdna_bf16_rounding)"}});
   }
+  j["reference_only"] = reference_only_line(result);  // "" when every case ran (or was rejected as required)
   auto& rows = j["cases"] = nlohmann::json::array();
   for (const auto& r : result.rows) {
     nlohmann::json row = {{"id", r.id},
@@ -447,6 +466,7 @@ void write_reports(const AuditResult& result, const std::filesystem::path& dir) 
   if (result.outcome() == AuditOutcome::NothingJudged) md << " (" << result.nothing_judged_reason() << ")";
   md << "\n\n";
   if (counts.convention_rows > 0) md << "Convention failures: " << convention_line(counts) << ".\n\n";
+  if (const std::string ref = reference_only_line(result); !ref.empty()) md << "Rejected features: " << ref << ".\n\n";
   for (const auto& c : result.code_objects) {
     if (!c.mode_recorded)
       md << adapters::unchecked_mode_notice(c.path, c.mode) << ".\n\n";

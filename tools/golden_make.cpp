@@ -255,7 +255,7 @@ std::int64_t parse_window_side(const std::string& text, const std::string& where
 
 std::pair<std::int64_t, std::int64_t> parse_window(const std::string& text, const std::string& where) {
   const auto comma = text.find(',');
-  if (comma == std::string::npos) fail(where + " = '" + text + "' is not L,R (keys left and right of the diagonal; -1 unbounded)");
+  if (comma == std::string::npos || text.find(',', comma + 1) != std::string::npos) fail(where + " = '" + text + "' is not L,R (keys left and right of the diagonal; -1 unbounded)");
   return {parse_window_side(text.substr(0, comma), where + " left"), parse_window_side(text.substr(comma + 1), where + " right")};
 }
 
