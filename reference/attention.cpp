@@ -626,16 +626,19 @@ std::string_view to_string(Mask mask) {
   return "invalid";
 }
 
+namespace {
+
+bool equal_ignoring_case(std::string_view a, std::string_view b) {
+  return a.size() == b.size() && std::equal(a.begin(), a.end(), b.begin(), [](char x, char y) {
+           return std::tolower(static_cast<unsigned char>(x)) == std::tolower(static_cast<unsigned char>(y));
+         });
+}
+
+}  // namespace
+
 std::optional<Mask> parse_mask(std::string_view name) {
-  auto equal = [&](std::string_view a) {
-    return a.size() == name.size() &&
-           std::equal(a.begin(), a.end(), name.begin(), [](char x, char y) {
-             return std::tolower(static_cast<unsigned char>(x)) ==
-                    std::tolower(static_cast<unsigned char>(y));
-           });
-  };
   for (Mask m : {Mask::None, Mask::CausalBottomRight, Mask::CausalTopLeft}) {
-    if (equal(to_string(m))) return m;
+    if (equal_ignoring_case(to_string(m), name)) return m;
   }
   return std::nullopt;
 }
@@ -692,13 +695,7 @@ std::string_view to_string(ElementType type) {
 
 std::optional<ElementType> parse_element_type(std::string_view name) {
   for (ElementType t : {ElementType::BF16, ElementType::FP8_E4M3FNUZ, ElementType::FP8_E5M2FNUZ}) {
-    const std::string_view n = to_string(t);
-    if (n.size() == name.size() &&
-        std::equal(n.begin(), n.end(), name.begin(), [](char x, char y) {
-          return std::tolower(static_cast<unsigned char>(x)) == std::tolower(static_cast<unsigned char>(y));
-        })) {
-      return t;
-    }
+    if (equal_ignoring_case(to_string(t), name)) return t;
   }
   return std::nullopt;
 }
