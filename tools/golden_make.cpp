@@ -387,6 +387,11 @@ Made read_inputs(const GoldenMakeOptions& o) {
            " slots, but the page size is " + std::to_string(vp->page_size));
     }
     m.default_id = fs::path(o.from).stem().string();
+    // A golden file's own name ends in its mode ("X07.rtne"): the case id is what precedes it.
+    for (const char* mode : {".rtne", ".rtna", ".rtz"}) {
+      const std::string suffix = mode;
+      if (m.default_id.size() > suffix.size() && m.default_id.ends_with(suffix)) m.default_id.resize(m.default_id.size() - suffix.size());
+    }
   }
   reference::AttentionShape& s = p.shape;
   const Shape &qs = in[0].shape, &ks = in[1].shape, &vs = in[2].shape;

@@ -818,7 +818,7 @@ MutantsCommand::MutantsCommand(CLI::App& app) {
       "by the parts of our verdict and by the peer suites' pass rules, print the kill matrix, write mutants.json "
       "and mutants.md. Exit 0 if every mutant is killed by our verdict and the correct kernel passes it in every "
       "mode, 1 otherwise, 2 on bad input.");
-  sub_->add_option("--out", out_dir_, "Directory for mutants.json and mutants.md")->capture_default_str();
+  auto* out_option = sub_->add_option("--out", out_dir_, "Directory for mutants.json and mutants.md")->capture_default_str();
   sub_->add_option("--mutants", filter_, "Only mutants whose name matches this regular expression (e.g. 'RESCALE')");
   sub_->add_option("--executor", executor_, "auto (HIP device if present, else simulator), simulator, hip")
       ->check(CLI::IsMember({"auto", "simulator", "hip"}))
@@ -832,7 +832,8 @@ MutantsCommand::MutantsCommand(CLI::App& app) {
                  "soft cap, fp8 descale, sinks and windows, correct and with one mistake each (SOFTCAP_AFTER_MASK, "
                  "DESCALE_TWICE, SINK_DROPPED, WINDOW_OFF_BY_ONE_CPU), judged by our verdict and the MoonMath and cuDNN "
                  "rules; prints the matrix (no kernel runs, no report files). Exit 0 if our verdict kills every one and "
-                 "passes the correct model, 1 otherwise, 2 if our verdict does not take a case");
+                 "passes the correct model, 1 otherwise, 2 if our verdict does not take a case")
+      ->excludes(out_option);
 }
 
 bool MutantsCommand::parsed() const { return sub_->parsed(); }
