@@ -50,7 +50,6 @@ AuditCase make_case(std::string id, std::string description, AttentionShape shap
   c.problem.mask = mask;
   c.problem.scale = static_cast<float>(1.0 / std::sqrt(static_cast<double>(shape.head_dim)));
   reference::fill_randn(c.problem, seed, qk_std, v_std);
-  c.problem.v = reference::randn_bf16(static_cast<std::size_t>(shape.v_elements()), seed + 2, v_std);  // Dv columns
   return c;
 }
 
