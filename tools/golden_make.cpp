@@ -2,6 +2,7 @@
 #include "tools/cli_checks.hpp"
 
 #include <algorithm>
+#include <cctype>
 #include <cmath>
 #include <cstdlib>
 #include <filesystem>
@@ -107,7 +108,9 @@ Input tensor_input(const golden::SafetensorsFile& f, const std::string& label, c
 // A raw little-endian file of 2-byte bf16 (or 1-byte fp8) patterns that must hold exactly the
 // elements of `shape`.
 Input raw_input(const std::string& path, const char* name, const Shape& shape, reference::ElementType dtype) {
-  const std::vector<std::byte> bytes = device::read_file(path, std::string("--") + name + " input");
+  // The option is --q, --k or --v; `name` ("Q", "K", "V") is the tensor's name in messages.
+  const std::string option = "--" + std::string(1, static_cast<char>(std::tolower(static_cast<unsigned char>(name[0]))));
+  const std::vector<std::byte> bytes = device::read_file(path, option + " input");
   const std::size_t size = dtype == reference::ElementType::BF16 ? 2 : 1;
   std::int64_t elements = 1;
   for (std::int64_t e : shape) elements *= e;
