@@ -29,12 +29,13 @@ std::vector<std::uint16_t> randn_bf16(std::size_t n, std::uint64_t seed, double 
   return out;
 }
 
-AttentionProblem randn_problem(const AttentionShape& shape, Mask mask, std::uint64_t seed) {
+AttentionProblem randn_problem(const AttentionShape& shape, Mask mask, std::uint64_t seed, double qk_std,
+                               double v_std) {
   AttentionProblem p;
   p.shape = shape;
   p.mask = mask;
   p.scale = static_cast<float>(1.0 / std::sqrt(static_cast<double>(shape.head_dim)));
-  fill_randn(p, seed);
+  fill_randn(p, seed, qk_std, v_std);
   return p;
 }
 

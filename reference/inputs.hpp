@@ -18,8 +18,10 @@ std::vector<std::uint16_t> randn_bf16(std::size_t n, std::uint64_t seed, double 
 // V = v_std·randn(seed + 2), sized by problem.shape (BSHD, bf16 bits).
 void fill_randn(AttentionProblem& problem, std::uint64_t seed, double qk_std = 1.0, double v_std = 1.0);
 
-// A problem of `shape` and `mask` with the scale 1/√D rounded to fp32 and fill_randn(seed) inputs.
-AttentionProblem randn_problem(const AttentionShape& shape, Mask mask, std::uint64_t seed);
+// A problem of `shape` and `mask` with the scale 1/√D rounded to fp32 and
+// fill_randn(seed, qk_std, v_std) inputs.
+AttentionProblem randn_problem(const AttentionShape& shape, Mask mask, std::uint64_t seed, double qk_std = 1.0,
+                               double v_std = 1.0);
 
 // n copies of one value rounded to bf16 (RTNE).
 std::vector<std::uint16_t> filled_bf16(std::size_t n, double value);

@@ -46,10 +46,7 @@ AuditCase make_case(std::string id, std::string description, AttentionShape shap
   c.id = std::move(id);
   c.description = std::move(description);
   c.seed = seed;
-  c.problem.shape = shape;
-  c.problem.mask = mask;
-  c.problem.scale = static_cast<float>(1.0 / std::sqrt(static_cast<double>(shape.head_dim)));
-  reference::fill_randn(c.problem, seed, qk_std, v_std);
+  c.problem = reference::randn_problem(shape, mask, seed, qk_std, v_std);
   return c;
 }
 

@@ -104,10 +104,7 @@ GoldenCaseSpec randn_case(std::string id, std::string description, AttentionShap
   GoldenCaseSpec c;
   c.id = std::move(id);
   c.description = std::move(description);
-  c.problem.shape = shape;
-  c.problem.mask = mask;
-  c.problem.scale = static_cast<float>(1.0 / std::sqrt(static_cast<double>(shape.head_dim)));
-  reference::fill_randn(c.problem, seed, qk_std, v_std);
+  c.problem = reference::randn_problem(shape, mask, seed, qk_std, v_std);
   c.seeds = seeds_text(seed);
   std::ostringstream in;
   in << "Q, K = " << qk_std << " * randn, V = " << v_std << " * randn; scale = fl32(1/sqrt(D))";
