@@ -718,6 +718,20 @@ double descale_at(const std::vector<float>& factors, std::int64_t heads_kv, std:
   return factors[static_cast<std::size_t>(b * heads_kv + g)];
 }
 
+std::optional<std::string> pattern_error(ElementType dtype, const std::vector<std::uint16_t>& q,
+                                         const std::vector<std::uint16_t>& k, const std::vector<std::uint16_t>& v) {
+  if (dtype == ElementType::BF16) return std::nullopt;
+  for (const auto& [name, t] : {std::pair{"q", &q}, std::pair{"k", &k}, std::pair{"v", &v}}) {
+    for (std::size_t x = 0; x < t->size(); ++x) {
+      if ((*t)[x] > 0xFF) {
+        return std::string(name) + "[" + std::to_string(x) + "] = " + std::to_string((*t)[x]) +
+               " is not an 8-bit pattern (dtype " + std::string(to_string(dtype)) + ")";
+      }
+    }
+  }
+  return std::nullopt;
+}
+
 std::optional<std::string> extended_feature(const AttentionProblem& p) {
   const AttentionShape& s = p.shape;
   if (s.dv() != s.head_dim) return "Dv " + std::to_string(s.dv()) + " != D " + std::to_string(s.head_dim);
@@ -771,16 +785,7 @@ void validate_features(const AttentionProblem& p, Fail fail) {
   if (dt > static_cast<std::uint8_t>(ElementType::FP8_E5M2FNUZ)) {
     fail("dtype = " + std::to_string(dt) + " is not an ElementType (bf16, fp8_e4m3fnuz, fp8_e5m2fnuz)");
   }
-  if (p.dtype != ElementType::BF16) {
-    for (const auto* t : {&p.q, &p.k, &p.v}) {
-      for (std::size_t x = 0; x < t->size(); ++x) {
-        if ((*t)[x] > 0xFF) {
-          fail(std::string(t == &p.q ? "q" : t == &p.k ? "k" : "v") + "[" + std::to_string(x) + "] = " +
-               std::to_string((*t)[x]) + " is not an 8-bit pattern (dtype " + std::string(to_string(p.dtype)) + ")");
-        }
-      }
-    }
-  }
+  if (const auto e = pattern_error(p.dtype, p.q, p.k, p.v)) fail(*e);
   const std::size_t per_head = static_cast<std::size_t>(s.batch * s.heads_kv);
   for (const auto& [name, f] : {std::pair{"descale_q", &p.descale_q}, std::pair{"descale_k", &p.descale_k},
                                 std::pair{"descale_v", &p.descale_v}}) {

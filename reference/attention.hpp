@@ -76,6 +76,11 @@ struct AttentionProblem {
   std::vector<std::uint16_t> q, k, v;
 };
 
+// "q[7] = 300 is not an 8-bit pattern (dtype fp8_e4m3fnuz)" for the first fp8 input pattern
+// above 0xFF; nullopt for bf16 inputs or when every pattern fits a byte.
+std::optional<std::string> pattern_error(ElementType dtype, const std::vector<std::uint16_t>& q,
+                                         const std::vector<std::uint16_t>& k, const std::vector<std::uint16_t>& v);
+
 // The descale factor of tensor `factors` for batch b and KV head g (1 when empty).
 double descale_at(const std::vector<float>& factors, std::int64_t heads_kv, std::int64_t b, std::int64_t g);
 

@@ -98,16 +98,7 @@ void validate(const VarlenProblem& p) {
     fail("v has " + std::to_string(p.v.size()) + " elements; k's " + std::to_string(rows_k) +
          " rows need rows*Hkv*Dv = " + std::to_string(rows_k * vrow));
   }
-  if (p.base.dtype != ElementType::BF16) {
-    for (const auto* t : {&p.q, &p.k, &p.v}) {
-      for (std::size_t x = 0; x < t->size(); ++x) {
-        if ((*t)[x] > 0xFF) {
-          fail(std::string(t == &p.q ? "q" : t == &p.k ? "k" : "v") + "[" + std::to_string(x) +
-               "] is not an 8-bit pattern (dtype " + std::string(to_string(p.base.dtype)) + ")");
-        }
-      }
-    }
-  }
+  if (const auto e = pattern_error(p.base.dtype, p.q, p.k, p.v)) fail(*e);
   check_cumulative("cu_seqlens_q", p.cu_seqlens_q, B, true);
   if (!p.seqstart_q.empty()) check_cumulative("seqstart_q", p.seqstart_q, B, false);
   for (std::int64_t b = 0; b < B; ++b) {
