@@ -4,6 +4,7 @@
 #include <stdexcept>
 
 #include "device/hip_executor.hpp"
+#include "tools/exit_codes.hpp"
 
 namespace cdna::tools {
 
@@ -13,7 +14,7 @@ ChosenExecutor choose_executor(const std::string& name) {
     std::string why_not;
     c.executor = device::make_hip_executor(why_not);
     if (!c.executor) {
-      if (name == "hip") throw std::runtime_error(why_not);
+      if (name == "hip") throw ExecutorUnavailable(why_not);
       std::cerr << "cdna-verify: " << why_not << "; falling back to the CDNA3 simulator\n";
     }
   }

@@ -16,8 +16,8 @@ struct ChosenExecutor {
 };
 
 // "auto" takes a gfx942 device through the HIP runtime if there is one and says once on stderr
-// that it falls back to the simulator otherwise; "hip" throws std::runtime_error (why there is
-// no device) instead of falling back; "simulator" takes the simulator.
+// that it falls back to the simulator otherwise; "hip" throws ExecutorUnavailable (tools/exit_codes.hpp: why there
+// is no device) instead of falling back; "simulator" takes the simulator.
 ChosenExecutor choose_executor(const std::string& name);
 
 }  // namespace cdna::tools

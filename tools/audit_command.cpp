@@ -1,0 +1,202 @@
+#include "tools/audit_command.hpp"
+
+#include <algorithm>
+#include <filesystem>
+#include <iostream>
+#include <regex>
+
+#include "adapters/code_object_mode.hpp"
+#include "tools/audit.hpp"
+#include "tools/cli_modes.hpp"
+#include "tools/hazard_option.hpp"
+#include "tools/lds_races_cli.hpp"
+#include "tools/profile_option.hpp"
+
+namespace cdna::tools {
+
+const char* const kKernelOptionHelp =
+    "Kernel to audit, through its adapter (docs/peer-kernels.md): attention-fwd (ours, "
+                                  "the build's code objects), aiter-fmha-v3 (AMD AITER FMHA v3 code objects, default "
+                                  "../shared/peers/aiter-fmha-v3-gfx942), moonmath (MoonMath's kernels built from "
+                                  "../shared/peers/moonmath-attention)";
+
+AuditCommand::AuditCommand(CLI::App& app) {
+  cmd_ = app.add_subcommand(
+      "audit",
+      "Run the default matrix and the handed cases C01-C14 and the feature cases W01-F02 (and, for a peer --kernel, the shapes around its tiles) "
+      "on the available executor (a gfx942 device through the HIP runtime, else the CDNA3 simulator) with any kernel "
+      "adapter (--kernel: ours, aiter-fmha-v3, moonmath), compare O and LSE with the exact MPFR oracle "
+      "(docs/pass-rule.md), print a table and the kill matrix of the mutation testing (docs/mutation-testing.md), write report.json, report.md and report.html. Exit 0 "
+      "(outcome PASS) if at least one kernel output was judged and no case failed, 1 (FAIL) if a case failed, 2 on "
+      "bad input or when nothing was judged (NOTHING JUDGED: no case matched, or every matched case was rejected).");
+  cmd_->add_option("--out", out_dir_, "Directory for report.json, report.md and report.html")->capture_default_str();
+  cmd_->add_option("--modes", modes_, "bf16 rounding modes to audit: rtne, rtna, rtz")
+      ->delimiter(',')
+      ->capture_default_str();
+  cmd_->add_option("--cases", cases_, "Only cases whose id matches this regular expression (e.g. 'C0[1-4]')");
+  cmd_->add_option("--set", set_,
+                    "Which cases: default (matrix + handed, + tiles for a peer kernel), all (matrix + handed + tiles), "
+                    "matrix (model layouts), handed (C01-C14, the crafted R cases, the feature cases W01, W02, P01, SC01, SK01, DV01, F01, F02), tiles (Sq, Sk in {1, 255, 256, "
+                    "257, 384, 385, 1000} around the peer kernels' 256- and 384-row query tiles, and GQA at three), decode (only the "
+                    "decode monokernel's cases D01-D05, and its kill matrix; default adds them for our kernel, all adds "
+                    "D06, one layer at Llama-3.2-1B's shapes; docs/decode-semantics.md)")
+      ->check(CLI::IsMember({"default", "all", "matrix", "handed", "tiles", "decode"}))
+      ->capture_default_str();
+  cmd_->add_option("--executor", executor_, "auto (HIP device if present, else simulator), simulator, hip")
+      ->check(CLI::IsMember({"auto", "simulator", "hip"}))
+      ->capture_default_str();
+  cmd_->add_option("--kernel", kernel_, kKernelOptionHelp)->capture_default_str();
+  cmd_->add_option("--code-object", code_objects_,
+                    "DIR|FILE: the kernel's code objects for every mode (a directory holding them under their usual "
+                    "names, or one file), or MODE=PATH for one mode (repeatable). A code object that records another "
+                    "mode (our symbol cdna_bf16_rounding, AITER's kernel name) is refused; one that records none is "
+                    "audited as MODE, and the report says MODE was not checked");
+  cmd_->add_flag("--quiet", quiet_, "No progress lines");
+  cmd_->add_flag("--no-mutants", no_mutants_,
+                  "Skip the mutation testing of the verifier (kill matrix in the reports; about 10 s on the simulator)");
+  add_sim_options(cmd_, sim_);
+  add_profile_option(cmd_, profile_);
+
+}
+
+int AuditCommand::run() {
+  const std::string& out_dir = out_dir_;
+  const std::string& kernel = kernel_;
+  const std::string& cases = cases_;
+  const std::string& set = set_;
+  const bool quiet = quiet_;
+  const bool mutants = !no_mutants_;
+  AuditOptions options;
+  options.kernel = kernel;
+  options.profile = profile_;
+  options.modes = parse_modes(modes_);
+  options.case_filter = cases;
+  // "default": the matrix and the handed cases, and for a peer kernel the shapes around its tiles
+  // (ours has its own tiles of 16-64 rows, covered by the matrix; `--set all` adds them for any).
+  const bool peer = kernel != "attention-fwd";
+  if (set == "decode" && kernel != "attention-fwd")
+    throw CLI::ValidationError("--set", "decode audits our decode monokernel; --kernel " + kernel +
+                                            " names an attention kernel (drop --kernel, or choose another --set)");
+  // Decode cases (tools/decode_audit.hpp) audit our monokernel: with our attention kernel's
+  // default and full sets, or alone.
+  const bool run_decode_cases = kernel == "attention-fwd" && (set == "default" || set == "all" || set == "decode");
+  options.matrix = set == "all" || set == "default" || set == "matrix";
+  options.handed = set == "all" || set == "default" || set == "handed";
+  options.tiles = set == "all" || set == "tiles" || (set == "default" && peer);
+  options.progress = quiet ? nullptr : &std::cerr;
+  for (const auto& item : code_objects_) {
+    const auto eq = item.find('=');
+    auto mode = eq == std::string::npos ? std::nullopt : numerics::parse_rounding(item.substr(0, eq));
+    if (!mode && eq == std::string::npos) {
+      if (!options.code_object_source.empty())
+        throw CLI::ValidationError("--code-object", "give one DIR|FILE for every mode, or MODE=PATH per mode");
+      options.code_object_source = item;  // a directory of the kernel's code objects, or one file
+      continue;
+    }
+    if (!mode) {
+      throw CLI::ValidationError("--code-object", "'" + item + "' is not DIR|FILE or MODE=PATH with MODE rtne, rtna or rtz");
+    }
+    if (std::find(options.modes.begin(), options.modes.end(), *mode) == options.modes.end()) {
+      // Silently auditing the built code object instead would report a pass for a file never run.
+      throw CLI::ValidationError("--code-object", "'" + item + "' names mode " + std::string(numerics::to_string(*mode)) +
+                                                      ", which --modes does not audit; add it to --modes");
+    }
+    options.code_objects[*mode] = item.substr(eq + 1);
+  }
+
+  ChosenExecutor chosen = choose_executor(executor_);
+  auto settings = apply_sim_settings(chosen, sim_, kernel);
+  std::function<std::uint64_t()> wave_instructions;
+  if (auto* sim = chosen.sim) wave_instructions = [sim] { return sim->last_stats().wave_instructions; };
+
+  // Hazard sites per case (the executor's, cleared after each case) and over the whole audit.
+  std::vector<simulator::HazardViolation> audit_hazards;
+  std::function<CaseHazards()> case_hazards;
+  if (auto* sim = chosen.sim) {
+    sim->options().differential_throws = false;  // the audit fails such a case itself, with its figures
+    sim->clear_all_hazards();
+    case_hazards = [sim, &audit_hazards] {
+      const auto& v = sim->all_hazards();
+      simulator::merge_hazard_sites(audit_hazards, v);
+      CaseHazards h{v.empty() ? "" : hazard_summary(v), hazard_failure(v)};
+      sim->clear_all_hazards();
+      return h;
+    };
+  }
+  AuditResult result = run_audit(options, *chosen.executor, wave_instructions, case_hazards);
+  result.executor_settings = std::move(settings);
+  if (!run_decode_cases) {
+    result.decode_not_run = kernel != "attention-fwd" ? "--kernel " + kernel + " is an attention kernel"
+                                                      : "--set " + set + " has no decode cases";
+  } else if (const std::vector<DecodeCase> all = decode_cases();
+             std::none_of(all.begin(), all.end(), [&](const DecodeCase& c) {
+               return std::regex_search(c.id, std::regex(cases.empty() ? std::string(".*") : cases));
+             })) {
+    result.decode_not_run = "no decode case matched --cases '" + cases + "'";
+  } else {
+    if (!quiet) std::cerr << "decode: the monokernel on the decode cases (D01-D05; D06 with --set all; docs/decode-semantics.md)\n";
+    DecodeAuditOptions d;
+    d.modes = options.modes;
+    d.case_filter = cases;
+    d.include_slow = set == "all";
+    d.mutants = mutants;
+    d.progress = quiet ? nullptr : &std::cerr;
+    std::function<void(bool)> memory_model;
+    if (auto* sim = chosen.sim) {
+      const simulator::MemoryModel given = sim->options().memory_model;
+      memory_model = [sim, given](bool on) {
+        sim->options().memory_model = on ? simulator::MemoryModel::Cdna3 : given;
+      };
+    }
+    result.decode = run_decode_audit(d, *chosen.executor, wave_instructions, memory_model);
+    std::cout << "\n" << decode_table(*result.decode);
+  }
+  if (chosen.sim && chosen.sim->options().hazard_policy != simulator::HazardPolicy::Error)
+    result.executor_settings.emplace_back("hazard_violations", hazard_summary(audit_hazards));
+  if (chosen.sim && chosen.sim->options().lds_races == simulator::LdsRaces::Report)
+    result.executor_settings.emplace_back("lds_races_reported",
+                                          std::to_string(print_lds_races(std::cerr, chosen.sim->all_lds_races())));
+  for (const auto& c : result.code_objects)
+    if (!c.mode_recorded) std::cerr << "cdna-verify: note: " << adapters::unchecked_mode_notice(c.path, c.mode) << "\n";
+  if (set != "decode") std::cout << summary_table(result);
+  else std::cout << outcome_line(result) << "\n";
+  if (chosen.sim) std::cout << hazard_lines(audit_hazards);
+  const AuditOutcome outcome = result.outcome();
+  // Mutation testing judges our verifier, not the audited kernel; an audit that judged nothing
+  // is an input error, so it ends without that extra work.
+  if (outcome == AuditOutcome::NothingJudged) result.mutation_not_run = "the audit judged nothing";
+  if (set == "decode") result.mutation_not_run = "--set decode (the decode kill matrix is in the decode section)";
+  if (mutants && outcome != AuditOutcome::NothingJudged && set != "decode") {
+    // Mutation testing of the verifier itself (docs/mutation-testing.md): its kill matrix goes
+    // into the reports. It judges our verdict, not the audited kernel, so it does not change the
+    // exit code; a surviving mutant or a false positive is reported on stderr.
+    if (!quiet) std::cerr << "mutation testing: kernel mutants on the fixed cases\n";
+    MutantsOptions mo;
+    mo.progress = quiet ? nullptr : &std::cerr;
+    if (chosen.sim) {
+      // The mutants are ours: the simulator's checks stop them as they do our kernel (a peer's
+      // differential or report policy would let the missing-wait-state mutants through).
+      chosen.sim->options().hazard_policy = simulator::HazardPolicy::Error;
+      chosen.sim->options().differential_throws = true;
+      chosen.sim->options().lds_races = simulator::LdsRaces::Error;
+    }
+    result.mutation = run_mutants(mo, *chosen.executor);
+    std::cout << "\nMutation testing (kill matrix):\n" << kill_matrix(*result.mutation);
+    if (!result.mutation->ok())
+      std::cerr << "cdna-verify: warning: mutation testing: a mutant survived our verdict or the correct kernel "
+                   "failed a check of ours (see the kill matrix)\n";
+  }
+  write_reports(result, out_dir);
+  std::cout << "reports: " << (std::filesystem::path(out_dir) / "report.json").string() << ", "
+            << (std::filesystem::path(out_dir) / "report.md").string() << ", "
+            << (std::filesystem::path(out_dir) / "report.html").string() << "\n";
+  if (outcome == AuditOutcome::NothingJudged) {
+    std::cerr << "cdna-verify: error: " << result.nothing_judged_reason()
+              << (result.rows.empty() && !result.decode ? " --cases '" + cases + "' (with --set " + set + ")" : "")
+              << "; the outcome is NOTHING JUDGED, not a pass\n";
+    return 2;
+  }
+  return outcome == AuditOutcome::Pass ? 0 : 1;
+}
+
+}  // namespace cdna::tools

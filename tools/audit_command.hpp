@@ -1,0 +1,37 @@
+// `cdna-verify audit` on the command line: its options, the executor and simulator settings, the
+// decode cases and the kill matrix around tools::run_audit (tools/audit.hpp), the reports.
+#pragma once
+
+#include <CLI/CLI.hpp>
+
+#include <string>
+#include <vector>
+
+#include "tools/sim_settings.hpp"
+
+namespace cdna::tools {
+
+// Help of --kernel (audit and run).
+extern const char* const kKernelOptionHelp;
+
+class AuditCommand {
+ public:
+  explicit AuditCommand(CLI::App& app);
+  bool parsed() const { return cmd_->parsed(); }
+  // Exit code 0 PASS, 1 FAIL, 2 NOTHING JUDGED; bad input throws one line (exit 2).
+  int run();
+
+ private:
+  CLI::App* cmd_ = nullptr;
+  std::string out_dir_ = "report";
+  std::vector<std::string> modes_{"rtne", "rtna", "rtz"};
+  std::string cases_, set_ = "default", executor_ = "auto";
+  std::vector<std::string> code_objects_;
+  bool quiet_ = false;
+  bool no_mutants_ = false;
+  std::string kernel_ = "attention-fwd";
+  SimSettings sim_;
+  std::string profile_ = "ours";
+};
+
+}  // namespace cdna::tools

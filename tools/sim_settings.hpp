@@ -1,0 +1,43 @@
+// Simulator settings shared by `audit`, `run` and `decode`: the wave schedule, the transcendental
+// envelope, the hazard, LDS-race and memory-model policies (simulator/README.md).
+#pragma once
+
+#include <CLI/CLI.hpp>
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "tools/executor_choice.hpp"
+
+namespace cdna::tools {
+
+struct SimSettings {
+  std::string schedule = "round-robin";
+  std::optional<std::uint64_t> schedule_seed;
+  std::optional<std::uint64_t> envelope_seed;
+  std::string hazards;  // "": error for our kernel, differential for a peer (default_hazards)
+  std::string lds_races = "error";
+  std::string memory_model = "coherent";
+  bool any() const {
+    return schedule != "round-robin" || schedule_seed || envelope_seed || !hazards.empty() || lds_races != "error" ||
+           memory_model != "coherent";
+  }
+};
+
+// Registers --schedule, --schedule-seed, --envelope-seed, --hazards, --lds-races, --memory-model.
+void add_sim_options(CLI::App* cmd, SimSettings& s);
+
+// The hazard policy when --hazards is not given: error for our kernel (its wait states are ours
+// to get right), differential for a peer kernel (AITER reads MFMA results early, on purpose or by
+// timing: the audit reports whether its output depends on it; docs/peer-kernels.md).
+std::string default_hazards(const std::string& kernel);
+
+// Applies `given` to the chosen executor; returns the settings for the report. Throws
+// CLI::ValidationError when they are given but the executor is not the simulator.
+std::vector<std::pair<std::string, std::string>> apply_sim_settings(const ChosenExecutor& c, const SimSettings& given,
+                                                                     const std::string& kernel);
+
+}  // namespace cdna::tools
