@@ -119,10 +119,14 @@ class Runner:
             else:
                 script = substitute(step["run"], matrix)
                 step_env = dict(env, **{k: substitute(v, matrix) for k, v in step.get("env", {}).items()})
-                with open(os.path.join(self.scratch, f"{label}.step{i}.log"), "w", encoding="utf-8") as out:
+                step_log = os.path.join(self.scratch, f"{label}.step{i}.log")
+                with open(step_log, "w", encoding="utf-8") as out:
                     code = subprocess.run(["bash", "-e", "-c", script], cwd=ws, env=step_env, stdout=out,
                                           stderr=subprocess.STDOUT).returncode
-                log.append(f"step {what}: `{script}` exit {code} (log {label}.step{i}.log)")
+                log.append(f"step {what}: `{script}` exit {code} (log {step_log})")
+                if code != 0:
+                    with open(step_log, encoding="utf-8", errors="replace") as f:
+                        log += ["    | " + line for line in f.read().splitlines()[-15:]]
             failed = failed or code != 0
         return label, ws, not failed, log
 
@@ -132,6 +136,8 @@ def main():
         print("usage: dry_run_github.py REPO BUILD SCRATCH", file=sys.stderr)
         return 2
     repo, build, scratch = (os.path.abspath(a) for a in sys.argv[1:])
+    shutil.rmtree(scratch, ignore_errors=True)  # the test's own scratch folder, kept until the next run
+    os.makedirs(scratch)
     workflow = load(os.path.join(repo, ".github", "workflows", "mi300x.yml"))
     runner = Runner(repo, build, scratch, workflow)
     shards = workflow["jobs"]["simulator"]["strategy"]["matrix"]["shard"]

@@ -13,6 +13,7 @@ chooses the case subset. Exit 0 all hold, 1 otherwise.
 """
 import json
 import os
+import shutil
 import subprocess
 import sys
 
@@ -42,6 +43,8 @@ def main():
         print("usage: dry_run_slurm.py REPO BUILD SCRATCH SHARDS", file=sys.stderr)
         return 2
     repo, build, scratch = (os.path.abspath(a) for a in sys.argv[1:4])
+    shutil.rmtree(scratch, ignore_errors=True)  # the test's own scratch folder, kept until the next run
+    os.makedirs(scratch)
     shards = int(sys.argv[4])
     bin_dir, state, out = (os.path.join(scratch, d) for d in ("bin", "slurm-state", "out"))
     os.makedirs(bin_dir)
