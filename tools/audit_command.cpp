@@ -7,6 +7,7 @@
 
 #include "adapters/code_object_mode.hpp"
 #include "tools/audit.hpp"
+#include "tools/audit_junit.hpp"
 #include "tools/cli_modes.hpp"
 #include "tools/hazard_option.hpp"
 #include "tools/lds_races_cli.hpp"
@@ -56,10 +57,21 @@ AuditCommand::AuditCommand(CLI::App& app) {
                   "Skip the mutation testing of the verifier (kill matrix in the reports; about 10 s on the simulator)");
   add_sim_options(cmd_, sim_);
   add_profile_option(cmd_, profile_);
+  cmd_->add_option("--junit", junit_,
+                    "Also write a JUnit XML report to FILE (one testcase per case x mode x kernel, the kill matrices "
+                    "as a second testsuite; docs/ci.md \"JUnit output\"); checked writable before the audit starts, "
+                    "written whatever the outcome");
 
 }
 
 int AuditCommand::run() {
+  started_ = std::chrono::system_clock::now();
+  if (!junit_.empty()) junit::check_writable(junit_);
+  return junit::run_writing_errors(junit_, "cdna-verify.audit", "cdna-verify.audit." + kernel_,
+                                   [this] { return run_checked(); });
+}
+
+int AuditCommand::run_checked() {
   const std::string& out_dir = out_dir_;
   const std::string& kernel = kernel_;
   const std::string& cases = cases_;
@@ -187,6 +199,10 @@ int AuditCommand::run() {
                    "failed a check of ours (see the kill matrix)\n";
   }
   write_reports(result, out_dir);
+  if (!junit_.empty()) {
+    junit::write(junit_, audit_junit(result, options.modes, started_));
+    std::cout << "JUnit: " << junit_ << "\n";
+  }
   std::cout << "reports: " << (std::filesystem::path(out_dir) / "report.json").string() << ", "
             << (std::filesystem::path(out_dir) / "report.md").string() << ", "
             << (std::filesystem::path(out_dir) / "report.html").string() << "\n";

@@ -269,6 +269,10 @@ GoldenCommand::GoldenCommand(CLI::App& app) {
       ->check(CLI::IsMember({"simulator", "hip", "auto", "none"}))
       ->capture_default_str();
   verify_->add_option("--threads", threads_, "Oracle worker threads (0: all cores)")->capture_default_str();
+  verify_->add_option("--junit", junit_,
+                      "Also write a JUnit XML report to FILE: one testcase per golden file (case x mode), classname "
+                      "cdna-verify.golden-verify.<kernel> (docs/ci.md \"JUnit output\"); checked writable first, "
+                      "written whatever the outcome");
 
   decode_verify_ = golden_->add_subcommand(
       "decode-verify",
@@ -291,6 +295,10 @@ GoldenCommand::GoldenCommand(CLI::App& app) {
       "Judge a candidate output of any implementation against a golden file under the pass rule "
       "(docs/pass-rule.md: bound, floor, semantic facts) in the file's rounding mode. Exit 0 pass, 1 fail, 2 bad input "
       "(a malformed, modified or impossible golden file, a missing tensor, nothing judged).");
+  check_->add_option("--junit", junit_,
+                     "Also write a JUnit XML report to FILE: one testcase (the golden file's case x mode), classname "
+                     "cdna-verify.golden-check.candidate (docs/ci.md \"JUnit output\"); checked writable first, "
+                     "written whatever the outcome");
   check_->add_option("golden", golden_path_, "The golden file")->required();
   check_->add_option("--candidate", candidate_,
                      "The candidate's output: a safetensors file with tensor 'o' (BF16 [B,Sq,Hq,Dv]; varlen files "
@@ -319,10 +327,28 @@ bool GoldenCommand::parsed() const { return golden_->parsed(); }
 int GoldenCommand::run() {
   if (gen_->parsed()) return run_gen();
   if (make_->parsed()) return run_golden_make(make_options_);
-  if (verify_->parsed()) return run_verify();
-  if (check_->parsed()) return run_check();
+  if (verify_->parsed()) return with_junit("golden-verify", [this] { return run_verify(); });
+  if (check_->parsed()) return with_junit("golden-check", [this] { return run_check(); });
   if (decode_verify_->parsed()) return run_decode_verify(decode_verify_path_, decode_verify_model_);
   return 2;
+}
+
+int GoldenCommand::with_junit(const std::string& sub, const std::function<int()>& work) {
+  started_ = std::chrono::system_clock::now();
+  if (!junit_.empty()) junit::check_writable(junit_);
+  return junit::run_writing_errors(junit_, "cdna-verify." + sub, "cdna-verify." + sub, work);
+}
+
+void GoldenCommand::write_junit(const std::string& sub, std::vector<junit::TestCase> cases, std::string system_out) {
+  if (junit_.empty()) return;
+  junit::TestSuite s;
+  s.name = "cdna-verify." + sub;
+  s.started = started_;
+  s.seconds = std::chrono::duration<double>(std::chrono::system_clock::now() - started_).count();
+  s.cases = std::move(cases);
+  s.system_out = std::move(system_out);
+  junit::write(junit_, {s});
+  std::cout << "JUnit: " << junit_ << "\n";
 }
 
 int GoldenCommand::run_gen() {
@@ -379,11 +405,21 @@ int GoldenCommand::run_verify() {
   bool executor_made = false;
   std::map<std::string, CodeObjects> kernels;  // by the files' kernel_adapter
   int failed = 0, kernels_rerun = 0, empty = 0;
+  std::vector<junit::TestCase> junit_cases;
+  std::ostringstream verify_lines;  // the JUnit suite's system-out
   for (std::size_t n = 0; n < files.size(); ++n) {
     const golden::GoldenFile& g = goldens[n];
+    const auto file_started = std::chrono::steady_clock::now();
+    junit::TestCase& t = junit_cases.emplace_back();
+    const auto named_kernel = g.provenance.find("kernel_adapter");
+    t.classname = "cdna-verify.golden-verify." +
+                  (named_kernel == g.provenance.end() ? std::string("attention-fwd") : named_kernel->second);
+    t.name = g.case_id + " " + std::string(numerics::to_string(g.mode));
     if (g.o_elements() + g.lse_elements() == 0) {
       ++empty;
       std::cout << "EMPTY " << files[n].string() << ": nothing judged (no O element, no LSE value)\n";
+      t.status = junit::Status::Skipped;
+      t.message = files[n].string() + ": nothing judged (no O element, no LSE value)";
       continue;
     }
     std::string problem = golden::verify_reference_values(g, threads_);
@@ -415,11 +451,17 @@ int GoldenCommand::run_verify() {
     if (problem.empty()) {
       std::cout << "ok    " << files[n].string() << " (exact values, bound, floor of " << g.o_elements()
                 << " O elements and " << g.lse_elements() << " LSE values" << kernel_note << ")\n";
+      verify_lines << "ok    " << files[n].string() << kernel_note << "\n";
     } else {
       ++failed;
       std::cout << "FAIL  " << files[n].string() << ": " << problem << "\n";
+      t.status = junit::Status::Failed;
+      t.type = "golden";
+      t.message = files[n].string() + ": " + problem;
     }
+    t.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - file_started).count();
   }
+  write_junit("golden-verify", std::move(junit_cases), verify_lines.str());
   std::cout << files.size() - static_cast<std::size_t>(failed + empty) << " of " << files.size()
             << " golden files verified (" << kernels_rerun << " kernel re-runs"
             << (empty ? ", " + std::to_string(empty) + " with nothing to judge" : "") << ")\n";
@@ -546,6 +588,19 @@ int GoldenCommand::run_check() {
                                   : std::string())
             << "\n"
             << "judged: " << c.o_judged << " O elements, " << c.lse_judged << " LSE values\n";
+  junit::TestCase t;
+  t.classname = "cdna-verify.golden-check.candidate";
+  t.name = g.case_id + " " + std::string(numerics::to_string(g.mode));
+  t.seconds = std::chrono::duration<double>(std::chrono::system_clock::now() - started_).count();
+  if (!c.judged()) {
+    t.status = junit::Status::Skipped;
+    t.message = golden_path_ + ": nothing judged (the problem has no O element and no LSE value)";
+  } else if (!v.pass()) {
+    t.status = junit::Status::Failed;
+    t.type = "verdict";
+    t.message = v.first_failure();
+  }
+  write_junit("golden-check", {t});
   if (!c.judged()) {
     // A verdict over nothing is no verdict (docs/pass-rule.md): its own outcome, not a pass.
     std::cout << "nothing judged\n";
