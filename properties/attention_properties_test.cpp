@@ -7,10 +7,12 @@
 #include <gtest/gtest.h>
 
 #include <iostream>
+#include <stdexcept>
 
 #include "properties/kernel_under_test.hpp"
 #include "properties/property_junit.hpp"
 #include "properties/property_runner.hpp"
+#include "properties/shard_argument.hpp"
 
 namespace cdna::properties {
 namespace {
@@ -68,6 +70,7 @@ TEST(AttentionProperty, NonFiniteInputsFollowTheDefinition) {
 
 // `--junit FILE` (properties/property_junit.hpp): classname cdna-verify.property.<CDNA_PROPERTY_KERNEL>.
 int main(int argc, char** argv) {
+  if (!cdna::properties::take_shard_argument(argc, argv)) return 2;  // --shard I/N (shard_argument.hpp)
   ::testing::InitGoogleTest(&argc, argv);
   std::string kernel;
   try {

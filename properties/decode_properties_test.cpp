@@ -15,6 +15,7 @@
 #include "device/decode_launcher.hpp"
 #include "reference/decode_random.hpp"
 #include "properties/property_junit.hpp"
+#include "properties/shard_argument.hpp"
 #include "simulator/simulator_executor.hpp"
 #include "tools/decode_check.hpp"
 
@@ -122,6 +123,7 @@ CDNA_RC_GTEST_PROP(DecodeProperty, GridAndScheduleDoNotChangeBits, ()) {
 
 // `--junit FILE` (properties/property_junit.hpp): classname cdna-verify.property.decode-monokernel.
 int main(int argc, char** argv) {
+  if (!cdna::properties::take_shard_argument(argc, argv)) return 2;  // --shard I/N (shard_argument.hpp)
   ::testing::InitGoogleTest(&argc, argv);
   if (const int rc = cdna::properties::setup_junit(argc, argv, [](const ::testing::TestInfo&) { return "decode-monokernel"; }))
     return rc;

@@ -24,6 +24,7 @@
 #include "numerics/fp8.hpp"
 #include "properties/feature_generators.hpp"
 #include "properties/property_junit.hpp"
+#include "properties/shard_argument.hpp"
 #include "simulator/simulator_executor.hpp"
 #include "tools/audit_cases.hpp"
 
@@ -299,6 +300,7 @@ TEST(FeatureProperty, KernelPropertyKillsTheFeatureMutants) {
 // `--junit FILE` (properties/property_junit.hpp): the Kernel* properties run our kernel, the
 // others the MPFR oracle alone (classname cdna-verify.property.attention-fwd / .oracle).
 int main(int argc, char** argv) {
+  if (!cdna::properties::take_shard_argument(argc, argv)) return 2;  // --shard I/N (shard_argument.hpp)
   ::testing::InitGoogleTest(&argc, argv);
   const auto kernel_of = [](const ::testing::TestInfo& info) {
     return std::string(info.name()).starts_with("Kernel") ? "attention-fwd" : "oracle";

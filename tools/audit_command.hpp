@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "tools/shard_option.hpp"
 #include "tools/sim_settings.hpp"
 
 namespace cdna::tools {
@@ -37,6 +38,7 @@ class AuditCommand {
   std::string profile_ = "ours";
   std::string junit_;  // --junit FILE (tools/audit_junit.hpp)
   std::chrono::system_clock::time_point started_;
+  ShardOption shard_;
 
   int run_checked();
 };
