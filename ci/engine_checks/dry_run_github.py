@@ -48,12 +48,22 @@ class Unemulable(Exception):
 
 
 def substitute(text, matrix):
+    """TEXT with ${{ matrix.X }} replaced; a non-string (a YAML boolean or number) as it is."""
+    if not isinstance(text, str):
+        return text
+
     def one(m):
         name = m.group(1)
         if name.startswith("matrix.") and name[7:] in matrix:
             return str(matrix[name[7:]])
         raise Unemulable(f"expression ${{{{ {name} }}}} in '{text}' cannot be emulated")
-    return EXPR.sub(one, str(text))
+    return EXPR.sub(one, text)
+
+
+def env_value(value, matrix):
+    """An `env:` value as the runner exports it: a string (YAML true -> "true", 4 -> "4")."""
+    value = substitute(value, matrix)
+    return str(value).lower() if isinstance(value, bool) else str(value)
 
 
 class Runner:
@@ -83,7 +93,7 @@ class Runner:
             shutil.copytree(src, os.path.join(self.artifacts, w["name"]))
             return 0
         if action == "actions/download-artifact":
-            if w.get("merge-multiple") not in ("true", True):
+            if w.get("merge-multiple") is not True:
                 raise Unemulable("download-artifact without merge-multiple: true")
             names = [n for n in sorted(os.listdir(self.artifacts)) if fnmatch.fnmatch(n, w["pattern"])]
             if not names:
@@ -104,7 +114,7 @@ class Runner:
         ws = self.workspace(label)
         env = dict(os.environ)
         for scope in (self.workflow.get("env", {}), job.get("env", {})):
-            env.update({k: substitute(v, matrix) for k, v in scope.items()})
+            env.update({k: env_value(v, matrix) for k, v in scope.items()})
         log, failed = [], False
         for i, step in enumerate(job["steps"]):
             what = step.get("id") or step.get("name") or step.get("uses")
@@ -118,7 +128,7 @@ class Runner:
                 code = self.uses(step, ws, matrix, log)
             else:
                 script = substitute(step["run"], matrix)
-                step_env = dict(env, **{k: substitute(v, matrix) for k, v in step.get("env", {}).items()})
+                step_env = dict(env, **{k: env_value(v, matrix) for k, v in step.get("env", {}).items()})
                 step_log = os.path.join(self.scratch, f"{label}.step{i}.log")
                 with open(step_log, "w", encoding="utf-8") as out:
                     code = subprocess.run(["bash", "-e", "-c", script], cwd=ws, env=step_env, stdout=out,
