@@ -368,6 +368,8 @@ void write_reports(const AuditResult& result, const std::filesystem::path& dir) 
   j["profile"] = result.profile;  // peer conventions judged under (docs/profiles.md)
   auto& settings = j["executor_settings"] = nlohmann::json::object();
   for (const auto& [k, v] : result.executor_settings) settings[k] = v;
+  auto& description = j["executor_description"] = nlohmann::json::object();
+  for (const auto& [k, v] : result.executor_description) description[k] = v;
   j["pass_rule"] = "docs/pass-rule.md (certified per-element bound, docs/error-analysis.md; rel-RMS <= 2 x floor)";
   j["seconds"] = result.seconds;
   j["passed"] = result.count(Verdict::Pass);
@@ -470,6 +472,11 @@ void write_reports(const AuditResult& result, const std::filesystem::path& dir) 
   for (const auto& c : result.code_objects) {
     if (!c.mode_recorded)
       md << adapters::unchecked_mode_notice(c.path, c.mode) << ".\n\n";
+  }
+  if (!result.executor_description.empty()) {
+    md << "Executor description:";
+    for (const auto& [k, v] : result.executor_description) md << " " << k << " `" << v << "`;";
+    md << "\n\n";
   }
   md << "Kernel: `" << result.kernel << "`. Profile: `" << result.profile << "` (docs/profiles.md). Executor: `" << result.executor << "`" << settings_text(result)
      << ". Pass rule: docs/pass-rule.md (certified bound of docs/error-analysis.md, rel-RMS ≤ 2 × floor). "
