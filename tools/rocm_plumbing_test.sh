@@ -28,7 +28,8 @@ configure_fails() {
   shift 2
   cmake -S "$src" -B "$tmp/$name" -G Ninja "$@" >"$tmp/$name.out" 2>&1
   local rc=$?
-  if [ $rc -eq 0 ] || ! tr '\n' ' ' <"$tmp/$name.out" | tr -s ' ' | grep -q -E -e "$pattern"; then
+  # The message must be the configure error itself (from the first "CMake Error" on), not a status line.
+  if [ $rc -eq 0 ] || ! sed -n '/^CMake Error/,$p' "$tmp/$name.out" | tr '\n' ' ' | tr -s ' ' | grep -q -E -e "$pattern"; then
     fail "$name: configure exit $rc (want non-zero), want /$pattern/:"; cat "$tmp/$name.out"
   else
     ok "$name: $(grep -m1 -A3 'CMake Error' "$tmp/$name.out" | tail -3 | tr -s ' ' | tr '\n' ' ')"
