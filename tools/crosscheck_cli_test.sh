@@ -6,7 +6,9 @@
 #    ones the golden file stores as o_kernel/lse_kernel (what golden verify reproduces on the
 #    simulator), the other bits differ, and both decimals are the values of those bits;
 #  - --executor hip here: exit 3, one line; bad input: exit 2, one line, no report left;
-#  - `device --executor simulator` names this host's CPU as /proc/cpuinfo does; `device` (hip): exit 3.
+#  - `device --executor simulator` names this host's CPU as /proc/cpuinfo does, and so do the
+#    audit's report.json (executor_description) and report.md; `device` (hip) and `golden verify
+#    --executor hip`: exit 3, one line.
 # Usage: crosscheck_cli_test.sh CDNA_VERIFY GOLDEN_SET_DIR
 set -u
 cli=$1 set=$2
@@ -121,6 +123,25 @@ if [ $rc -ne 3 ] || [ "$(wc -l <"$tmp/err")" -ne 1 ] || [ -s "$tmp/out" ]; then
   fail "device (hip) without a device: exit $rc (want 3):"; cat "$tmp/out" "$tmp/err"
 else
   ok "device (hip) without a device: $(cat "$tmp/err")"
+fi
+
+# 6. The description reaches the audit's report.json and report.md; golden verify --executor hip: exit 3.
+"$cli" audit --executor simulator --set handed --cases '^C01$' --modes rtne --no-mutants --out "$tmp/audit" --quiet \
+  >/dev/null 2>"$tmp/err"
+/usr/bin/python3 - "$tmp/audit/report.json" "$cpu" <<'EOF' || failures=$((failures + 1))
+import json, sys
+d = json.load(open(sys.argv[1])).get("executor_description", {})
+ok = d.get("executor") == "simulator" and d.get("host_cpu") == sys.argv[2] and d.get("threads") == "1"
+print(("ok   " if ok else "FAIL ") + "report.json executor_description: " + json.dumps(d))
+sys.exit(0 if ok else 1)
+EOF
+grep -q '^Executor description: executor `simulator`' "$tmp/audit/report.md" || fail "report.md has no executor description"
+"$cli" golden verify "$set/C01.rtne.safetensors" --executor hip >"$tmp/out" 2>"$tmp/err"
+rc=$?
+if [ $rc -ne 3 ] || [ "$(wc -l <"$tmp/err")" -ne 1 ] || grep -q '^ok' "$tmp/out"; then
+  fail "golden verify --executor hip without a device: exit $rc (want 3, nothing verified):"; cat "$tmp/out" "$tmp/err"
+else
+  ok "golden verify --executor hip without a device: $(cat "$tmp/err")"
 fi
 
 [ $failures -eq 0 ] && echo "all crosscheck/device checks passed" || echo "$failures check(s) failed"
