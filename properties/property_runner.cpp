@@ -197,11 +197,13 @@ void check_property(const std::string& property, const CaseSpec& spec) {
                               : std::string(" (ours) through device::launch_attention, strided layouts"))
             << "\n";
   // The executor asked for must exist: hip without a device fails the test (one line), never a skip.
+  std::string executor_name;
   try {
-    std::cout << "[ property ] executor " << suite().executor->name() << "\n";
+    executor_name = suite().executor->name();  // made first: auto's fallback note is a line of its own
   } catch (const std::exception& e) {
     FAIL() << e.what();
   }
+  std::cout << "[ property ] executor " << executor_name << "\n";
   if (const auto why = skip_reason(property)) GTEST_SKIP() << *why;
   ::rc::detail::checkGTest([&] { evaluate_property(property, spec); });
 }

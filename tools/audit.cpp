@@ -13,6 +13,7 @@
 
 #include "adapters/kernel_adapter.hpp"
 #include "device/attention_launcher.hpp"
+#include "device/hip_executor.hpp"
 #include "reference/profiles.hpp"
 #include "adapters/code_object_mode.hpp"
 #include "tools/plots.hpp"
@@ -363,6 +364,7 @@ void write_reports(const AuditResult& result, const std::filesystem::path& dir) 
   nlohmann::json j;
   j["tool"] = "cdna-verify";
   j["version"] = CDNA_VERSION;
+  j["build_hip"] = device::build_hip();  // the HIP this build was made with (cmake/rocm.cmake)
   j["executor"] = result.executor;
   j["kernel"] = result.kernel;
   j["profile"] = result.profile;  // peer conventions judged under (docs/profiles.md)

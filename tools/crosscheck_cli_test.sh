@@ -131,8 +131,9 @@ fi
 /usr/bin/python3 - "$tmp/audit/report.json" "$cpu" <<'EOF' || failures=$((failures + 1))
 import json, sys
 d = json.load(open(sys.argv[1])).get("executor_description", {})
-ok = d.get("executor") == "simulator" and d.get("host_cpu") == sys.argv[2] and d.get("threads") == "1"
-print(("ok   " if ok else "FAIL ") + "report.json executor_description: " + json.dumps(d))
+r = json.load(open(sys.argv[1]))
+ok = d.get("executor") == "simulator" and d.get("host_cpu") == sys.argv[2] and d.get("threads") == "1" and r.get("build_hip", "").startswith(("Debian HIP", "ROCm"))
+print(("ok   " if ok else "FAIL ") + "report.json build_hip " + r.get("build_hip", "(none)") + ", executor_description: " + json.dumps(d))
 sys.exit(0 if ok else 1)
 EOF
 grep -q '^Executor description: executor `simulator`' "$tmp/audit/report.md" || fail "report.md has no executor description"
