@@ -49,10 +49,16 @@ class HipExecutor final : public Executor {
       d.emplace_back("gcn_arch_name", prop.gcnArchName);
       char bus[64] = {};
       d.emplace_back("pci_bus_id", hipDeviceGetPCIBusId(bus, sizeof bus, device_) == hipSuccess ? bus : "unknown");
-      d.emplace_back("compute_units", std::to_string(prop.multiProcessorCount));
-      d.emplace_back("clock_rate_khz", std::to_string(prop.clockRate));
-      d.emplace_back("memory_clock_rate_khz", std::to_string(prop.memoryClockRate));
     }
+    // Through hipDeviceGetAttribute (kHz, as the HIP runtime API reference documents these
+    // attributes), which every HIP version has, rather than hipDeviceProp_t fields whose set changes
+    // between HIP versions.
+    auto attribute = [this](hipDeviceAttribute_t a) {
+      return hip_int([&](int* v) { return hipDeviceGetAttribute(v, a, device_); });
+    };
+    d.emplace_back("compute_units", attribute(hipDeviceAttributeMultiprocessorCount));
+    d.emplace_back("clock_rate_khz", attribute(hipDeviceAttributeClockRate));
+    d.emplace_back("memory_clock_rate_khz", attribute(hipDeviceAttributeMemoryClockRate));
     d.emplace_back("driver_version", hip_int([](int* v) { return hipDriverGetVersion(v); }));
     d.emplace_back("hip_runtime_version", hip_int([](int* v) { return hipRuntimeGetVersion(v); }));
     d.emplace_back("build_hip", build_hip());
