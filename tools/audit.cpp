@@ -403,6 +403,11 @@ void write_reports(const AuditResult& result, const std::filesystem::path& dir) 
     if (!c.mode_recorded)
       md << adapters::unchecked_mode_notice(c.path, c.mode) << ".\n\n";
   }
+  if (!result.executor_description.empty()) {
+    md << "Executor description:";
+    for (const auto& [k, v] : result.executor_description) md << " " << k << " `" << v << "`;";
+    md << "\n\n";
+  }
   md << "Kernel: `" << result.kernel << "`. Profile: `" << result.profile << "` (docs/profiles.md). Executor: `" << result.executor << "`" << settings_text(result)
      << ". Pass rule: docs/pass-rule.md (certified bound of docs/error-analysis.md, rel-RMS ≤ 2 × floor). "
      << result.count(Verdict::Pass) << " passed, " << result.count(Verdict::Fail) << " failed, "

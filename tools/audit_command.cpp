@@ -153,6 +153,7 @@ int AuditCommand::run_checked() {
   const auto in_other_shard = [&](const std::string& what, int owner) {
     return shard_name + ": " + what + " runs in shard " + std::to_string(owner) + "/" + std::to_string(shard->count);
   };
+  result.executor_description = chosen.executor->describe();
   if (!run_decode_cases) {
     result.decode_not_run = kernel != "attention-fwd" ? "--kernel " + kernel + " is an attention kernel"
                                                       : "--set " + set + " has no decode cases";

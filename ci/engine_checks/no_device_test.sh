@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The hardware job's failure mode, with the real cdna-verify (docs/ci.md "GitHub Actions"): on a
 # machine without a GPU, `CDNA_EXECUTOR=hip ci/shard-run` must exit 3 with the loud line, record
-# "audit 3" and "exit 3", run no later step, and the merge of such a shard must exit 3: a broken
+# "device 3" (`cdna-verify device`, its first step) and "exit 3", run no later step, and the merge of such a shard must exit 3: a broken
 # runner never passes. Skipped (77) on a machine with a GPU (/dev/kfd present).
 # Usage: no_device_test.sh REPO BUILD
 set -uo pipefail
@@ -23,11 +23,11 @@ code=$?
 tail -n 5 <<<"$out"
 [ "$code" -eq 3 ]
 check $? "ci/shard-run exits 3 (got $code)"
-grep -qF "error: shard 1/2 (hip): EXECUTOR UNAVAILABLE: executor 'hip' is unavailable on this runner (audit exited 3)" <<<"$out"
+grep -qF "error: shard 1/2 (hip): EXECUTOR UNAVAILABLE: executor 'hip' is unavailable on this runner (device exited 3)" <<<"$out"
 check $? "the loud line"
 steps=$(grep -v '^shard\|^executor' "$tmp/shard-1/exit-status" | tr '\n' ' ')
-[ "$steps" = "audit 3 exit 3 " ]
-check $? "exit-status: audit 3, exit 3, no later step (got '$steps')"
+[ "$steps" = "device 3 exit 3 " ]
+check $? "exit-status: device 3, exit 3, no later step (got '$steps')"
 
 merged=$(CDNA_BUILD=$build "$repo/ci/merge-shards" "$tmp" 2 2>&1)
 code=$?

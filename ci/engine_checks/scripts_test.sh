@@ -13,8 +13,8 @@ trap 'rm -rf "$tmp"' EXIT
 failures=0
 
 # A stand-in build: tools/cdna-verify and properties/<test> write what the real ones would name
-# (report folder, JUnit file) and exit with STUB_AUDIT_EXIT, STUB_GOLDEN_EXIT, STUB_PROPERTY_EXIT,
-# STUB_MERGE_EXIT (default 0); every call is logged to $STUB_LOG.
+# (report folder, JUnit file) and exit with STUB_DEVICE_EXIT, STUB_AUDIT_EXIT, STUB_GOLDEN_EXIT,
+# STUB_PROPERTY_EXIT, STUB_MERGE_EXIT (default 0); every call is logged to $STUB_LOG.
 mkdir -p "$tmp/build/tools" "$tmp/build/properties"
 cat >"$tmp/build/tools/cdna-verify" <<'EOF'
 #!/usr/bin/env bash
@@ -27,6 +27,7 @@ while [ $# -gt 0 ]; do
   shift
 done
 case "$(head -c 5 <<<"$(tail -n1 "$STUB_LOG")")" in
+  devic) exit "${STUB_DEVICE_EXIT:-0}" ;;
   audit) exit "${STUB_AUDIT_EXIT:-0}" ;;
   golde) exit "${STUB_GOLDEN_EXIT:-0}" ;;
   repor) exit "${STUB_MERGE_EXIT:-0}" ;;
@@ -73,9 +74,9 @@ expect "merging with the wrong N" 2 "not one of shards 1..1" "$repo/ci/merge-sha
 expect "a missing shard" 2 "shard 3/3 left no .*exit-status: it did not finish" "$repo/ci/merge-shards" "$o" 3
 
 o=$tmp/fail
-expect "a failed golden step: the worst code, after every step" 1 "FAIL \(exit 1\): audit 0 golden 1 p_test 0" \
+expect "a failed golden step: the worst code, after every step" 1 "FAIL \(exit 1\): device 0 audit 0 golden 1 p_test 0" \
   env STUB_GOLDEN_EXIT=1 "$repo/ci/shard-run" 1 2 "$o"
-expect "a crash counts as a tool error" 2 "BAD INPUT OR TOOL ERROR \(exit 2\): audit 0 golden 0 p_test 139" \
+expect "a crash counts as a tool error" 2 "BAD INPUT OR TOOL ERROR \(exit 2\): device 0 audit 0 golden 0 p_test 139" \
   env STUB_PROPERTY_EXIT=139 "$repo/ci/shard-run" 2 2 "$o"
 expect "merging a failed and a broken shard" 2 "shard 1: FAIL, shard 2: BAD INPUT OR TOOL ERROR, merge: PASS" \
   "$repo/ci/merge-shards" "$o" 2
@@ -91,7 +92,9 @@ expect "executor unavailable stops the shard at once, loudly" 3 \
   env STUB_AUDIT_EXIT=3 CDNA_EXECUTOR=hip "$repo/ci/shard-run" 1 2 "$o"
 expect "... as a GitHub error annotation" 0 "^::error title=ci/shard-run::" \
   env STUB_AUDIT_EXIT=3 CDNA_EXECUTOR=hip GITHUB_ACTIONS=true bash -c "'$repo/ci/shard-run' 2 2 '$o' 2>/dev/null; true"
-expect "... and no later step ran" 0 "^2$" bash -c "wc -l <'$STUB_LOG'"
+expect "... and no later step ran" 0 "^4$" bash -c "wc -l <'$STUB_LOG'"
+expect "a missing device stops the shard before the audit" 3 "device 3$" \
+  env STUB_DEVICE_EXIT=3 CDNA_EXECUTOR=hip "$repo/ci/shard-run" 1 2 "$tmp/nodevice2"
 expect "the merge of such shards fails with 3" 3 "EXECUTOR UNAVAILABLE \(exit 3\)" "$repo/ci/merge-shards" "$o" 2
 cp -r "$tmp/pass" "$tmp/foreign"
 sed -i 's|^shard 2/2$|shard 1/2|' "$tmp/foreign/shard-2/exit-status"

@@ -9,7 +9,8 @@ What it checks, and only that (the schema itself is checked by action-validator,
 - GitHub's required structure: `on` and a non-empty `jobs` mapping; every job has `runs-on` (or
   `uses`, a reusable workflow) and a non-empty `steps` list whose steps have exactly one of
   `run` or `uses`; every `needs` names an existing job.
-- Our gating rules: the `hardware` job runs on [self-hosted, gfx942] with CDNA_EXECUTOR=hip; the
+- Our gating rules: the `hardware` job runs on [self-hosted, gfx942] with CDNA_EXECUTOR=hip and
+  builds with ROCm (CDNA_CONFIGURE_ARGS=-DCDNA_USE_ROCM=ON); the
   `simulator` job runs in container debian:12 with CDNA_EXECUTOR=simulator; each `shard` matrix
   is exactly 1..CDNA_SHARDS (the workflow's env); no job or step of a shard job has
   `continue-on-error`, and its shard step runs ci/shard-run with nothing that could swallow the
@@ -110,6 +111,8 @@ def check_gating(doc, jobs, problems):
         check_shard_job(name, jobs[name], executor, shards, problems)
     if "hardware" in jobs and not {"self-hosted", "gfx942"} <= set(as_list(jobs["hardware"].get("runs-on"))):
         problems.append(f"job hardware: runs-on {jobs['hardware'].get('runs-on')} is not [self-hosted, gfx942]")
+    if "hardware" in jobs and "-DCDNA_USE_ROCM=ON" not in str(jobs["hardware"].get("env", {}).get("CDNA_CONFIGURE_ARGS")):
+        problems.append("job hardware: CDNA_CONFIGURE_ARGS lacks -DCDNA_USE_ROCM=ON (the ROCm build)")
     if "simulator" in jobs and jobs["simulator"].get("container") != "debian:12":
         problems.append("job simulator: not in container debian:12 (ci/setup installs Debian 12 packages)")
     for name, needed in MERGE_JOBS.items():

@@ -46,6 +46,7 @@ def mutate_structure():
         ("hardware on auto executor", lambda d: job(d, "hardware")["env"].update(CDNA_EXECUTOR="auto"), "must be hip"),
         ("hardware on hosted runner", lambda d: job(d, "hardware").update({"runs-on": "ubuntu-latest"}),
          "is not [self-hosted, gfx942]"),
+        ("hardware built without ROCm", lambda d: job(d, "hardware")["env"].pop("CDNA_CONFIGURE_ARGS"), "CDNA_USE_ROCM"),
         ("simulator outside debian:12", lambda d: job(d, "simulator").update(container="ubuntu:24.04"), "debian:12"),
         ("job continue-on-error", lambda d: job(d, "hardware").update({"continue-on-error": True}),
          "continue-on-error"),
