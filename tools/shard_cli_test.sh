@@ -16,8 +16,9 @@ fail() { echo "FAIL $*"; failures=$((failures + 1)); }
 ok() { echo "ok   $*"; }
 
 if [ "$which" = quick ]; then
-  # Matrix rows (llama3.2-1b/...), handed cases (C01, R01, W01, DV01), a required refusal
-  # (C13-d59: judged nothing, a pass), a decode case (D01).
+  # Matrix rows (llama3.2-1b/...), handed cases (C01, R01, W01), a rejected case (DV01: Dv != D,
+  # outside our kernel's features), a required refusal (C13-d59: judged nothing, a pass), a
+  # decode case (D01).
   sel=(--cases '^(llama3.2-1b/sq17-sk17|llama3.2-1b/sq17-sk128/causal|C01|C13-d59|R01|W01|DV01|D01)$' --no-mutants)
 else
   sel=()
