@@ -4,11 +4,12 @@
 # times are masked (tools/mask_report_times.py); every case is in exactly one shard, the same one
 # under another --cases; merge refuses (one line, exit 2, no report) a missing shard, a repeated
 # one, shards of another run, an edited or malformed report.json; bad --shard values and empty
-# shards. Usage: shard_cli_test.sh CDNA_VERIFY MASK_SCRIPT quick|full
+# shards; `golden verify --shard` verifies each golden file in exactly one shard, all modes of a
+# case together. Usage: shard_cli_test.sh CDNA_VERIFY MASK_SCRIPT quick|full [GOLDEN_SET]
 #   quick: a few cases (matrix rows, handed, a rejected and a refused case, a decode case), no
 #          kill matrices (seconds); full: the default audit with both kill matrices (minutes).
 set -u
-cli=$1 mask=$2 which=$3
+cli=$1 mask=$2 which=$3 golden=${4:-}
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 failures=0
@@ -133,6 +134,29 @@ else fail "empty shard $empty/3: exit $rc"; cat "$tmp/e"; fi
 "$cli" "${audit1[@]}" --shard "$empty/3" --allow-empty-shard >/dev/null 2>&1 && ok "empty shard with --allow-empty-shard: exit 0" ||
   fail "empty shard with --allow-empty-shard: exit $?"
 "$cli" "${audit1[@]}" --shard "$c01/3" >/dev/null 2>&1 && ok "shard $c01/3 owning C01: exit 0" || fail "shard $c01/3: exit $?"
+
+# golden verify --shard: 4 cases x 3 modes of the committed set, oracle only (--executor none).
+if [ -n "$golden" ]; then
+  mkdir -p "$tmp/golden"
+  cp "$golden"/C01.*.safetensors "$golden"/C03.*.safetensors "$golden"/R01.*.safetensors "$golden"/C07.*.safetensors "$tmp/golden/"
+  verified() { grep -o '^ok    [^ ]*' | sed 's/^ok    //; s|.*/||' | sort; }
+  "$cli" golden verify "$tmp/golden" --executor none | verified >"$tmp/g_all"
+  for i in 1 2 3; do
+    "$cli" golden verify "$tmp/golden" --executor none --shard "$i/3" --allow-empty-shard >"$tmp/g$i.log" 2>&1 ||
+      fail "golden verify --shard $i/3 exit $?"
+    verified <"$tmp/g$i.log" >"$tmp/g$i"
+    grep -q "^shard $i/3: owns" "$tmp/g$i.log" || fail "golden verify --shard $i/3 does not say what it owns"
+  done
+  sort "$tmp/g1" "$tmp/g2" "$tmp/g3" >"$tmp/g_union"
+  split_case=$(for i in 1 2 3; do sed 's/\.[a-z]*\.safetensors$//' "$tmp/g$i" | sort -u; done | sort | uniq -d)
+  if [ "$(wc -l <"$tmp/g_all")" -eq 12 ] && diff -q "$tmp/g_all" "$tmp/g_union" >/dev/null &&
+     [ -z "$(uniq -d "$tmp/g_union")" ] && [ -z "$split_case" ]; then
+    ok "golden verify: each of 12 files in exactly one of 3 shards, modes of a case together ($(wc -l <"$tmp/g1"), $(wc -l <"$tmp/g2"), $(wc -l <"$tmp/g3"))"
+  else
+    fail "golden verify shards: $(tr '\n' ' ' <"$tmp/g_union") vs $(tr '\n' ' ' <"$tmp/g_all"); split: $split_case"
+  fi
+  expect golden-shard 2 "--shard '3/2': I must be in 1..N" -- golden verify "$tmp/golden" --executor none --shard 3/2
+fi
 
 echo "$failures failure(s)"
 [ "$failures" -eq 0 ]
