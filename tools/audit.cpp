@@ -14,6 +14,7 @@
 
 #include "adapters/kernel_adapter.hpp"
 #include "device/attention_launcher.hpp"
+#include "device/hip_executor.hpp"
 #include "golden/digest.hpp"
 #include "reference/profiles.hpp"
 #include "adapters/code_object_mode.hpp"
@@ -156,6 +157,7 @@ AuditResult run_audit(const AuditOptions& options, device::Executor& executor,
   const auto t_start = Clock::now();
   AuditResult result;
   result.executor = executor.name();
+  result.build_hip = device::build_hip();
 
   std::vector<AuditCase> cases;
   if (options.matrix) cases = default_matrix();
@@ -402,6 +404,11 @@ void write_reports(const AuditResult& result, const std::filesystem::path& dir) 
   for (const auto& c : result.code_objects) {
     if (!c.mode_recorded)
       md << adapters::unchecked_mode_notice(c.path, c.mode) << ".\n\n";
+  }
+  if (!result.executor_description.empty()) {
+    md << "Executor description:";
+    for (const auto& [k, v] : result.executor_description) md << " " << k << " `" << v << "`;";
+    md << "\n\n";
   }
   md << "Kernel: `" << result.kernel << "`. Profile: `" << result.profile << "` (docs/profiles.md). Executor: `" << result.executor << "`" << settings_text(result)
      << ". Pass rule: docs/pass-rule.md (certified bound of docs/error-analysis.md, rel-RMS ≤ 2 × floor). "

@@ -128,6 +128,7 @@ int AuditCommand::run() {
   }
   AuditResult result = run_audit(options, *chosen.executor, wave_instructions, case_hazards);
   result.executor_settings = std::move(settings);
+  result.executor_description = chosen.executor->describe();
   result.set = set;
   // Which shard runs each kill matrix: the one that owns its pseudo case id (tools/shard.hpp).
   const int mutation_shard = shard ? ShardSpec::of(kMutationKillMatrixId, shard->count) : 1;

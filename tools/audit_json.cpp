@@ -29,6 +29,26 @@ double number_from(const json& j) {
   return j.get<double>();
 }
 
+using Pairs = std::vector<std::pair<std::string, std::string>>;
+
+// `pairs` as the object j[key], and their order as j[key + "_order"] (a JSON object's keys have
+// no order; the reports keep the executor's).
+void put_ordered(json& j, const std::string& key, const Pairs& pairs) {
+  auto& object = j[key] = json::object();
+  std::vector<std::string> order;
+  for (const auto& [k, v] : pairs) {
+    object[k] = v;
+    order.push_back(k);
+  }
+  j[key + "_order"] = order;
+}
+Pairs get_ordered(const json& j, const std::string& key) {
+  Pairs pairs;
+  for (const auto& k : j.at(key + "_order"))
+    pairs.emplace_back(k.get<std::string>(), j.at(key).at(k.get<std::string>()).get<std::string>());
+  return pairs;
+}
+
 const char* mode_source(const AuditResult& result, const AuditedCodeObject& c) {
   if (!c.mode_recorded) return "the user's declaration, not checked";
   return result.kernel == "aiter-fmha-v3" ? "recorded in the code object (its kernel name)"
@@ -281,18 +301,14 @@ json audit_json(const AuditResult& result) {
   json j;
   j["tool"] = "cdna-verify";
   j["version"] = CDNA_VERSION;
+  j["build_hip"] = result.build_hip;  // the HIP this build was made with (cmake/rocm.cmake)
   j["executor"] = result.executor;
   j["kernel"] = result.kernel;
   j["profile"] = result.profile;  // peer conventions judged under (docs/profiles.md)
   j["selection"] = {{"set", result.set}, {"cases", result.case_filter}};
   if (result.shard) j["shard"] = shard_json(*result.shard);
-  auto& settings = j["executor_settings"] = json::object();
-  std::vector<std::string> order;  // a JSON object's keys have no order; the reports keep the executor's
-  for (const auto& [k, v] : result.executor_settings) {
-    settings[k] = v;
-    order.push_back(k);
-  }
-  j["executor_settings_order"] = order;
+  put_ordered(j, "executor_settings", result.executor_settings);
+  put_ordered(j, "executor_description", result.executor_description);
   j["pass_rule"] = "docs/pass-rule.md (certified per-element bound, docs/error-analysis.md; rel-RMS <= 2 x floor)";
   j["seconds"] = result.seconds;
   j["passed"] = result.count(Verdict::Pass);
@@ -357,8 +373,9 @@ AuditResult audit_from_json(const json& j) {
     r.set = j.at("selection").at("set").get<std::string>();
     r.case_filter = j.at("selection").at("cases").get<std::string>();
     if (j.contains("shard")) r.shard = shard_from(j["shard"]);
-    for (const auto& k : j.at("executor_settings_order"))
-      r.executor_settings.emplace_back(k.get<std::string>(), j.at("executor_settings").at(k.get<std::string>()).get<std::string>());
+    r.build_hip = j.at("build_hip").get<std::string>();
+    r.executor_settings = get_ordered(j, "executor_settings");
+    r.executor_description = get_ordered(j, "executor_description");
     r.seconds = j.at("seconds").get<double>();
     for (const auto& c : j.at("code_objects"))
       r.code_objects.push_back({c.at("rounding").get<std::string>(), c.at("path").get<std::string>(),

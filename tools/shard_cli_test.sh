@@ -110,6 +110,9 @@ j["cases"][0]["verdict"] = "FAIL" if j["cases"][0]["verdict"] == "pass" else "pa
 json.dump(j, open(sys.argv[1], "w"), indent=2)
 PY
 expect tampered 2 "tampered/report.json: .*do not follow from its rows" -- "${merge[@]}" "$tmp/s1" "$tmp/tampered" "$tmp/s3"
+cp -r "$tmp/s2" "$tmp/otherhip"
+sed -i 's/"build_hip": "[^"]*"/"build_hip": "6.4.1 (ROCm)"/' "$tmp/otherhip/report.json"
+expect other-build 2 "otherhip' is not of the same run as .*built with HIP 6.4.1 \(ROCm\)" -- "${merge[@]}" "$tmp/s1" "$tmp/otherhip" "$tmp/s3"
 mkdir -p "$tmp/malformed" && head -c 300 "$tmp/s2/report.json" >"$tmp/malformed/report.json"
 expect malformed 2 "malformed/report.json: not JSON" -- "${merge[@]}" "$tmp/s1" "$tmp/malformed" "$tmp/s3"
 expect no-report 2 "nowhere/report.json: cannot read" -- "${merge[@]}" "$tmp/s1" "$tmp/nowhere" "$tmp/s3"

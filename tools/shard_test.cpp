@@ -135,6 +135,8 @@ AuditResult sample_result() {
   AuditResult r;
   r.executor = "simulator";
   r.executor_settings = {{"schedule", "random"}, {"hazards", "error"}};  // not in key order
+  r.executor_description = {{"executor", "simulator"}, {"device", "CDNA3"}, {"host_cpu", "x"}};
+  r.build_hip = "5.2";
   r.code_objects.push_back({"RTNE", "/x/attention_fwd_rtne.hsaco", true, std::string(64, 'a')});
   r.case_filter = "C0";
   r.seconds = 1.25;
@@ -187,6 +189,8 @@ TEST(AuditJson, RoundTripIsExact) {
   EXPECT_EQ(back.rows[0].shape.head_dim_v, 32);
   EXPECT_EQ(back.rows[1].position, 4u);
   EXPECT_EQ(back.executor_settings, r.executor_settings);  // the executor's order, not the keys'
+  EXPECT_EQ(back.executor_description, r.executor_description);
+  EXPECT_EQ(back.build_hip, "5.2");
   ASSERT_TRUE(back.shard);
   EXPECT_EQ(back.shard->owned, r.shard->owned);
   ASSERT_TRUE(back.decode);
