@@ -14,6 +14,7 @@
 
 #include "adapters/kernel_adapter.hpp"
 #include "device/attention_launcher.hpp"
+#include "device/hip_executor.hpp"
 #include "golden/digest.hpp"
 #include "reference/profiles.hpp"
 #include "adapters/code_object_mode.hpp"
@@ -156,6 +157,7 @@ AuditResult run_audit(const AuditOptions& options, device::Executor& executor,
   const auto t_start = Clock::now();
   AuditResult result;
   result.executor = executor.name();
+  result.build_hip = device::build_hip();
 
   std::vector<AuditCase> cases;
   if (options.matrix) cases = default_matrix();

@@ -117,6 +117,7 @@ struct AuditResult {
   // What the executor runs on (device::Executor::describe: the HIP device, driver, ROCm and
   // clocks, or the simulator's host); report.json "executor_description", report.md's header.
   device::Description executor_description;
+  std::string build_hip;  // the HIP this build was made with (device::build_hip(); report.json "build_hip")
   std::vector<CaseResult> rows;
   double seconds = 0;
   // Mutation testing of the verifier run with the audit (tools/mutants.hpp); empty if skipped.

@@ -140,6 +140,7 @@ int AuditCommand::run_checked() {
   }
   AuditResult result = run_audit(options, *chosen.executor, wave_instructions, case_hazards);
   result.executor_settings = std::move(settings);
+  result.executor_description = chosen.executor->describe();
   result.set = set;
   // Which shard runs each kill matrix: the one that owns its pseudo case id (tools/shard.hpp).
   const int mutation_shard = shard ? ShardSpec::of(kMutationKillMatrixId, shard->count) : 1;
@@ -153,7 +154,6 @@ int AuditCommand::run_checked() {
   const auto in_other_shard = [&](const std::string& what, int owner) {
     return shard_name + ": " + what + " runs in shard " + std::to_string(owner) + "/" + std::to_string(shard->count);
   };
-  result.executor_description = chosen.executor->describe();
   if (!run_decode_cases) {
     result.decode_not_run = kernel != "attention-fwd" ? "--kernel " + kernel + " is an attention kernel"
                                                       : "--set " + set + " has no decode cases";

@@ -6,7 +6,6 @@
 #include <sstream>
 #include <stdexcept>
 
-#include "device/hip_executor.hpp"
 #include "tools/shape_format.hpp"
 
 namespace cdna::tools {
@@ -28,6 +27,26 @@ double number_from(const json& j) {
     throw std::runtime_error("'" + s + "' is not a number");
   }
   return j.get<double>();
+}
+
+using Pairs = std::vector<std::pair<std::string, std::string>>;
+
+// `pairs` as the object j[key], and their order as j[key + "_order"] (a JSON object's keys have
+// no order; the reports keep the executor's).
+void put_ordered(json& j, const std::string& key, const Pairs& pairs) {
+  auto& object = j[key] = json::object();
+  std::vector<std::string> order;
+  for (const auto& [k, v] : pairs) {
+    object[k] = v;
+    order.push_back(k);
+  }
+  j[key + "_order"] = order;
+}
+Pairs get_ordered(const json& j, const std::string& key) {
+  Pairs pairs;
+  for (const auto& k : j.at(key + "_order"))
+    pairs.emplace_back(k.get<std::string>(), j.at(key).at(k.get<std::string>()).get<std::string>());
+  return pairs;
 }
 
 const char* mode_source(const AuditResult& result, const AuditedCodeObject& c) {
@@ -276,38 +295,20 @@ DecodeAuditResult decode_from(const json& j) {
   return d;
 }
 
-// Key/value pairs (executor settings, executor description) as a JSON object plus the keys'
-// order in "<key>_order": a JSON object's keys have no order, the reports keep the executor's.
-void put_ordered(json& j, const std::string& key, const std::vector<std::pair<std::string, std::string>>& pairs) {
-  auto& object = j[key] = json::object();
-  std::vector<std::string> order;
-  for (const auto& [k, v] : pairs) {
-    object[k] = v;
-    order.push_back(k);
-  }
-  j[key + "_order"] = order;
-}
-std::vector<std::pair<std::string, std::string>> get_ordered(const json& j, const std::string& key) {
-  std::vector<std::pair<std::string, std::string>> pairs;
-  for (const auto& k : j.at(key + "_order"))
-    pairs.emplace_back(k.get<std::string>(), j.at(key).at(k.get<std::string>()).get<std::string>());
-  return pairs;
-}
-
 }  // namespace
 
 json audit_json(const AuditResult& result) {
   json j;
   j["tool"] = "cdna-verify";
   j["version"] = CDNA_VERSION;
+  j["build_hip"] = result.build_hip;  // the HIP this build was made with (cmake/rocm.cmake)
   j["executor"] = result.executor;
   j["kernel"] = result.kernel;
   j["profile"] = result.profile;  // peer conventions judged under (docs/profiles.md)
   j["selection"] = {{"set", result.set}, {"cases", result.case_filter}};
   if (result.shard) j["shard"] = shard_json(*result.shard);
-  j["build_hip"] = device::build_hip();  // the HIP this build was made with (cmake/rocm.cmake)
   put_ordered(j, "executor_settings", result.executor_settings);
-  put_ordered(j, "executor_description", result.executor_description);  // device, driver, clocks (docs/ci.md)
+  put_ordered(j, "executor_description", result.executor_description);
   j["pass_rule"] = "docs/pass-rule.md (certified per-element bound, docs/error-analysis.md; rel-RMS <= 2 x floor)";
   j["seconds"] = result.seconds;
   j["passed"] = result.count(Verdict::Pass);
@@ -372,6 +373,7 @@ AuditResult audit_from_json(const json& j) {
     r.set = j.at("selection").at("set").get<std::string>();
     r.case_filter = j.at("selection").at("cases").get<std::string>();
     if (j.contains("shard")) r.shard = shard_from(j["shard"]);
+    r.build_hip = j.at("build_hip").get<std::string>();
     r.executor_settings = get_ordered(j, "executor_settings");
     r.executor_description = get_ordered(j, "executor_description");
     r.seconds = j.at("seconds").get<double>();

@@ -23,6 +23,7 @@ std::vector<std::pair<std::string, std::string>> code_digests(const AuditResult&
 
 // One line if `b` is not of the same run as `a` (first differing property), else "".
 std::string run_difference(const AuditResult& a, const AuditResult& b) {
+  if (a.build_hip != b.build_hip) return "built with HIP " + b.build_hip + ", not " + a.build_hip;
   if (a.kernel != b.kernel) return "kernel " + b.kernel + ", not " + a.kernel;
   if (a.executor != b.executor) return "executor " + b.executor + ", not " + a.executor;
   if (a.profile != b.profile) return "profile " + b.profile + ", not " + a.profile;
@@ -35,6 +36,25 @@ std::string run_difference(const AuditResult& a, const AuditResult& b) {
   if (a.shard->mutation_shard != b.shard->mutation_shard || a.shard->decode_mutation_shard != b.shard->decode_mutation_shard)
     return "other kill-matrix shards";
   return "";
+}
+
+// The executors' descriptions: a value all shards share as is; one that differs (another host
+// CPU, driver or clock on another runner) as "shard 1/3: v1; shard 2/3: v2; ...".
+device::Description merged_description(const std::map<int, const ShardReport*>& by_index) {
+  device::Description merged = by_index.begin()->second->result.executor_description;
+  for (auto& [key, value] : merged) {
+    std::string per_shard;
+    bool differ = false;
+    for (const auto& [index, s] : by_index) {
+      std::string v = "(none)";
+      for (const auto& [k, x] : s->result.executor_description)
+        if (k == key) v = x;
+      differ = differ || v != value;
+      per_shard += (per_shard.empty() ? "" : "; ") + s->result.shard->spec.text() + ": " + v;
+    }
+    if (differ) value = "shard " + per_shard;
+  }
+  return merged;
 }
 
 template <class Row>
@@ -81,6 +101,7 @@ AuditResult merge_shards(const std::vector<ShardReport>& shards) {
   merged.rows.clear();
   merged.seconds = 0;
   merged.decode.reset();
+  merged.executor_description = merged_description(by_index);
   const ShardReport& mutation_owner = *by_index.at(first.result.shard->mutation_shard);
   const ShardReport& decode_owner = *by_index.at(first.result.shard->decode_mutation_shard);
   merged.mutation = mutation_owner.result.mutation;
