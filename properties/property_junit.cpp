@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "tools/junit.hpp"
+#include "tools/output_paths.hpp"
 
 namespace rc::detail {
 // RapidCheck's default listener (progress, shrinking and the reproduce line), the one
@@ -163,7 +164,7 @@ int setup_junit(int& argc, char** argv, std::function<std::string(const ::testin
   argv[argc] = nullptr;
   if (st.path.empty()) return 0;
   try {
-    junit::check_writable(st.path);
+    tools::check_output_file("--junit", st.path);
   } catch (const std::exception& e) {
     std::cerr << st.program << ": error: " << e.what() << "\n";
     return 2;

@@ -5,20 +5,14 @@
 #include <stdexcept>
 
 #include "device/attention_launcher.hpp"
-#include "device/hip_executor.hpp"
+#include "tools/executor_choice.hpp"
 #include "simulator/simulator_executor.hpp"
+#include "tools/executor_choice.hpp"
 
 namespace cdna::tools {
 std::unique_ptr<device::Executor> make_executor(const std::string& name) {
   if (name == "none") return nullptr;
-  if (name != "simulator") {
-    std::string why_not;
-    auto hip = device::make_hip_executor(why_not);
-    if (hip) return hip;
-    if (name == "hip") throw std::runtime_error(why_not);
-    std::cerr << "cdna-verify: " << why_not << "; falling back to the CDNA3 simulator\n";
-  }
-  return std::make_unique<simulator::SimulatorExecutor>();
+  return choose_executor(name).executor;  // "hip" without a device: ExecutorUnavailable (exit 3)
 }
 
 CodeObjects::CodeObjects(const std::string& kernel, std::filesystem::path source)

@@ -92,9 +92,13 @@ run "junit dir" 2 -- "$cli" audit --cases '^C01$' --modes rtne --no-mutants --ou
 [ "$(wc -l <"$tmp/out.txt")" -eq 1 ] || fail "junit dir: not one line: $(cat "$tmp/out.txt")"
 grep -q "is a directory" "$tmp/out.txt" || fail "junit dir: message does not say 'is a directory'"
 [ -e "$tmp/r5" ] && fail "junit dir: the audit ran (wrote $tmp/r5)"
-run "junit parent" 2 -- "$cli" golden verify "$set/C01.rtne.safetensors" --junit "$tmp/no/such/j.xml"
-grep -q "does not exist" "$tmp/out.txt" || fail "junit parent: message does not say 'does not exist'"
-[ -e "$tmp/no" ] && fail "junit parent: created $tmp/no"
+touch "$tmp/afile"
+run "junit parent" 2 -- "$cli" golden verify "$set/C01.rtne.safetensors" --junit "$tmp/afile/j.xml"
+grep -q "is not a directory" "$tmp/out.txt" || fail "junit parent: message does not say 'is not a directory'"
+[ "$(wc -l <"$tmp/out.txt")" -eq 1 ] || fail "junit parent: not one line: $(cat "$tmp/out.txt")"
+# A folder that does not exist yet is made (as --out's is).
+run "junit new folder" 0 -- "$cli" golden verify "$set/C01.rtne.safetensors" --executor none --junit "$tmp/new/j.xml"
+valid "junit new folder" "$tmp/new/j.xml"
 ls "$tmp"/*.partial >/dev/null 2>&1 && fail "a .partial file was left behind"
 
 # --- golden verify: one testcase per file (case x mode) ---
