@@ -11,6 +11,7 @@
 #include <stdexcept>
 
 #include "device/attention_params.h"
+#include "reference/input_file.hpp"
 
 namespace cdna::device {
 
@@ -21,6 +22,7 @@ std::filesystem::path attention_code_object(numerics::Rounding mode, const std::
 }
 
 std::vector<std::byte> read_file(const std::filesystem::path& path, std::string_view what) {
+  if (auto why = reference::directory_instead_of_file(path, std::string(what))) throw std::invalid_argument(*why);
   std::ifstream in(path, std::ios::binary);
   if (!in) {
     throw std::runtime_error("cannot read " + std::string(what) + " '" + path.string() +

@@ -8,6 +8,7 @@
 
 #include "golden/safetensors.hpp"
 #include "numerics/bf16.hpp"
+#include "reference/input_file.hpp"
 
 namespace cdna::golden {
 namespace {
@@ -63,6 +64,7 @@ std::vector<std::uint16_t> bf16_values(const Tensor& t, const std::filesystem::p
 }
 
 std::string read_text(const std::filesystem::path& path) {
+  if (auto why = reference::directory_instead_of_file(path, "model file")) throw ModelFileError(*why);
   std::ifstream in(path, std::ios::binary);
   if (!in) throw ModelFileError(path.string() + ": cannot read: no such file or not readable");
   std::ostringstream text;

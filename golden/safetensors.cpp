@@ -1,4 +1,5 @@
 #include "golden/safetensors.hpp"
+#include "reference/input_file.hpp"
 
 #include <algorithm>
 #include <array>
@@ -320,13 +321,12 @@ SafetensorsFile parse_safetensors(std::span<const std::byte> bytes, std::string_
 }
 
 SafetensorsFile read_safetensors(const std::filesystem::path& path) {
+  if (auto why = reference::directory_instead_of_file(path, "")) throw SafetensorsError(*why);
   std::ifstream in(path, std::ios::binary);
   if (!in) {
     std::error_code ec(errno, std::generic_category());
     throw SafetensorsError(path.string() + ": cannot read: " + ec.message());
   }
-  std::error_code ec;
-  if (std::filesystem::is_directory(path, ec)) throw SafetensorsError(path.string() + ": cannot read: is a directory");
   std::vector<std::byte> bytes;
   std::array<char, 1 << 16> buf{};
   while (in) {

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "tools/junit.hpp"
+#include "tools/output_paths.hpp"
 
 namespace rc::detail {
 // RapidCheck's default listener (progress, shrinking and the reproduce line), the one
@@ -50,13 +51,34 @@ std::string test_name(const ::testing::TestInfo& info) {
   return std::string(info.test_suite_name()) + "." + info.name();
 }
 
+// The reason in a RapidCheck case description ("file.cpp:149:\nRC_DISCARD(<expr>)\n\n<message>"):
+// the message after the macro line, or, without one (RC_ASSERT's "Expands to: …"), the macro
+// line and where it is.
+std::string reason(const std::string& description) {
+  std::vector<std::string> lines;
+  std::istringstream in(description);
+  for (std::string l; std::getline(in, l);) lines.push_back(l);
+  std::string where;
+  if (!lines.empty() && lines.front().ends_with(":") && lines.front().find(':') + 1 < lines.front().size()) {
+    where = lines.front().substr(0, lines.front().size() - 1);
+    lines.erase(lines.begin());
+  }
+  if (lines.empty()) return where.empty() ? description : where;
+  // e.g. "Exception thrown with message:" followed by the exception's text
+  if (!lines.front().starts_with("RC_"))
+    return lines.front().ends_with(":") && lines.size() > 1 ? lines[0] + " " + lines[1] : lines.front();
+  for (std::size_t i = 1; i + 1 < lines.size(); ++i)
+    if (lines[i].empty() && !lines[i + 1].empty() && !lines[i + 1].starts_with("Expands to")) return lines[i + 1];
+  return lines.front() + (where.empty() ? "" : " at " + where);
+}
+
 // Counts the generated cases of one property run and forwards every event to RapidCheck's
 // default listener, so its own output is unchanged.
 class CountingListener : public rc::detail::TestListener {
  public:
   explicit CountingListener(Counts& c) : counts_(c) {}
   void onTestCaseFinished(const rc::detail::CaseDescription& d) override {
-    if (d.result.type == rc::detail::CaseResult::Type::Discard) ++counts_.discarded[d.result.description];
+    if (d.result.type == rc::detail::CaseResult::Type::Discard) ++counts_.discarded[reason(d.result.description)];
     else ++counts_.judged;
     rc::detail::globalTestListener().onTestCaseFinished(d);
   }
@@ -142,7 +164,7 @@ int setup_junit(int& argc, char** argv, std::function<std::string(const ::testin
   argv[argc] = nullptr;
   if (st.path.empty()) return 0;
   try {
-    junit::check_writable(st.path);
+    tools::check_output_file("--junit", st.path);
   } catch (const std::exception& e) {
     std::cerr << st.program << ": error: " << e.what() << "\n";
     return 2;
@@ -190,7 +212,7 @@ void check_gtest_counted(const rc::detail::Property& property) {
     }
     return;
   }
-  if (result.is<rc::detail::FailureResult>()) counts.failure = result.get<rc::detail::FailureResult>().description;
+  if (result.is<rc::detail::FailureResult>()) counts.failure = reason(result.get<rc::detail::FailureResult>().description);
   std::ostringstream message;
   rc::detail::printResultMessage(result, message);
   ADD_FAILURE() << message.str();

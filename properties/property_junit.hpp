@@ -16,7 +16,7 @@
 namespace cdna::properties {
 
 // Takes `--junit FILE` (or --junit=FILE) out of argv; call after ::testing::InitGoogleTest.
-// Checks FILE writable (tools/junit.hpp check_writable) and registers the listener that records
+// Checks FILE before any test runs (tools/output_paths.hpp check_output_file) and registers the listener that records
 // every test; `kernel_of` names the kernel a test runs (the classname's last part). Returns 0, or
 // 2 after printing one line on stderr (no value, not writable).
 int setup_junit(int& argc, char** argv, std::function<std::string(const ::testing::TestInfo&)> kernel_of);

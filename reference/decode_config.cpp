@@ -1,4 +1,5 @@
 #include "reference/decode_config.hpp"
+#include "reference/input_file.hpp"
 
 #include <cmath>
 #include <fstream>
@@ -124,6 +125,7 @@ DecoderConfig parse_decoder_config(std::string_view json_text_in, std::string_vi
 }
 
 DecoderConfig read_decoder_config(const std::filesystem::path& path) {
+  if (auto why = directory_instead_of_file(path, "model config")) throw ModelFileError(*why);
   std::ifstream in(path, std::ios::binary);
   std::ostringstream text;
   if (in) text << in.rdbuf();

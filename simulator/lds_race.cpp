@@ -159,7 +159,7 @@ void end_lds_interval(DispatchEnv& env, Workgroup& wg) {
     // First run under Error: the executor runs the dispatch again to recover the pcs.
     if (!env.lds_watches && env.lds_races == LdsRaces::Error) throw LdsRaceFound(r);
     if (env.lds_races == LdsRaces::Report) env.lds_race_log->push_back(r);
-    if (env.lds_races == LdsRaces::Error) throw std::runtime_error("simulator: " + r.message);
+    if (env.lds_races == LdsRaces::Error) throw KernelFault("simulator: " + r.message);
   }
 }
 

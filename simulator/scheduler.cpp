@@ -62,8 +62,8 @@ std::string wave_name(const Workgroup& wg, std::uint32_t wave) {
 [[noreturn]] void fail_at(const DispatchEnv& env, const Workgroup& wg, const Wave& w,
                           std::uint32_t index, const std::string& what) {
   const Program& p = *env.program;
-  throw std::runtime_error("simulator: kernel '" + p.kernel + "' (code object '" + p.code_object +
-                           "') " + wave_name(wg, w.index_in_group) + ", " + p.where(index) +
+  throw KernelFault("simulator: kernel '" + p.kernel + "' (code object '" + p.code_object +
+                    "') " + wave_name(wg, w.index_in_group) + ", " + p.where(index) +
                            ": " + what);
 }
 
@@ -251,8 +251,8 @@ void run_dispatch(DispatchEnv& env, const LaunchAddresses& addresses,
     return m;
   };
   auto dispatch_fail = [&](const std::string& what) {
-    throw std::runtime_error("simulator: kernel '" + prog.kernel + "' (code object '" +
-                             prog.code_object + "'): " + what + all_waves());
+    throw KernelFault("simulator: kernel '" + prog.kernel + "' (code object '" + prog.code_object + "'): " + what +
+                      all_waves());
   };
 
   struct Turn {
@@ -334,7 +334,7 @@ void run_dispatch(DispatchEnv& env, const LaunchAddresses& addresses,
         dispatch_fail("the dispatch executed more than " +
                       std::to_string(options.max_total_instructions) +
                       " wave instructions in total without ending (SchedulerOptions::"
-                      "max_total_instructions)");
+                      "max_total_instructions; `cdna-verify sim --max-instructions N` raises it)");
     }
 
     // Memory-model mode: per round each wave (ended ones too) performs the stores of its youngest
@@ -369,6 +369,7 @@ void run_dispatch(DispatchEnv& env, const LaunchAddresses& addresses,
           counters.mfma_instructions += w.mfma_instructions;
         }
         ++counters.workgroups;
+        if (options.workgroup_done) options.workgroup_done(counters.workgroups, total_wgs);
         pool.push_back(std::move(resident[i]));
         resident.erase(resident.begin() + static_cast<std::ptrdiff_t>(i));  // keeps grid order
       } else {

@@ -25,6 +25,7 @@
 
 #include <array>
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <vector>
 
@@ -74,6 +75,10 @@ struct SchedulerOptions {
   // memory; Cdna3 puts gfx942's L1, L2 and scalar caches in between, as adversarial as the
   // memory model allows, so that a missing sc bit, buffer_wbl2 or buffer_inv fails here.
   MemoryModel memory_model = MemoryModel::Coherent;
+  // Progress of a long dispatch: called with (workgroups finished, workgroups in the grid) each
+  // time a workgroup retires. Empty by default, so tests and the audit stay quiet; `sim` and
+  // `run` print a throttled line from it (tools/progress.hpp).
+  std::function<void(std::uint64_t, std::uint64_t)> workgroup_done;
 };
 
 struct RunCounters {

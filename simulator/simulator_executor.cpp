@@ -138,7 +138,7 @@ void SimulatorExecutor::run(std::span<const std::byte> bytes, const device::Disp
     std::vector<LdsWatch> watch{LdsWatch{f.race}};
     watch[0].race.pc = watch[0].race.other_pc = kNoPc;
     run_once(bytes, dispatch, &watch, found);
-    throw std::runtime_error("simulator: " + f.race.message +
+    throw KernelFault("simulator: " + f.race.message +
                              " (the second run, which recovers the pcs, did not find it again: not deterministic)");
   }
   if (found.empty()) return;
@@ -375,7 +375,7 @@ void SimulatorExecutor::run_once(std::span<const std::byte> bytes, const device:
           output_labels, result);
       counters = first;
       hazards_ = std::move(judged.violations);
-      if (!judged.error.empty() && options_.differential_throws) throw std::runtime_error(judged.error);
+      if (!judged.error.empty() && options_.differential_throws) throw KernelFault(judged.error);
     } else if (options_.check_hazards && options_.hazard_policy == HazardPolicy::Report) {
       HazardMonitor m(*prog);
       result = execute(&m, counters);

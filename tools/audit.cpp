@@ -1,4 +1,5 @@
 #include "tools/audit.hpp"
+#include "tools/progress.hpp"
 #include "tools/atomic_file.hpp"
 #include "tools/audit_json.hpp"
 
@@ -216,14 +217,14 @@ AuditResult run_audit(const AuditOptions& options, device::Executor& executor,
 
   const std::size_t total = cases.size() * options.modes.size();
   std::size_t done = 0;
+  // "audit: case 12 of 124 (C05 RTNE), 0:31 elapsed, ~2:10 left: pass max|err| ... (0.42 s)".
+  Progress line(options.progress, "audit", "case", total);
   auto progress = [&](const CaseResult& r) {
-    if (!options.progress) return;
-    *options.progress << "[" << std::setw(3) << done << "/" << total << "] " << std::left << std::setw(34) << r.id
-                      << std::right << " " << std::setw(4) << r.mode << "  " << to_string(r.verdict);
-    if (r.compared) *options.progress << "  max|err| " << fmt(r.comparison.max_abs_err_o);
-    *options.progress << "  (" << fmt(r.kernel_seconds + r.oracle_seconds, 2) << " s)";
-    if (!r.note.empty() && r.verdict != Verdict::Pass) *options.progress << "  " << r.note;
-    *options.progress << std::endl;
+    std::string detail(to_string(r.verdict));
+    if (r.compared) detail += "  max|err| " + fmt(r.comparison.max_abs_err_o);
+    detail += "  (" + fmt(r.kernel_seconds + r.oracle_seconds, 2) + " s)";
+    if (!r.note.empty() && r.verdict != Verdict::Pass) detail += "  " + r.note;
+    line.step(done, r.id + " " + r.mode, detail);
   };
 
   for (const AuditCase& c : cases) {

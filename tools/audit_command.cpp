@@ -11,7 +11,9 @@
 #include "tools/cli_modes.hpp"
 #include "tools/hazard_option.hpp"
 #include "tools/lds_races_cli.hpp"
+#include "tools/output_paths.hpp"
 #include "tools/profile_option.hpp"
+#include "tools/summary_line.hpp"
 
 namespace cdna::tools {
 
@@ -66,8 +68,10 @@ AuditCommand::AuditCommand(CLI::App& app) {
 }
 
 int AuditCommand::run() {
+  summary().start("audit");
   started_ = std::chrono::system_clock::now();
-  if (!junit_.empty()) junit::check_writable(junit_);
+  check_output_dir("--out", out_dir_);  // before any case runs, not after the whole audit
+  if (!junit_.empty()) check_output_file("--junit", junit_);
   return junit::run_writing_errors(junit_, "cdna-verify.audit", "cdna-verify.audit." + kernel_,
                                    [this] { return run_checked(); });
 }
@@ -138,6 +142,8 @@ int AuditCommand::run_checked() {
       return h;
     };
   }
+  summary().set("kernel", kernel);
+  summary().set("executor", chosen.executor->name());
   AuditResult result = run_audit(options, *chosen.executor, wave_instructions, case_hazards);
   result.executor_settings = std::move(settings);
   result.executor_description = chosen.executor->describe();
@@ -203,6 +209,14 @@ int AuditCommand::run_checked() {
   else std::cout << outcome_line(result) << "\n";
   if (chosen.sim) std::cout << hazard_lines(audit_hazards);
   const AuditOutcome outcome = result.outcome();
+  const AuditCounts counts = result.counts();
+  summary().set("judged", static_cast<std::uint64_t>(counts.cases_judged));
+  summary().set("failed", static_cast<std::uint64_t>(counts.cases_failed));
+  summary().set("rejected", static_cast<std::uint64_t>(counts.cases_rejected));
+  if (result.decode) {
+    summary().set("decode_passed", static_cast<std::uint64_t>(result.decode->count(DecodeOutcome::Pass)));
+    summary().set("decode_failed", static_cast<std::uint64_t>(result.decode->count(DecodeOutcome::Fail)));
+  }
   // Mutation testing judges our verifier, not the audited kernel; an audit that judged nothing
   // is an input error, so it ends without that extra work.
   // A shard runs it in the shard that owns it whatever its own cases judged; `report merge` drops

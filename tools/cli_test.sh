@@ -54,7 +54,7 @@ expect bad-regex 2 "regular expression" -- audit --executor simulator --cases '(
 expect seed-without-random 2 "needs --schedule random" -- "${audit[@]}" --schedule-seed 3
 expect bad-schedule 2 "--schedule" -- "${audit[@]}" --schedule fifo
 expect unsupported-d 2 "head dim D = 59 is not taken by attention-fwd; taken: 64, 128" -- run --executor simulator --shape 1,16,16,1,1,59
-expect unsupported-gqa 2 "heads_q = 6 is not a multiple of" -- run --executor simulator --shape 1,16,16,6,4,64
+expect unsupported-gqa 2 "Hq = 6 is not a multiple of Hkv = 4" -- run --executor simulator --shape 1,16,16,6,4,64
 expect top-left 2 "mask causal_top_left is not taken by attention-fwd" -- \
   run --executor simulator --shape 1,4,4,1,1,64 --mask causal-top-left
 expect bad-shape 2 "--shape" -- run --executor simulator --shape 1,2,3

@@ -1,4 +1,6 @@
 // `cdna-verify compare` (tools/compare_command.hpp).
+#include "tools/output_paths.hpp"
+#include "tools/summary_line.hpp"
 #include "tools/compare_command.hpp"
 
 #include <filesystem>
@@ -59,6 +61,7 @@ CompareCommand::CompareCommand(CLI::App& app) {
 bool CompareCommand::parsed() const { return cmd_->parsed(); }
 
 int CompareCommand::run() {
+  summary().start("compare");
   CompareOptions o;
   o.kernel_a = kernel_a_;
   o.kernel_b = kernel_b_;
@@ -74,12 +77,7 @@ int CompareCommand::run() {
   o.schedule_seed = schedule_seed_;
   o.shrink = !no_shrink_;
   o.progress = quiet_ ? nullptr : &std::cerr;
-  if (out_) {  // an unusable --out is bad input before any kernel runs
-    std::error_code ec;
-    std::filesystem::create_directories(*out_, ec);
-    if (ec || !std::filesystem::is_directory(*out_))
-      throw std::runtime_error("--out '" + *out_ + "' is not a directory that can be created or written; give a directory path");
-  }
+  if (out_) check_output_dir("--out", *out_);  // an unusable --out is bad input before any kernel runs
   ChosenExecutor chosen = choose_executor(executor_);
   if (!chosen.sim && !hazards_.empty()) throw CLI::ValidationError("--hazards", "applies to the simulator only");
   // A peer's early reads (docs/peer-kernels.md) would stop every run under `error`; compare is
@@ -94,6 +92,8 @@ int CompareCommand::run() {
     write_compare_json(r, *out_);
     std::cout << "written: " << (std::filesystem::path(*out_) / "compare.json").string() << "\n";
   }
+  summary().set("compared", static_cast<std::uint64_t>(r.count(ProblemStatus::Compared)));
+  summary().set("errors", static_cast<std::uint64_t>(r.count(ProblemStatus::Error)));
   switch (r.outcome()) {
     case CompareOutcome::Held: return 0;
     case CompareOutcome::Broken: return 1;

@@ -7,6 +7,7 @@
 
 #include "reference/profiles.hpp"
 #include "tools/audit_cases.hpp"
+#include "tools/progress.hpp"
 #include "tools/special_value_cases.hpp"
 
 namespace cdna::tools {
@@ -293,6 +294,8 @@ CompareResult run_compare(const CompareOptions& options, device::Executor& execu
   }
 
   Runner runner{*a, *b, executor, sim, options};
+  // "compare: problem 7 of 90 (C05 RTNE), 0:12 elapsed, ~2:30 left: compared, max 1 ULP".
+  Progress line(options.progress, "compare", "problem", cases.size() * options.modes.size());
   for (const AuditCase& c : cases) {
     for (numerics::Rounding mode : options.modes) {
       ProblemDiff d;
@@ -308,13 +311,9 @@ CompareResult run_compare(const CompareOptions& options, device::Executor& execu
       } else {
         runner.compare(c.problem, mode, d);
       }
-      if (options.progress) {
-        *options.progress << c.id << " " << d.mode << ": "
-                          << (d.status == ProblemStatus::Compared ? "compared, max " + std::to_string(d.o.max_ulps) + " ULP"
-                              : d.status == ProblemStatus::Error  ? "ERROR " + d.reason
-                                                                  : "skipped (" + d.reason + ")")
-                          << "\n";
-      }
+      line.next(c.id + " " + d.mode, d.status == ProblemStatus::Compared ? "compared, max " + std::to_string(d.o.max_ulps) + " ULP"
+                                     : d.status == ProblemStatus::Error  ? "ERROR " + d.reason
+                                                                         : "skipped (" + d.reason + ")");
       if (d.status == ProblemStatus::Compared) {
         result.o_total.add(d.o);
         if (d.lse_compared) result.lse_total.add(d.lse);

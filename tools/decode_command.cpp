@@ -1,3 +1,4 @@
+#include "tools/summary_line.hpp"
 #include "tools/decode_command.hpp"
 
 #include <unistd.h>
@@ -325,6 +326,9 @@ int DecodeCommand::run(const ChosenExecutor& chosen, const std::vector<std::pair
     }
     std::cout << "json: " << *json_ << "\n";
   }
+  summary().set("positions", static_cast<std::uint64_t>(check.counts.positions));
+  summary().set("decided", static_cast<std::uint64_t>(check.counts.decided));
+  summary().set("mismatched", static_cast<std::uint64_t>(check.counts.mismatched));
   if (check.outcome == DecodeOutcome::NothingJudged) {
     std::cerr << "cdna-verify: error: no position's token was decided (every step ambiguous: the balls are too wide "
                  "to order the logits); the outcome is NOTHING JUDGED, not a pass\n";

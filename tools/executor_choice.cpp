@@ -7,6 +7,12 @@
 #include "tools/exit_codes.hpp"
 
 namespace cdna::tools {
+namespace {
+bool notes_quiet = false;
+bool fallback_said = false;  // the note once per process, however many executors are made
+}  // namespace
+
+void set_executor_notes_quiet(bool quiet) { notes_quiet = quiet; }
 
 ChosenExecutor choose_executor(const std::string& name) {
   ChosenExecutor c;
@@ -15,7 +21,9 @@ ChosenExecutor choose_executor(const std::string& name) {
     c.executor = device::make_hip_executor(why_not);
     if (!c.executor) {
       if (name == "hip") throw ExecutorUnavailable(why_not);
-      std::cerr << "cdna-verify: " << why_not << "; falling back to the CDNA3 simulator\n";
+      if (!notes_quiet && !fallback_said)
+        std::cerr << "cdna-verify: " << why_not << "; falling back to the CDNA3 simulator\n";
+      fallback_said = true;
     }
   }
   if (!c.executor) {

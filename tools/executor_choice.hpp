@@ -15,9 +15,12 @@ struct ChosenExecutor {
   simulator::SimulatorExecutor* sim = nullptr;  // set when the simulator runs
 };
 
-// "auto" takes a gfx942 device through the HIP runtime if there is one and says once on stderr
-// that it falls back to the simulator otherwise; "hip" throws ExecutorUnavailable (tools/exit_codes.hpp: why there
+// "auto" takes a gfx942 device through the HIP runtime if there is one and says on stderr, once
+// per process and not under --quiet, that it falls back to the simulator otherwise; "hip" throws ExecutorUnavailable (tools/exit_codes.hpp: why there
 // is no device) instead of falling back; "simulator" takes the simulator.
 ChosenExecutor choose_executor(const std::string& name);
+
+// --quiet of the subcommand (main sets it): the fall-back note is not printed. Errors still are.
+void set_executor_notes_quiet(bool quiet);
 
 }  // namespace cdna::tools

@@ -1,3 +1,6 @@
+#include "tools/output_paths.hpp"
+#include "tools/progress.hpp"
+#include "tools/summary_line.hpp"
 #include "tools/golden_command.hpp"
 #include "tools/decode_golden_verify.hpp"
 #include "tools/cli_modes.hpp"
@@ -227,7 +230,9 @@ GoldenCommand::GoldenCommand(CLI::App& app) {
   golden_->require_subcommand(1);
 
   gen_ = golden_->add_subcommand(
-      "gen", "Write one golden file per case and rounding mode of the golden set (atomically). Exit 0, or 2 on bad input.");
+      "gen", "Write one golden file per case and rounding mode of the golden set (atomically). Exit 0; 1 when the kernel "
+             "faults on the simulator (hazard, access outside its buffers, hung wave); 2 on bad input or when no case "
+             "matches --cases (NOTHING JUDGED); 3 when --executor hip finds no device.");
   gen_->add_option("--out", out_dir_, "Directory to write the files to")->required();
   gen_->add_option("--cases", cases_, "Only cases whose id matches this regular expression (e.g. 'C0[1-4]|grid')");
   gen_->add_option("--modes", modes_, "bf16 rounding modes: rtne, rtna, rtz")->delimiter(',')->capture_default_str();
@@ -242,13 +247,14 @@ GoldenCommand::GoldenCommand(CLI::App& app) {
       ->check(CLI::IsMember({"simulator", "hip", "auto", "none"}))
       ->capture_default_str();
   gen_->add_option("--threads", threads_, "Oracle worker threads (0: all cores)")->capture_default_str();
-  gen_->add_flag("--quiet", quiet_, "No line per file");
+  gen_->add_flag("--quiet", quiet_, "No progress line per file on stderr");
 
   verify_ = golden_->add_subcommand(
       "verify",
       "Re-derive every golden file under PATH from its stored inputs: the exact O and LSE must agree with the oracle "
       "within its stated error, bound and floor with their formulas; re-run the kernel where o_kernel is stored and "
-      "require the same bits. Exit 0 if all hold, 1 if any does not, 2 on a malformed file.");
+      "require the same bits. Exit 0 if all hold, 1 if any does not (or the kernel faults on the simulator), 2 on a "
+      "malformed file or a file with nothing to judge, 3 when --executor hip finds no device.");
   verify_->add_option("path", verify_path_, "A golden file or a directory of them")->required();
   verify_->add_option("--executor", verify_executor_,
                       "Executor for re-running the kernel: simulator, hip, auto, or none (skip the re-run)")
@@ -260,6 +266,7 @@ GoldenCommand::GoldenCommand(CLI::App& app) {
                       "cdna-verify.golden-verify.<kernel> (docs/ci.md \"JUnit output\"); checked writable first, "
                       "written whatever the outcome");
   add_shard_options(verify_, verify_shard_, "golden files (by the case id in each file, all modes of a case together)");
+  verify_->add_flag("--quiet", quiet_, "No progress lines on stderr (at most one every 5 s otherwise)");
 
   decode_verify_ = golden_->add_subcommand(
       "decode-verify",
@@ -316,13 +323,16 @@ int GoldenCommand::run() {
   if (make_->parsed()) return run_golden_make(make_options_);
   if (verify_->parsed()) return with_junit("golden-verify", [this] { return run_verify(); });
   if (check_->parsed()) return with_junit("golden-check", [this] { return run_check(); });
-  if (decode_verify_->parsed()) return run_decode_verify(decode_verify_path_, decode_verify_model_);
+  if (decode_verify_->parsed()) {
+    summary().start("golden decode-verify");
+    return run_decode_verify(decode_verify_path_, decode_verify_model_);
+  }
   return 2;
 }
 
 int GoldenCommand::with_junit(const std::string& sub, const std::function<int()>& work) {
   started_ = std::chrono::system_clock::now();
-  if (!junit_.empty()) junit::check_writable(junit_);
+  if (!junit_.empty()) check_output_file("--junit", junit_);
   return junit::run_writing_errors(junit_, "cdna-verify." + sub, "cdna-verify." + sub, work);
 }
 
@@ -345,7 +355,8 @@ int GoldenCommand::run_gen() {
     const std::regex re(cases_);
     std::erase_if(cases, [&](const GoldenCaseSpec& c) { return !std::regex_search(c.id, re); });
   }
-  if (cases.empty()) throw std::runtime_error("no golden case matches --cases '" + cases_ + "'");
+  if (cases.empty()) throw std::runtime_error("nothing judged: no golden case matches --cases '" + cases_ + "'");
+  check_output_dir("--out", out_dir_);  // before the oracle runs
   std::error_code ec;
   fs::create_directories(out_dir_, ec);
   if (ec) throw std::runtime_error("cannot create '" + out_dir_ + "': " + ec.message());
@@ -353,6 +364,7 @@ int GoldenCommand::run_gen() {
   auto executor = make_executor(gen_executor_);
   CodeObjects code(gen_kernel_, gen_code_object_);
   std::size_t written = 0;
+  Progress line(quiet_ ? nullptr : &std::cerr, "golden gen", "file", cases.size() * modes.size());
   for (const GoldenCaseSpec& c : cases) {
     for (numerics::Rounding mode : modes) {
       golden::GoldenFile g;
@@ -372,10 +384,8 @@ int GoldenCommand::run_gen() {
       const fs::path path = fs::path(out_dir_) / golden_file_name(c.id, mode);
       golden::write_golden(path, g);
       ++written;
-      if (!quiet_) {
-        std::cout << path.string() << "  " << fs::file_size(path, ec) << " bytes"
-                  << (g.kernel ? "" : "  (no o_kernel)") << "\n";
-      }
+      line.step(written, c.id + " " + std::string(numerics::to_string(mode)),
+                path.string() + "  " + std::to_string(fs::file_size(path, ec)) + " bytes" + (g.kernel ? "" : "  (no o_kernel)"));
     }
   }
   std::cout << written << " golden files written to " << out_dir_ << "\n";
@@ -383,6 +393,7 @@ int GoldenCommand::run_gen() {
 }
 
 int GoldenCommand::run_verify() {
+  summary().start("golden verify");
   const std::optional<ShardSpec> shard = verify_shard_.spec();
   auto files = golden_files_under(verify_path_);
   // Read every file first: a malformed one is bad input (exit 2) before anything is judged, in
@@ -425,7 +436,10 @@ int GoldenCommand::run_verify() {
   int failed = 0, kernels_rerun = 0, empty = 0;
   std::vector<junit::TestCase> junit_cases;
   std::ostringstream verify_lines;  // the JUnit suite's system-out
+  // Throttled: a run of a few files prints nothing; a long one a line every 5 s.
+  Progress line(quiet_ ? nullptr : &std::cerr, "golden verify", "file", files.size(), 5.0);
   for (std::size_t n = 0; n < files.size(); ++n) {
+    line.step(n, files[n].filename().string());
     const golden::GoldenFile& g = goldens[n];
     const auto file_started = std::chrono::steady_clock::now();
     junit::TestCase& t = junit_cases.emplace_back();
@@ -479,6 +493,10 @@ int GoldenCommand::run_verify() {
   std::cout << files.size() - static_cast<std::size_t>(failed + empty) << " of " << files.size()
             << " golden files verified (" << kernels_rerun << " kernel re-runs"
             << (empty ? ", " + std::to_string(empty) + " with nothing to judge" : "") << ")\n";
+  summary().set("files", files.size());
+  summary().set("failed", static_cast<std::uint64_t>(failed));
+  summary().set("empty", static_cast<std::uint64_t>(empty));
+  summary().set("kernel_reruns", static_cast<std::uint64_t>(kernels_rerun));
   if (failed == 0 && empty > 0) {
     std::cerr << "cdna-verify: error: " << empty << " golden file(s) hold an empty problem: nothing judged\n";
     return 2;
@@ -487,6 +505,7 @@ int GoldenCommand::run_verify() {
 }
 
 int GoldenCommand::run_check() {
+  summary().start("golden check");
   const reference::Profile& profile = reference::find_profile(profile_);
   const golden::GoldenFile g = read_judgeable(golden_path_);
   if (g.varlen && profile.name != reference::default_profile().name) {
@@ -615,6 +634,8 @@ int GoldenCommand::run_check() {
     t.message = v.first_failure();
   }
   write_junit("golden-check", {t});
+  summary().set("o_judged", static_cast<std::uint64_t>(c.o_judged));
+  summary().set("lse_judged", static_cast<std::uint64_t>(c.lse_judged));
   if (!c.judged()) {
     // A verdict over nothing is no verdict (docs/pass-rule.md): its own outcome, not a pass.
     std::cout << "nothing judged\n";

@@ -7,12 +7,13 @@
 
 #include "device/attention_launcher.hpp"
 #include "tools/executor_choice.hpp"
+#include "simulator/simulator_executor.hpp"
 
 namespace cdna::tools {
 
 std::unique_ptr<device::Executor> make_executor(const std::string& name) {
   if (name == "none") return nullptr;
-  return choose_executor(name).executor;
+  return choose_executor(name).executor;  // "hip" without a device: ExecutorUnavailable (exit 3)
 }
 
 std::vector<std::filesystem::path> golden_files_under(const std::filesystem::path& path) {

@@ -1,3 +1,4 @@
+#include "tools/output_paths.hpp"
 #include "tools/golden_make.hpp"
 #include "tools/cli_checks.hpp"
 
@@ -561,6 +562,9 @@ int run_golden_make(const GoldenMakeOptions& o) {
     throw CLI::ValidationError("--out", "'" + o.out + "' is one file but " + std::to_string(modes.size()) +
                                             " modes were asked for; give a directory or one mode");
   }
+  // The output location before the inputs are read and the oracle runs.
+  if (to_file) check_output_file("--out", o.out);
+  else check_output_dir("--out", o.out);
   std::map<std::string, std::string> notes;
   for (const auto& n : o.notes) {
     const auto eq = n.find('=');

@@ -2,7 +2,8 @@
 # `--hazards` of sim, run and audit (simulator/README.md "Hazard policy") on the kernels of
 # simulator/testdata/hazard_policy_asm.s: a bad value is one stderr line and exit 2; report lists
 # the early MFMA-result read and writes the output; differential calls the benign read benign
-# (exit 0) and fails the output-changing one (exit 2, its pc named, no output file).
+# (exit 0) and fails the output-changing one (exit 1, a fault of the kernel, its pc named, no
+# output file).
 # Usage: hazards_cli_test.sh CDNA_VERIFY HAZARD_POLICY_ASM_HSACO
 set -u
 cli=$1 co=$2
@@ -37,13 +38,13 @@ check sim-bad-value 2 "--hazards: 'ignore' is not a hazard policy; expected erro
   $(sim early_read_benign) --hazards ignore
 check run-bad-value 2 "--hazards: 'Report' is not a hazard policy" "" no -- run --shape 1,1,1,1,1,64 --hazards Report
 check audit-bad-value 2 "--hazards: '' is not a hazard policy" "" no -- audit --hazards ''
-check sim-error 2 "pc 0x88 .*'v_max3_f32 v40, v16, v17, v8': hazard: VALU access of the MFMA result .*gfx942 needs 11" "" no -- \
+check sim-error 1 "pc 0x88 .*'v_max3_f32 v40, v16, v17, v8': hazard: VALU access of the MFMA result .*gfx942 needs 11" "" no -- \
   $(sim early_read_benign)
 check sim-report 0 "" "^hazard: kernel 'early_read_changes' pc 0x88 'v_max3_f32 v40, v16, v17, v9': rule mfma-result-valu \(v\[16:31\]\), 5 of 11 wait states" yes -- \
   $(sim early_read_changes) --hazards report
 check sim-differential-benign 0 "" "hazards \(differential\): 2 sites \(2 benign\)" yes -- \
   $(sim early_read_benign) --hazards differential
-check sim-differential-changes 2 "changes the output \(hazard policy differential\): pc 0x88 'v_max3_f32 v40, v16, v17, v9'.*differs first at byte 2 " "" no -- \
+check sim-differential-changes 1 "changes the output \(hazard policy differential\): pc 0x88 'v_max3_f32 v40, v16, v17, v9'.*differs first at byte 2 " "" no -- \
   $(sim early_read_changes) --hazards differential
 check run-differential-own-kernel 0 "" "schedule=round-robin transcendental_envelope_seed=none hazards=differential" no -- \
   run --shape 1,17,9,1,1,64 --executor simulator --hazards differential

@@ -6,7 +6,6 @@
 #include <algorithm>
 #include <cstdio>
 #include <ctime>
-#include <fstream>
 #include <iostream>
 #include <memory>
 #include <stdexcept>
@@ -174,27 +173,12 @@ std::string to_xml(const std::vector<TestSuite>& suites) {
   return w.finish();
 }
 
-void write(const fs::path& path, const std::vector<TestSuite>& suites) { write_atomically(path, to_xml(suites)); }
-
-void check_writable(const fs::path& path, std::string_view option) {
-  const std::string opt(option);
+void write(const fs::path& path, const std::vector<TestSuite>& suites) {
+  const std::string xml = to_xml(suites);
   std::error_code ec;
-  if (path.empty()) throw std::runtime_error(opt + " needs a file name");
-  if (fs::is_directory(path, ec))
-    throw std::runtime_error(opt + " '" + path.string() + "' is a directory; give a file name, e.g. " +
-                             (path / "junit.xml").string());
-  const fs::path parent = path.parent_path().empty() ? fs::path(".") : path.parent_path();
-  if (!fs::is_directory(parent, ec))
-    throw std::runtime_error(opt + " '" + path.string() + "': directory '" + parent.string() +
-                             "' does not exist; create it or give a file in an existing directory");
-  // The very temporary file write() will use: created, then removed.
-  const fs::path tmp = path.string() + ".partial";
-  const bool existed = fs::exists(tmp, ec);
-  if (!std::ofstream(tmp, std::ios::binary | std::ios::app)) {
-    throw std::runtime_error(opt + " '" + path.string() + "': cannot create files in '" + parent.string() +
-                             "' (not writable); give a writable location");
-  }
-  if (!existed) fs::remove(tmp, ec);
+  if (path.has_parent_path()) fs::create_directories(path.parent_path(), ec);  // check_output_file allowed it
+  if (ec) throw std::runtime_error("cannot create '" + path.parent_path().string() + "': " + ec.message());
+  write_atomically(path, xml);
 }
 
 int run_writing_errors(const fs::path& path, const std::string& suite, const std::string& classname,

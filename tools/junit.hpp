@@ -52,13 +52,10 @@ std::string first_line(std::string_view text);
 // std::runtime_error if libxml2 fails.
 std::string to_xml(const std::vector<TestSuite>& suites);
 
-// Writes to_xml(suites) to `path` atomically. Throws std::runtime_error naming the path.
+// Writes to_xml(suites) to `path` atomically, creating its folder if needed. Throws
+// std::runtime_error naming the path. Callers check `path` before any work with
+// tools/output_paths.hpp check_output_file("--junit", path).
 void write(const std::filesystem::path& path, const std::vector<TestSuite>& suites);
-
-// Refuses, before any work, a --junit path that could not be written: throws
-// std::runtime_error, one line naming `option`, the path and what would be right (a directory
-// given, a missing or read-only parent directory). Tries the temporary file write() uses.
-void check_writable(const std::filesystem::path& path, std::string_view option = "--junit");
 
 // Runs `work` (a subcommand's body) and returns its exit code; if it throws, first writes to
 // `path` (when not empty) a suite `suite` whose one testcase `classname`/"run" is an <error>

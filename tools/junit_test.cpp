@@ -1,6 +1,6 @@
 // tools/junit.hpp and tools/audit_junit.hpp on hand-made results: the counts, the escaping, the
 // audit's mapping (rows, rejected rows of every mode, decode rows, the kill matrices), each file
-// validated against ci/junit.xsd by xmllint; and check_writable's refusals.
+// validated against ci/junit.xsd by xmllint; write() and run_writing_errors().
 #include "tools/junit.hpp"
 
 #include <gtest/gtest.h>
@@ -149,23 +149,15 @@ TEST(AuditJunit, AControlFailingOurCheckIsAFailure) {
   EXPECT_NE(suites[1].cases[0].message.find("C07: rel-RMS 3x the floor"), std::string::npos);
 }
 
-TEST(Junit, CheckWritableRefusesADirectoryAMissingParentAndAReadOnlyOne) {
-  const fs::path d = temp_dir();
-  EXPECT_THROW(junit::check_writable(d), std::runtime_error);
-  EXPECT_THROW(junit::check_writable(d / "missing" / "j.xml"), std::runtime_error);
-  EXPECT_NO_THROW(junit::check_writable(d / "j.xml"));
-  EXPECT_FALSE(fs::exists(d / "j.xml.partial"));  // the probe leaves nothing behind
-  if (::geteuid() != 0) {  // root writes anywhere
-    fs::create_directories(d / "ro");
-    fs::permissions(d / "ro", fs::perms::owner_read | fs::perms::owner_exec);
-    EXPECT_THROW(junit::check_writable(d / "ro" / "j.xml"), std::runtime_error);
-    fs::permissions(d / "ro", fs::perms::owner_all);
-  }
-  try {
-    junit::check_writable(d / "missing" / "j.xml");
-  } catch (const std::runtime_error& e) {
-    EXPECT_NE(std::string(e.what()).find("does not exist"), std::string::npos) << e.what();
-  }
+TEST(Junit, WriteCreatesTheFolderAndLeavesNoPartialFile) {
+  // check_output_file (tools/output_paths.hpp) admits a folder that can be created; write makes it.
+  const fs::path f = temp_dir() / "new" / "folder" / "j.xml";
+  junit::TestSuite s;
+  s.name = "cdna-verify.test";
+  junit::write(f, {s});
+  EXPECT_TRUE(fs::is_regular_file(f));
+  EXPECT_FALSE(fs::exists(f.string() + ".partial"));
+  EXPECT_THROW(junit::write(f / "under-a-file.xml", {s}), std::runtime_error);  // its folder is a file
 }
 
 TEST(Junit, RunWritingErrorsWritesAnErrorAndRethrows) {

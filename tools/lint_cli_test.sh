@@ -21,7 +21,7 @@ expect_bad() {  # NAME PATTERN ARGS...
 }
 expect_bad missing-file "cannot be read" /nonexistent/x.co
 expect_bad not-elf "not an ELF file" "$0"
-expect_bad directory "is a directory; expected a file" "$(dirname "$0")"
+expect_bad directory "is a directory, expected a file" "$(dirname "$0")"
 expect_bad unknown-kernel "kernel 'no_such_kernel' not found; kernels present: .*trans_exp_ok" "$co" no_such_kernel
 expect_bad no-args "CODE_OBJECT is required"
 

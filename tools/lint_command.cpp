@@ -1,4 +1,5 @@
 // `cdna-verify lint` (tools/lint_command.hpp).
+#include "tools/summary_line.hpp"
 #include "tools/lint_command.hpp"
 
 #include <iostream>
@@ -26,6 +27,7 @@ LintCommand::LintCommand(CLI::App& app) {
 bool LintCommand::parsed() const { return lint_->parsed(); }
 
 int LintCommand::run() {
+  summary().start("lint");
   const auto bytes = read_whole_file(code_object_, "code object");
   simulator::SimulatorExecutor ex;
   ex.set_code_object_label(code_object_);
@@ -48,6 +50,9 @@ int LintCommand::run() {
   }
   std::cout << "lint: " << kernels.size() << " kernel(s), " << instructions << " instructions, " << findings
             << " hazard finding(s), " << notes << " path(s) not followed\n";
+  summary().set("kernels", kernels.size());
+  summary().set("findings", findings);
+  summary().set("not_followed", notes);
   return findings || notes ? 1 : 0;
 }
 

@@ -1,12 +1,13 @@
 // cdna-verify: the command-line program. Subcommands: audit, run, sim, golden, mutants, lint, compare, decode,
-// crosscheck, device.
+// crosscheck, device, help.
 #include <CLI/CLI.hpp>
 
+#include <chrono>
 #include <iostream>
-#include <regex>
 
 #include "tools/audit_command.hpp"
 #include "device/hip_executor.hpp"
+#include "tools/cli_errors.hpp"
 #include "tools/compare_command.hpp"
 #include "tools/crosscheck_command.hpp"
 #include "tools/decode_command.hpp"
@@ -20,12 +21,42 @@
 #include "tools/run_command.hpp"
 #include "tools/sim_command.hpp"
 #include "tools/sim_settings.hpp"
+#include "tools/summary_line.hpp"
 
 using namespace cdna;
 
+namespace {
+
+// Runs the parsed subcommand; returns its exit code.
+int run_parsed(tools::AuditCommand& audit, tools::RunCommand& run, tools::GoldenCommand& golden,
+               tools::SimCommand& sim, tools::MutantsCommand& mutants, tools::LintCommand& lint,
+               tools::CompareCommand& compare, tools::ReportCommand& report, tools::CrosscheckCommand& crosscheck,
+               tools::DeviceCommand& device_cmd, tools::DecodeCommand& decode, const tools::SimSettings& decode_sim) {
+  if (audit.parsed()) return audit.run();
+  if (run.parsed()) return run.run();
+  if (golden.parsed()) return golden.run();
+  if (sim.parsed()) return sim.run();
+  if (mutants.parsed()) return mutants.run();
+  if (lint.parsed()) return lint.run();
+  if (compare.parsed()) return compare.run();
+  if (report.parsed()) return report.run();
+  if (crosscheck.parsed()) return crosscheck.run();
+  if (device_cmd.parsed()) return device_cmd.run();
+  if (decode.parsed()) {
+    tools::summary().start("decode");
+    decode.prepare();  // every input checked before an executor is chosen
+    tools::ChosenExecutor chosen = tools::choose_executor(decode.executor_name());
+    return decode.run(chosen, tools::apply_sim_settings(chosen, decode_sim, "attention-fwd"));
+  }
+  return tools::kExitBadInput;
+}
+
+}  // namespace
+
 int main(int argc, char** argv) {
+  const auto t0 = std::chrono::steady_clock::now();
   CLI::App app{"cdna-verify: verification of MI300X (gfx942) attention kernels against exact oracles"};
-  app.set_version_flag("--version", std::string(CDNA_VERSION) + " (HIP: " + device::build_hip() + ")");
+  app.set_version_flag("--version", tools::version_text() + " (HIP: " + device::build_hip() + ")");
   app.require_subcommand(1);
   // One line per error, the same prefix as every other error of the program.
   app.failure_message([](const CLI::App*, const CLI::Error& e) {
@@ -56,40 +87,49 @@ int main(int argc, char** argv) {
 
   tools::DeviceCommand device_cmd(app);  // `device` (tools/device_command.hpp)
 
+  // `help [SUBCOMMAND...]`: the help of the program or of a (nested) subcommand.
+  std::vector<std::string> help_words;
+  CLI::App* help = app.add_subcommand("help", "Print the help of cdna-verify, or of SUBCOMMAND (e.g. `help golden verify`)");
+  help->add_option("subcommand", help_words, "The subcommand (and its subcommand) to explain");
+  app.footer(tools::kExitCodesHelp);  // after the subcommands: CLI11 copies a parent's footer into later ones
+
+  if (auto why = tools::unknown_subcommand(app, argc, argv)) {
+    std::cerr << "cdna-verify: error: " << *why << "\n";
+    return tools::kExitBadInput;
+  }
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
     const int rc = app.exit(e);  // prints help, version or the one-line parse error
-    return rc == 0 ? 0 : 2;
+    return rc == 0 ? tools::kExitPass : tools::kExitBadInput;
   }
-  try {
-    if (audit.parsed()) return audit.run();
-    if (run.parsed()) return run.run();
-    if (golden.parsed()) return golden.run();
-    if (sim.parsed()) return sim.run();
-    if (mutants.parsed()) return mutants.run();
-    if (lint.parsed()) return lint.run();
-    if (compare.parsed()) return compare.run();
-    if (report.parsed()) return report.run();
-    if (crosscheck.parsed()) return crosscheck.run();
-    if (device_cmd.parsed()) return device_cmd.run();
-    if (decode.parsed()) {
-      decode.prepare();  // every input checked before an executor is chosen
-      tools::ChosenExecutor chosen = tools::choose_executor(decode.executor_name());
-      return decode.run(chosen, tools::apply_sim_settings(chosen, decode_sim, "attention-fwd"));
+  if (help->parsed()) {
+    const CLI::App* target = &app;
+    for (const std::string& w : help_words) {
+      const CLI::App* next = nullptr;
+      for (const CLI::App* s : target->get_subcommands([](const CLI::App*) { return true; }))
+        if (s->check_name(w)) next = s;
+      if (!next) {
+        std::cerr << "cdna-verify: error: help: '" << w << "' is not a subcommand of " << target->get_name()
+                  << " (see cdna-verify --help)\n";
+        return tools::kExitBadInput;
+      }
+      target = next;
     }
-  } catch (const tools::ExecutorUnavailable& e) {
-    std::cerr << "cdna-verify: error: " << e.what() << "\n";
-    return tools::kExitExecutorUnavailable;
-  } catch (const CLI::Error& e) {
-    std::cerr << "cdna-verify: error: " << e.what() << "\n";
-    return 2;
-  } catch (const std::regex_error& e) {
-    std::cerr << "cdna-verify: error: --cases is not a valid regular expression: " << e.what() << "\n";
-    return 2;
-  } catch (const std::exception& e) {
-    std::cerr << "cdna-verify: error: " << e.what() << "\n";
-    return 2;
+    std::cout << target->help();
+    return tools::kExitPass;
   }
-  return 0;
+  tools::set_executor_notes_quiet(tools::quiet_given(app));  // "falling back to the simulator" obeys --quiet
+  int rc = tools::kExitBadInput;
+  try {
+    rc = run_parsed(audit, run, golden, sim, mutants, lint, compare, report, crosscheck, device_cmd, decode, decode_sim);
+  } catch (const std::exception& e) {
+    std::cout << std::flush;
+    rc = tools::report_exception(e, std::cerr);
+  }
+  // The summary line: the last stdout line of a judging run, whatever the path (docs/ci.md).
+  if (tools::summary().started())
+    std::cout << tools::summary().line(rc, std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count())
+              << std::endl;
+  return rc;
 }

@@ -2,6 +2,9 @@
 
 #include "tools/atomic_file.hpp"
 #include "tools/feature_mutants.hpp"
+#include "tools/progress.hpp"
+#include "tools/output_paths.hpp"
+#include "tools/summary_line.hpp"
 
 #include <CLI/CLI.hpp>
 
@@ -22,7 +25,7 @@
 #include <stdexcept>
 
 #include "device/attention_launcher.hpp"
-#include "device/hip_executor.hpp"
+#include "tools/executor_choice.hpp"
 #include "numerics/bf16.hpp"
 #include "reference/compare.hpp"
 #include "reference/flush_cases.hpp"
@@ -504,6 +507,8 @@ MutantsResult run_mutants(const MutantsOptions& options, device::Executor& execu
     for (const MutantCase& c : result.cases) r.push_back(case_peers(c, k.declared));
   }
 
+  // "mutants: kernel 3 of 20 (no_rescale), 0:04 elapsed, ~0:22 left: killed (1.9 s)".
+  Progress line(options.progress, "mutants", "kernel", kernels.size());
   for (const Kernel& k : kernels) {
     const auto t_kernel = Clock::now();
     KernelResult kr;
@@ -597,12 +602,9 @@ MutantsResult run_mutants(const MutantsOptions& options, device::Executor& execu
         if (kr.outcomes[ci][col] == Outcome::Fail && counts) kr.killed[col] = true;
       }
     }
-    if (options.progress) {
-      *options.progress << std::left << std::setw(24) << kr.name << std::right << " "
-                        << (kr.control ? (kr.killed_by_ours() ? "FAILS our verdict" : "passes our verdict")
-                                       : (kr.killed_by_ours() ? "killed" : "SURVIVES"))
-                        << "  (" << fmt(kr.seconds, 2) << " s)" << std::endl;
-    }
+    line.next(kr.name, std::string(kr.control ? (kr.killed_by_ours() ? "FAILS our verdict" : "passes our verdict")
+                                              : (kr.killed_by_ours() ? "killed" : "SURVIVES")) +
+                           "  (" + fmt(kr.seconds, 2) + " s)");
     result.kernels.push_back(std::move(kr));
   }
   result.seconds = seconds_since(t_start);
@@ -836,7 +838,9 @@ MutantsCommand::MutantsCommand(CLI::App& app) {
 bool MutantsCommand::parsed() const { return sub_->parsed(); }
 
 int MutantsCommand::run() {
+  summary().start(features_ ? "mutants --features" : "mutants");
   if (features_) return run_features(std::cout);
+  check_output_dir("--out", out_dir_);  // before any kernel runs
   if (!filter_.empty()) {
     std::regex re;
     try {
@@ -848,22 +852,18 @@ int MutantsCommand::run() {
     for (const MutantInfo& m : attention_mutants()) any = any || std::regex_search(m.name, re);
     if (!any) throw CLI::ValidationError("--mutants", "'" + filter_ + "' matches no mutant");
   }
-  std::unique_ptr<device::Executor> executor;
-  if (executor_ != "simulator") {
-    std::string why_not;
-    executor = device::make_hip_executor(why_not);
-    if (!executor) {
-      if (executor_ == "hip") throw std::runtime_error(why_not);
-      std::cerr << "cdna-verify: " << why_not << "; falling back to the CDNA3 simulator\n";
-    }
-  }
-  if (!executor) executor = std::make_unique<simulator::SimulatorExecutor>();
+  // "hip" without a device: ExecutorUnavailable (exit 3).
+  const std::unique_ptr<device::Executor> executor = choose_executor(executor_).executor;
 
   MutantsOptions options;
   options.code_object_dir = code_object_dir_;
   options.filter = filter_;
   options.progress = quiet_ ? nullptr : &std::cerr;
   const MutantsResult result = run_mutants(options, *executor);
+  std::uint64_t survived = 0;
+  for (const KernelResult& k : result.kernels) survived += !k.control && !k.killed_by_ours();
+  summary().set("kernels", result.kernels.size());
+  summary().set("survived", survived);
   std::cout << kill_matrix(result);
   write_mutant_reports(result, out_dir_);
   std::cout << "reports: " << (std::filesystem::path(out_dir_) / "mutants.json").string() << ", "

@@ -3,6 +3,7 @@
 #include <cmath>
 #include <iostream>
 #include <memory>
+#include <optional>
 
 #include "adapters/code_object_mode.hpp"
 #include "adapters/kernel_adapter.hpp"
@@ -14,6 +15,10 @@
 #include "tools/device_report.hpp"
 #include "tools/hazard_option.hpp"
 #include "tools/lds_races_cli.hpp"
+#include "tools/progress.hpp"
+#include "tools/run_estimate.hpp"
+#include "tools/summary_line.hpp"
+#include "tools/exit_codes.hpp"
 
 namespace cdna::tools {
 
@@ -21,9 +26,12 @@ RunCommand::RunCommand(CLI::App& app) {
   cmd_ = app.add_subcommand(
       "run",
       "Run one attention problem with seeded randn inputs on the available executor and compare it with "
-      "the exact oracle; prints how many O elements and LSE values were judged. Exit 0 on pass, 1 on fail, 2 on "
-      "bad input (e.g. a shape the kernel does not support, a non-finite scale, a code object built for another "
-      "--mode) or when nothing would be judged (B, Sq or Hq = 0).");
+      "the exact oracle; prints how many O elements and LSE values were judged. Before anything is allocated it "
+      "prints the memory and work the problem needs and refuses past --max-memory or --max-work. Exit 0 on pass, 1 on "
+      "fail (a wrong output, or a simulator error the kernel caused: hazard, access outside its buffers, hung wave, "
+      "LDS race, an instruction the simulator does not implement), 2 on bad input (e.g. a shape the kernel does not "
+      "support, a non-finite scale, a code object built for another --mode, a problem past a limit) or when nothing "
+      "would be judged (B, Sq or Hq = 0), 3 when --executor hip finds no device.");
   cmd_->add_option("--shape", shape_, "B,Sq,Sk,Hq,Hkv,D")->delimiter(',')->required();
   cmd_->add_option("--mask", mask_,
                   "none, causal (bottom-right), causal-top-left; golden files' names causal_bottom_right and "
@@ -44,13 +52,27 @@ RunCommand::RunCommand(CLI::App& app) {
       ->check(CLI::IsMember({"auto", "simulator", "hip"}))
       ->capture_default_str();
   add_sim_options(cmd_, sim_);
-
+  cmd_->add_option("--max-memory", max_memory_,
+                   "Refuse a problem whose inputs, kernel buffers and exact-oracle results need more host memory than "
+                   "this: BYTES or with a unit (512MiB, 8GiB, 1.5TiB; default half of MemAvailable)")
+      ->check(CLI::Validator(
+          [](std::string& t) -> std::string {
+            return parse_bytes(t) ? "" : "'" + t + "' is not a size; expected BYTES or a number with KiB, MiB, GiB or TiB";
+          },
+          "SIZE"));
+  cmd_->add_option("--max-work", max_work_,
+                   "Refuse a problem of more multiply-adds than this (B*Hq*Sq*Sk*(D+Dv), the work of the exact oracle "
+                   "and of the kernel; docs/ci.md gives the rates measured)")
+      ->check(CLI::PositiveNumber)
+      ->capture_default_str();
+  cmd_->add_flag("--quiet", quiet_, "No progress lines and notes on stderr (errors still)");
 }
 
 
 // `cdna-verify run`: one problem with seeded randn inputs, kernel vs exact oracle. Every input
 // error, a shape whose output is empty included, throws before anything runs.
 int RunCommand::run() {
+  summary().start("run");
   if (shape_.size() != 6) {
     throw CLI::ValidationError("--shape", "expected 6 comma-separated integers B,Sq,Sk,Hq,Hkv,D");
   }
@@ -77,17 +99,39 @@ int RunCommand::run() {
     throw CLI::ValidationError("--shape", "Hkv and D must be >= 1");
   }
   p.scale = scale_.value_or(static_cast<float>(1.0 / std::sqrt(static_cast<double>(p.shape.head_dim))));
-  reference::fill_randn(p, seed_);
-  reference::validate(p);
+  // The cost first, from the shape alone: nothing is allocated yet (issue 13 §4).
+  const bool on_simulator = executor_ == "simulator";  // "auto" may find a device; the estimate then errs high
+  const RunEstimate estimate = estimate_run(p.shape, executor_ != "hip");
+  double max_memory = 0;
+  if (!max_memory_.empty()) max_memory = *parse_bytes(max_memory_);
+  else if (auto half = default_max_memory()) max_memory = *half;
+  else throw std::invalid_argument("--max-memory: /proc/meminfo gives no MemAvailable; give --max-memory BYTES");
+  check_run_limits(estimate, max_memory, max_work_);
+  std::cout << "estimate: " << estimate.text() << (on_simulator || executor_ == "hip" ? "" : " (if on the simulator)")
+            << "; limits --max-memory " << bytes_text(max_memory) << ", --max-work " << max_work_ << "\n"
+            << std::flush;
+  // The kernel and its code object next, before gigabytes of inputs are drawn.
   const std::unique_ptr<adapters::KernelAdapter> adapter = adapters::make_adapter(kernel_);
   if (auto why = adapter->unsupported_reason(p, *mode)) throw std::invalid_argument(*why);
   std::string paths;
   for (const auto& c : adapter->load(*mode, code_object_)) {
     paths += (paths.empty() ? "" : ", ") + c.path;
-    if (!c.mode_recorded)
+    if (!c.mode_recorded && !quiet_)
       std::cerr << "cdna-verify: note: " << adapters::unchecked_mode_notice(c.path, numerics::to_string(*mode)) << "\n";
   }
+  reference::fill_randn(p, seed_);
+  reference::validate(p);
   ChosenExecutor chosen = choose_executor(executor_);
+  summary().set("kernel", kernel_);
+  summary().set("executor", chosen.executor->name());
+  // A long dispatch says how far it is on stderr, at most one line every 5 s.
+  std::optional<Progress> line;
+  if (chosen.sim && !quiet_) {
+    chosen.sim->options().workgroup_done = [&line](std::uint64_t done, std::uint64_t total) {
+      if (!line) line.emplace(&std::cerr, "run: simulator", "workgroup", total, 5.0);
+      line->step(done);
+    };
+  }
   std::string settings_text;
   for (const auto& [k, v] : apply_sim_settings(chosen, sim_, kernel_)) settings_text += " " + k + "=" + v;
   // A run stopped by the hazard policy still lists the sites it judged (stdout; the error
@@ -120,7 +164,9 @@ int RunCommand::run() {
   if (list_hazards) std::cout << hazards_text();
   const std::string hazard = chosen.sim ? hazard_failure(chosen.sim->all_hazards()) : "";
   if (!hazard.empty()) std::cout << "FAIL: " << hazard << (c.pass() ? " (as written, the output passes)" : "") << "\n";
-  return c.pass() && hazard.empty() ? 0 : 1;
+  summary().set("o_judged", static_cast<std::uint64_t>(c.o_judged));
+  summary().set("lse_judged", static_cast<std::uint64_t>(c.lse_judged));
+  return c.pass() && hazard.empty() ? kExitPass : kExitFail;
 }
 
 }  // namespace cdna::tools

@@ -16,7 +16,8 @@ class RunCommand {
  public:
   explicit RunCommand(CLI::App& app);
   bool parsed() const { return cmd_->parsed(); }
-  // Exit code 0 pass, 1 fail; bad input throws one line (exit 2).
+  // Exit code 0 pass, 1 fail; bad input or a problem past a limit throws one line (exit 2), a
+  // fault of the kernel on the simulator simulator::KernelFault (exit 1).
   int run();
 
  private:
@@ -30,6 +31,11 @@ class RunCommand {
   std::string kernel_ = "attention-fwd";
   std::string executor_ = "auto";
   SimSettings sim_;
+  std::string max_memory_;  // "": half of MemAvailable (tools/run_estimate.hpp)
+  // 2^36 multiply-adds: about 7e10, minutes on the simulator and the oracle at the measured rates
+  // (docs/ci.md "Fail fast"), far past every shape of the audit.
+  double max_work_ = 0x1p36;
+  bool quiet_ = false;
 };
 
 }  // namespace cdna::tools

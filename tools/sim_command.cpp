@@ -18,9 +18,13 @@
 #include "tools/hazard_option.hpp"
 #include "tools/lds_races_cli.hpp"
 #include "tools/memory_model_cli.hpp"
+#include "tools/output_paths.hpp"
+#include "tools/progress.hpp"
+#include "tools/summary_line.hpp"
 #include "simulator/isa.hpp"
 #include "simulator/simulator_executor.hpp"
 #include "simulator/wave.hpp"
+#include "reference/input_file.hpp"
 
 namespace cdna::tools {
 
@@ -194,8 +198,7 @@ int list_instructions() {
 }  // namespace
 
 std::vector<std::byte> read_whole_file(const fs::path& p, const std::string& what) {
-  std::error_code ec;
-  if (fs::is_directory(p, ec)) fail(what + " '" + p.string() + "' is a directory; expected a file");
+  if (auto why = reference::directory_instead_of_file(p, what)) fail(*why);
   std::ifstream f(p, std::ios::binary);
   if (!f) fail(what + " '" + p.string() + "' cannot be read (missing or unreadable)");
   std::vector<char> c((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
@@ -210,8 +213,10 @@ SimCommand::SimCommand(CLI::App& app) {
   sim_ = app.add_subcommand(
       "sim",
       "Run any kernel of a gfx942 code object on the CDNA3 simulator with the arguments listed in a JSON "
-      "file, write output buffers to files, print statistics. Exit 0 on success, 2 on bad input or a "
-      "simulation error.");
+      "file, write output buffers to files, print statistics. Exit 0 when the dispatch ran to its end (summary "
+      "word OK: sim judges no output), 1 when the kernel faulted (a hazard, an access outside its buffers, a hung "
+      "wave, --max-instructions passed, an LDS race, an instruction the simulator does not implement), 2 on bad "
+      "input or a grid past --max-workgroups.");
   sim_->add_option("code_object", code_object_, "gfx942 code object (.hsaco)");
   sim_->add_option("kernel", kernel_, "Kernel symbol name");
   sim_->add_option("--args", args_,
@@ -225,6 +230,16 @@ SimCommand::SimCommand(CLI::App& app) {
   add_hazards_option(sim_, hazards_);
   add_lds_races_option(sim_, lds_races_);
   add_memory_model_option(sim_, memory_model_);
+  sim_->add_option("--max-instructions", max_instructions_,
+                   "Stop the dispatch (exit 1, as hung) once its waves have executed this many instructions in all")
+      ->check(unsigned_integer())
+      ->capture_default_str();
+  sim_->add_option("--max-workgroups", max_workgroups_,
+                   "Refuse (exit 2, before reading --args) a grid of more workgroups than this; every workgroup costs "
+                   "at least one turn of each of its waves")
+      ->check(unsigned_integer())
+      ->capture_default_str();
+  sim_->add_flag("--quiet", quiet_, "No progress lines and notes on stderr (errors still)");
 }
 
 bool SimCommand::parsed() const { return sim_->parsed(); }
@@ -233,8 +248,20 @@ int SimCommand::run() {
   if (list_) return list_instructions();
   if (code_object_.empty() || kernel_.empty()) fail("sim needs CODE_OBJECT and KERNEL (or --list-instructions)");
   if (args_.empty()) fail("sim needs --args ARGS.json (use [] for a kernel without arguments)");
+  summary().start("sim", true);
   const auto grid = dims(grid_, "--grid");
   const auto block = dims(block_, "--block");
+  // The grid's size before anything is read or allocated (issue 13 §4: a 65536^3 grid ran on silently).
+  const std::uint64_t workgroups = std::uint64_t{grid[0]} * grid[1] * grid[2];
+  const std::uint64_t block_items = std::uint64_t{block[0]} * block[1] * block[2];
+  const std::uint64_t waves = (block_items + simulator::kLanes - 1) / simulator::kLanes;  // wave64
+  const std::string estimate = "grid " + std::to_string(grid[0]) + "x" + std::to_string(grid[1]) + "x" +
+                               std::to_string(grid[2]) + " = " + std::to_string(workgroups) + " workgroups of " +
+                               std::to_string(waves) + " wave(s)";
+  if (workgroups > max_workgroups_)
+    fail("refused: " + estimate + ", more than --max-workgroups " + std::to_string(max_workgroups_) +
+         " (raise --max-workgroups to run it)");
+  summary().set("workgroups", workgroups);
 
   const std::vector<std::byte> code = read_whole_file(code_object_, "code object");
   simulator::SimulatorExecutor ex;
@@ -242,10 +269,12 @@ int SimCommand::run() {
   apply_hazards_option(ex, hazards_);
   simulator::parse_lds_races(lds_races_, ex.options().lds_races);  // CLI11 checked the spelling
   simulator::parse_memory_model(memory_model_, ex.options().memory_model);
+  ex.options().max_total_instructions = max_instructions_;
   const simulator::KernelInfo& k = ex.code_object(code).kernel(kernel_);
 
   json j;
   {
+    if (auto why = reference::directory_instead_of_file(args_, "arguments file")) fail(*why);
     std::ifstream f(args_);
     if (!f) fail("arguments file '" + args_ + "' cannot be read (missing or unreadable)");
     try {
@@ -285,6 +314,11 @@ int SimCommand::run() {
     d.args.push_back(std::move(a));
   }
 
+  for (const auto& h : host)
+    if (!h.write_to.empty()) check_output_file("args.json output", h.write_to);  // before the run, not after
+  // A long dispatch says how far it is, at most one line every 5 s (off under --quiet).
+  Progress line(quiet_ ? nullptr : &std::cerr, "sim", "workgroup", workgroups, 5.0);
+  ex.options().workgroup_done = [&line](std::uint64_t done, std::uint64_t) { line.step(done); };
   simulator::InstStats stats;
   {
     simulator::InstStatsScope scope(stats);
@@ -311,6 +345,7 @@ int SimCommand::run() {
   }
 
   const simulator::SimStats& s = ex.last_stats();
+  summary().set("wave_instructions", s.wave_instructions);
   print_lds_races(std::cerr, ex.last_lds_races());
   std::ostringstream o;
   o << "kernel " << kernel_ << " (" << code_object_ << "): grid " << grid[0] << "," << grid[1] << "," << grid[2]

@@ -20,6 +20,8 @@
 #include <string>
 #include <vector>
 
+#include "simulator/scheduler.hpp"
+
 namespace cdna::tools {
 
 // The bytes of a file; throws one line naming `what` and the path if it cannot be read.
@@ -29,7 +31,8 @@ class SimCommand {
  public:
   explicit SimCommand(CLI::App& app);
   bool parsed() const;
-  // Exit code 0 after a successful run; bad input or a simulation error throws one line.
+  // Exit code 0 after a successful run; bad input throws one line (exit 2), a fault of the kernel
+  // throws simulator::KernelFault (exit 1).
   int run();
 
  private:
@@ -41,6 +44,12 @@ class SimCommand {
   std::string hazards_ = "error";
   std::string lds_races_ = "error";
   std::string memory_model_ = "coherent";
+  // The scheduler's own limit by default (simulator/scheduler.hpp max_total_instructions).
+  std::uint64_t max_instructions_ = simulator::SchedulerOptions{}.max_total_instructions;
+  // 2^24 workgroups: about 2^26 wave turns at the 4 waves of a 256-item block; far past any grid
+  // the repository's kernels launch (e.g. attention at B 64, Hq 64, Sq 4096 / 64 rows: 2^18).
+  std::uint64_t max_workgroups_ = std::uint64_t{1} << 24;
+  bool quiet_ = false;
 };
 
 }  // namespace cdna::tools
