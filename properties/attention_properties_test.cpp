@@ -6,7 +6,13 @@
 // regression_dir() when its test ends. What each asserts: properties/README.md.
 #include <gtest/gtest.h>
 
+#include <iostream>
+#include <stdexcept>
+
+#include "properties/kernel_under_test.hpp"
+#include "properties/property_junit.hpp"
 #include "properties/property_runner.hpp"
+#include "properties/shard_argument.hpp"
 
 namespace cdna::properties {
 namespace {
@@ -62,8 +68,19 @@ TEST(AttentionProperty, NonFiniteInputsFollowTheDefinition) {
 }  // namespace
 }  // namespace cdna::properties
 
+// `--junit FILE` (properties/property_junit.hpp): classname cdna-verify.property.<CDNA_PROPERTY_KERNEL>.
 int main(int argc, char** argv) {
+  if (!cdna::properties::take_shard_argument(argc, argv)) return 2;  // --shard I/N (shard_argument.hpp)
   ::testing::InitGoogleTest(&argc, argv);
+  std::string kernel;
+  try {
+    kernel = cdna::properties::kernel_selection_from_env().name;
+  } catch (const std::invalid_argument& e) {
+    std::cerr << "attention_properties_test: error: " << e.what() << "\n";
+    return 2;
+  }
+  if (const int rc = cdna::properties::setup_junit(argc, argv, [kernel](const ::testing::TestInfo&) { return kernel; }))
+    return rc;
   cdna::properties::install_property_listener();
-  return RUN_ALL_TESTS();
+  return cdna::properties::finish_junit(RUN_ALL_TESTS());
 }

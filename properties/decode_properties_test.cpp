@@ -14,6 +14,8 @@
 #include "device/attention_launcher.hpp"  // read_file
 #include "device/decode_launcher.hpp"
 #include "reference/decode_random.hpp"
+#include "properties/property_junit.hpp"
+#include "properties/shard_argument.hpp"
 #include "simulator/simulator_executor.hpp"
 #include "tools/decode_check.hpp"
 
@@ -75,7 +77,7 @@ device::DecodeLaunch launch_for(const DecodeCase& c, const reference::DecoderMod
 
 std::int64_t g_decided = 0, g_runs = 0;
 
-RC_GTEST_PROP(DecodeProperty, NeverFailsTheDefinition, ()) {
+CDNA_RC_GTEST_PROP(DecodeProperty, NeverFailsTheDefinition, ()) {
   const DecodeCase c = *gen_case();
   RC_TAG(c.config.num_hidden_layers);
   const reference::DecoderModel model = reference::random_decoder_model(c.config, c.seed);
@@ -100,7 +102,7 @@ TEST(DecodeProperty, SomeStepsWereDecided) {
   EXPECT_GT(g_decided, 0);
 }
 
-RC_GTEST_PROP(DecodeProperty, GridAndScheduleDoNotChangeBits, ()) {
+CDNA_RC_GTEST_PROP(DecodeProperty, GridAndScheduleDoNotChangeBits, ()) {
   const DecodeCase c = *gen_case();
   const reference::DecoderModel model = reference::random_decoder_model(c.config, c.seed);
   const auto code = device::read_file(device::decode_code_object(c.mode), "decode code object");
@@ -118,3 +120,12 @@ RC_GTEST_PROP(DecodeProperty, GridAndScheduleDoNotChangeBits, ()) {
 
 }  // namespace
 }  // namespace cdna
+
+// `--junit FILE` (properties/property_junit.hpp): classname cdna-verify.property.decode-monokernel.
+int main(int argc, char** argv) {
+  if (!cdna::properties::take_shard_argument(argc, argv)) return 2;  // --shard I/N (shard_argument.hpp)
+  ::testing::InitGoogleTest(&argc, argv);
+  if (const int rc = cdna::properties::setup_junit(argc, argv, [](const ::testing::TestInfo&) { return "decode-monokernel"; }))
+    return rc;
+  return cdna::properties::finish_junit(RUN_ALL_TESTS());
+}

@@ -23,6 +23,8 @@
 #include "device/attention_launcher.hpp"
 #include "numerics/fp8.hpp"
 #include "properties/feature_generators.hpp"
+#include "properties/property_junit.hpp"
+#include "properties/shard_argument.hpp"
 #include "simulator/simulator_executor.hpp"
 #include "tools/audit_cases.hpp"
 
@@ -55,7 +57,7 @@ std::string describe_dense(const AttentionProblem& p) {
   return properties::describe(v);
 }
 
-RC_GTEST_PROP(FeatureProperty, WindowPastTheSequenceIsNoWindow, ()) {
+CDNA_RC_GTEST_PROP(FeatureProperty, WindowPastTheSequenceIsNoWindow, ()) {
   FeatureSpec spec;
   spec.window = false, spec.softcap = spec.sinks = spec.dv = spec.fp8 = true;
   const AttentionProblem p = *gen_feature_problem(spec);
@@ -75,7 +77,7 @@ RC_GTEST_PROP(FeatureProperty, WindowPastTheSequenceIsNoWindow, ()) {
 // P_j (V_j − O)) and LSE by at most δ. Hence per element:
 //   |O_cap − O| <= 2 · factor · max|V| + ulp(max(|O_cap|, |O|)) + 2 δ max|V|,
 //   |LSE_cap − LSE| <= exact_lse_error(n, LSE_cap) + exact_lse_error(n, LSE) + ulp(...) + δ.
-RC_GTEST_PROP(FeatureProperty, HugeCapIsNoCapWithinTheOracleError, ()) {
+CDNA_RC_GTEST_PROP(FeatureProperty, HugeCapIsNoCapWithinTheOracleError, ()) {
   FeatureSpec spec;
   spec.sinks = spec.dv = true;
   const AttentionProblem p = *gen_feature_problem(spec);
@@ -116,7 +118,7 @@ RC_GTEST_PROP(FeatureProperty, HugeCapIsNoCapWithinTheOracleError, ()) {
 }
 
 // Heads whose sink is -inf give exactly the output of the problem without sinks.
-RC_GTEST_PROP(FeatureProperty, MinusInfinitySinkIsNoSink, ()) {
+CDNA_RC_GTEST_PROP(FeatureProperty, MinusInfinitySinkIsNoSink, ()) {
   FeatureSpec spec;
   spec.softcap = spec.dv = true;
   AttentionProblem p = *gen_feature_problem(spec);
@@ -139,7 +141,7 @@ RC_GTEST_PROP(FeatureProperty, MinusInfinitySinkIsNoSink, ()) {
       }
 }
 
-RC_GTEST_PROP(FeatureProperty, PagedEqualsPackedBitForBit, ()) {
+CDNA_RC_GTEST_PROP(FeatureProperty, PagedEqualsPackedBitForBit, ()) {
   FeatureSpec spec;
   spec.softcap = spec.sinks = spec.dv = spec.fp8 = true;
   const VarlenDraw d = *gen_varlen(spec);
@@ -149,7 +151,7 @@ RC_GTEST_PROP(FeatureProperty, PagedEqualsPackedBitForBit, ()) {
 
 // Each sequence's rows of the varlen result are the dense result of that sequence drawn alone,
 // bit for bit; rows no sequence owns are NaN.
-RC_GTEST_PROP(FeatureProperty, VarlenEqualsEachSequenceAlone, ()) {
+CDNA_RC_GTEST_PROP(FeatureProperty, VarlenEqualsEachSequenceAlone, ()) {
   FeatureSpec spec;
   spec.softcap = spec.sinks = spec.dv = spec.fp8 = true;
   const VarlenDraw d = *gen_varlen(spec);
@@ -169,7 +171,7 @@ RC_GTEST_PROP(FeatureProperty, VarlenEqualsEachSequenceAlone, ()) {
 
 // Per-tensor descale factors 2^a, 2^b, 2^c: the scores are those of scale σ·2^(a+b) without
 // descale (an exact fp32 product), and O is 2^c times that problem's O, exactly.
-RC_GTEST_PROP(FeatureProperty, Fp8PowerOfTwoDescaleScalesExactly, ()) {
+CDNA_RC_GTEST_PROP(FeatureProperty, Fp8PowerOfTwoDescaleScalesExactly, ()) {
   FeatureSpec spec;
   spec.window = spec.dv = true;
   AttentionProblem p = *gen_feature_problem(spec);
@@ -191,7 +193,7 @@ RC_GTEST_PROP(FeatureProperty, Fp8PowerOfTwoDescaleScalesExactly, ()) {
 
 // V's Dv columns cut into blocks: block k's problem (same Q, K, features; V = those columns) has
 // O = those columns of the whole O, and the same LSE, bit for bit.
-RC_GTEST_PROP(FeatureProperty, DvColumnBlocksAreSeparateProblems, ()) {
+CDNA_RC_GTEST_PROP(FeatureProperty, DvColumnBlocksAreSeparateProblems, ()) {
   FeatureSpec spec;
   spec.softcap = spec.sinks = spec.dv = spec.fp8 = true;
   const AttentionProblem p = *gen_feature_problem(spec);
@@ -261,7 +263,7 @@ void kernel_passes(const CodeObjects& code, std::optional<numerics::Rounding> mo
 
 // Dense problems with windows (sides -1, 0, small, past the sequence) through run_attention:
 // compare_attention passes.
-RC_GTEST_PROP(FeatureProperty, KernelPassesOnDenseWindows, ()) {
+CDNA_RC_GTEST_PROP(FeatureProperty, KernelPassesOnDenseWindows, ()) {
   FeatureSpec spec;
   spec.top_left = false;
   AttentionProblem p = *gen_feature_problem(spec);
@@ -276,7 +278,7 @@ RC_GTEST_PROP(FeatureProperty, KernelPassesOnDenseWindows, ()) {
   RC_ASSERT(c.o_judged == p.shape.o_elements());
 }
 
-RC_GTEST_PROP(FeatureProperty, KernelPassesOnVarlenPagedAndWindows, ()) {
+CDNA_RC_GTEST_PROP(FeatureProperty, KernelPassesOnVarlenPagedAndWindows, ()) {
   kernel_passes(ours, std::nullopt);
 }
 
@@ -294,3 +296,15 @@ TEST(FeatureProperty, KernelPropertyKillsTheFeatureMutants) {
 
 }  // namespace
 }  // namespace cdna::properties
+
+// `--junit FILE` (properties/property_junit.hpp): the Kernel* properties run our kernel, the
+// others the MPFR oracle alone (classname cdna-verify.property.attention-fwd / .oracle).
+int main(int argc, char** argv) {
+  if (!cdna::properties::take_shard_argument(argc, argv)) return 2;  // --shard I/N (shard_argument.hpp)
+  ::testing::InitGoogleTest(&argc, argv);
+  const auto kernel_of = [](const ::testing::TestInfo& info) {
+    return std::string(info.name()).starts_with("Kernel") ? "attention-fwd" : "oracle";
+  };
+  if (const int rc = cdna::properties::setup_junit(argc, argv, kernel_of)) return rc;
+  return cdna::properties::finish_junit(RUN_ALL_TESTS());
+}

@@ -14,6 +14,7 @@
 #include "device/attention_launcher.hpp"
 #include "properties/kernel_under_test.hpp"
 #include "properties/layout_run.hpp"
+#include "properties/property_junit.hpp"
 #include "properties/regressions.hpp"
 
 namespace cdna::properties {
@@ -205,7 +206,7 @@ void check_property(const std::string& property, const CaseSpec& spec) {
   }
   std::cout << "[ property ] executor " << executor_name << "\n";
   if (const auto why = skip_reason(property)) GTEST_SKIP() << *why;
-  ::rc::detail::checkGTest([&] { evaluate_property(property, spec); });
+  check_counted([&] { evaluate_property(property, spec); });  // RapidCheck's counts for --junit
 }
 
 void install_property_listener() {

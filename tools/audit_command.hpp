@@ -4,9 +4,11 @@
 
 #include <CLI/CLI.hpp>
 
+#include <chrono>
 #include <string>
 #include <vector>
 
+#include "tools/shard_option.hpp"
 #include "tools/sim_settings.hpp"
 
 namespace cdna::tools {
@@ -18,7 +20,9 @@ class AuditCommand {
  public:
   explicit AuditCommand(CLI::App& app);
   bool parsed() const { return cmd_->parsed(); }
-  // Exit code 0 PASS, 1 FAIL, 2 NOTHING JUDGED; bad input throws one line (exit 2).
+  // Exit code 0 PASS, 1 FAIL, 2 NOTHING JUDGED; bad input throws one line (exit 2). With --junit,
+  // the file is checked writable first and written at the end whatever the outcome (an <error>
+  // testcase if the run throws; tools/junit.hpp).
   int run();
 
  private:
@@ -32,6 +36,11 @@ class AuditCommand {
   std::string kernel_ = "attention-fwd";
   SimSettings sim_;
   std::string profile_ = "ours";
+  std::string junit_;  // --junit FILE (tools/audit_junit.hpp)
+  std::chrono::system_clock::time_point started_;
+  ShardOption shard_;
+
+  int run_checked();
 };
 
 }  // namespace cdna::tools

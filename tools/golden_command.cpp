@@ -11,6 +11,7 @@
 #include <iomanip>
 #include <iostream>
 #include <map>
+#include <set>
 #include <memory>
 #include <regex>
 #include <sstream>
@@ -254,6 +255,11 @@ GoldenCommand::GoldenCommand(CLI::App& app) {
       ->check(CLI::IsMember({"simulator", "hip", "auto", "none"}))
       ->capture_default_str();
   verify_->add_option("--threads", threads_, "Oracle worker threads (0: all cores)")->capture_default_str();
+  verify_->add_option("--junit", junit_,
+                      "Also write a JUnit XML report to FILE: one testcase per golden file (case x mode), classname "
+                      "cdna-verify.golden-verify.<kernel> (docs/ci.md \"JUnit output\"); checked writable first, "
+                      "written whatever the outcome");
+  add_shard_options(verify_, verify_shard_, "golden files (by the case id in each file, all modes of a case together)");
 
   decode_verify_ = golden_->add_subcommand(
       "decode-verify",
@@ -276,6 +282,10 @@ GoldenCommand::GoldenCommand(CLI::App& app) {
       "Judge a candidate output of any implementation against a golden file under the pass rule "
       "(docs/pass-rule.md: bound, floor, semantic facts) in the file's rounding mode. Exit 0 pass, 1 fail, 2 bad input "
       "(a malformed, modified or impossible golden file, a missing tensor, nothing judged).");
+  check_->add_option("--junit", junit_,
+                     "Also write a JUnit XML report to FILE: one testcase (the golden file's case x mode), classname "
+                     "cdna-verify.golden-check.candidate (docs/ci.md \"JUnit output\"); checked writable first, "
+                     "written whatever the outcome");
   check_->add_option("golden", golden_path_, "The golden file")->required();
   check_->add_option("--candidate", candidate_,
                      "The candidate's output: a safetensors file with tensor 'o' (BF16 [B,Sq,Hq,Dv]; varlen files "
@@ -304,10 +314,28 @@ bool GoldenCommand::parsed() const { return golden_->parsed(); }
 int GoldenCommand::run() {
   if (gen_->parsed()) return run_gen();
   if (make_->parsed()) return run_golden_make(make_options_);
-  if (verify_->parsed()) return run_verify();
-  if (check_->parsed()) return run_check();
+  if (verify_->parsed()) return with_junit("golden-verify", [this] { return run_verify(); });
+  if (check_->parsed()) return with_junit("golden-check", [this] { return run_check(); });
   if (decode_verify_->parsed()) return run_decode_verify(decode_verify_path_, decode_verify_model_);
   return 2;
+}
+
+int GoldenCommand::with_junit(const std::string& sub, const std::function<int()>& work) {
+  started_ = std::chrono::system_clock::now();
+  if (!junit_.empty()) junit::check_writable(junit_);
+  return junit::run_writing_errors(junit_, "cdna-verify." + sub, "cdna-verify." + sub, work);
+}
+
+void GoldenCommand::write_junit(const std::string& sub, std::vector<junit::TestCase> cases, std::string system_out) {
+  if (junit_.empty()) return;
+  junit::TestSuite s;
+  s.name = "cdna-verify." + sub;
+  s.started = started_;
+  s.seconds = std::chrono::duration<double>(std::chrono::system_clock::now() - started_).count();
+  s.cases = std::move(cases);
+  s.system_out = std::move(system_out);
+  junit::write(junit_, {s});
+  std::cout << "JUnit: " << junit_ << "\n";
 }
 
 int GoldenCommand::run_gen() {
@@ -355,21 +383,61 @@ int GoldenCommand::run_gen() {
 }
 
 int GoldenCommand::run_verify() {
-  const auto files = golden_files_under(verify_path_);
-  // Read every file first: a malformed one is bad input (exit 2) before anything is judged.
+  const std::optional<ShardSpec> shard = verify_shard_.spec();
+  auto files = golden_files_under(verify_path_);
+  // Read every file first: a malformed one is bad input (exit 2) before anything is judged, in
+  // every shard alike.
   std::vector<golden::GoldenFile> goldens;
   for (const auto& f : files) goldens.push_back(read_judgeable(f));
+  if (shard) {
+    const std::size_t all = files.size();
+    std::vector<fs::path> kept_files;
+    std::vector<golden::GoldenFile> kept;
+    std::set<std::string> ids;
+    for (std::size_t n = 0; n < all; ++n) {
+      if (!shard->contains(goldens[n].case_id)) continue;
+      ids.insert(goldens[n].case_id);
+      kept_files.push_back(files[n]);
+      kept.push_back(std::move(goldens[n]));
+    }
+    files = std::move(kept_files);
+    goldens = std::move(kept);
+    std::string list;
+    for (const auto& id : ids) list += (list.empty() ? "" : ", ") + id;
+    std::cout << "shard " << shard->text() << ": owns " << files.size() << " of the " << all << " golden files ("
+              << ids.size() << " case(s)" << (list.empty() ? "" : ": " + list) << ")\n";
+    if (files.empty() && all > 0) {
+      const std::string why = "shard " + shard->text() + " owns no golden file (the " + std::to_string(all) +
+                              " files are in other shards)";
+      if (verify_shard_.allow_empty) {
+        if (!quiet_) std::cerr << "cdna-verify: note: " << why << "; --allow-empty-shard: exit 0\n";
+        return 0;
+      }
+      std::cerr << "cdna-verify: error: " << why << "; nothing judged (--allow-empty-shard makes it exit 0)\n";
+      return 2;
+    }
+  }
 
   // The executor before any work: `--executor hip` without a device fails at once (exit 3).
   std::unique_ptr<device::Executor> executor = make_executor(verify_executor_);
   if (executor) std::cout << "executor: " << description_line(executor->describe()) << "\n";
   std::map<std::string, CodeObjects> kernels;  // by the files' kernel_adapter
   int failed = 0, kernels_rerun = 0, empty = 0;
+  std::vector<junit::TestCase> junit_cases;
+  std::ostringstream verify_lines;  // the JUnit suite's system-out
   for (std::size_t n = 0; n < files.size(); ++n) {
     const golden::GoldenFile& g = goldens[n];
+    const auto file_started = std::chrono::steady_clock::now();
+    junit::TestCase& t = junit_cases.emplace_back();
+    const auto named_kernel = g.provenance.find("kernel_adapter");
+    t.classname = "cdna-verify.golden-verify." +
+                  (named_kernel == g.provenance.end() ? std::string("attention-fwd") : named_kernel->second);
+    t.name = g.case_id + " " + std::string(numerics::to_string(g.mode));
     if (g.o_elements() + g.lse_elements() == 0) {
       ++empty;
       std::cout << "EMPTY " << files[n].string() << ": nothing judged (no O element, no LSE value)\n";
+      t.status = junit::Status::Skipped;
+      t.message = files[n].string() + ": nothing judged (no O element, no LSE value)";
       continue;
     }
     std::string problem = golden::verify_reference_values(g, threads_);
@@ -397,11 +465,17 @@ int GoldenCommand::run_verify() {
     if (problem.empty()) {
       std::cout << "ok    " << files[n].string() << " (exact values, bound, floor of " << g.o_elements()
                 << " O elements and " << g.lse_elements() << " LSE values" << kernel_note << ")\n";
+      verify_lines << "ok    " << files[n].string() << kernel_note << "\n";
     } else {
       ++failed;
       std::cout << "FAIL  " << files[n].string() << ": " << problem << "\n";
+      t.status = junit::Status::Failed;
+      t.type = "golden";
+      t.message = files[n].string() + ": " + problem;
     }
+    t.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - file_started).count();
   }
+  write_junit("golden-verify", std::move(junit_cases), verify_lines.str());
   std::cout << files.size() - static_cast<std::size_t>(failed + empty) << " of " << files.size()
             << " golden files verified (" << kernels_rerun << " kernel re-runs"
             << (empty ? ", " + std::to_string(empty) + " with nothing to judge" : "") << ")\n";
@@ -528,6 +602,19 @@ int GoldenCommand::run_check() {
                                   : std::string())
             << "\n"
             << "judged: " << c.o_judged << " O elements, " << c.lse_judged << " LSE values\n";
+  junit::TestCase t;
+  t.classname = "cdna-verify.golden-check.candidate";
+  t.name = g.case_id + " " + std::string(numerics::to_string(g.mode));
+  t.seconds = std::chrono::duration<double>(std::chrono::system_clock::now() - started_).count();
+  if (!c.judged()) {
+    t.status = junit::Status::Skipped;
+    t.message = golden_path_ + ": nothing judged (the problem has no O element and no LSE value)";
+  } else if (!v.pass()) {
+    t.status = junit::Status::Failed;
+    t.type = "verdict";
+    t.message = v.first_failure();
+  }
+  write_junit("golden-check", {t});
   if (!c.judged()) {
     // A verdict over nothing is no verdict (docs/pass-rule.md): its own outcome, not a pass.
     std::cout << "nothing judged\n";

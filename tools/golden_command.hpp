@@ -6,13 +6,17 @@
 
 #include <CLI/CLI.hpp>
 
+#include <chrono>
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
 
 #include "golden/golden_file.hpp"
 #include "reference/attention.hpp"
+#include "tools/shard_option.hpp"
 #include "tools/golden_make.hpp"
+#include "tools/junit.hpp"
 
 namespace cdna::tools {
 
@@ -80,6 +84,7 @@ class GoldenCommand {
   // verify
   std::string verify_path_;
   std::string verify_executor_ = "simulator";
+  ShardOption verify_shard_;  // --shard I/N: the files of this shard's case ids only
   // check
   std::string golden_path_;
   std::string candidate_;
@@ -89,10 +94,17 @@ class GoldenCommand {
   CLI::Option* lse_tensor_option_ = nullptr;  // given explicitly: the tensor must exist
   unsigned threads_ = 0;
   std::string profile_ = "ours";  // check --profile (tools/profile_option.hpp)
+  // verify, check: --junit FILE (tools/junit.hpp; docs/ci.md "JUnit output")
+  std::string junit_;
+  std::chrono::system_clock::time_point started_;
 
   int run_gen();
   int run_verify();
   int run_check();
+  // Runs `work` of subcommand `sub` ("golden-verify", "golden-check") with --junit: the file
+  // checked writable first, an <error> testcase written if `work` throws.
+  int with_junit(const std::string& sub, const std::function<int()>& work);
+  void write_junit(const std::string& sub, std::vector<junit::TestCase> cases, std::string system_out = "");
 };
 
 }  // namespace cdna::tools
