@@ -6,6 +6,7 @@
 #include <bit>
 #include <cstdio>
 #include <iomanip>
+#include <limits>
 #include <sstream>
 #include <stdexcept>
 
@@ -72,6 +73,52 @@ std::string decimal(double v) {
 }
 
 }  // namespace
+
+device::AttentionOutput run_ours_in_layout(const golden::GoldenFile& g, device::Executor& executor) {
+  if (g.varlen) throw std::invalid_argument("crosscheck: layouts of varlen files are not run");
+  const reference::AttentionProblem& p = g.problem;
+  if (auto why = device::attention_unsupported_reason(p)) throw std::invalid_argument(*why);
+  const reference::AttentionShape& s = p.shape;
+  auto strides = [](const golden::Strides& t, const char* name) {
+    if (t[3] != 1) throw std::invalid_argument(std::string("crosscheck: ") + name + " has d stride " + std::to_string(t[3]) + "; the kernel reads rows of stride 1");
+    return device::TensorStrides{t[0], t[1], t[2]};
+  };
+  const device::AttentionLayout lay{strides(g.layout.q, "Q"), strides(g.layout.k, "K"), strides(g.layout.v, "V"),
+                                    strides(g.layout.o, "O")};
+  constexpr std::uint16_t kGap = 0x7FC0;  // quiet NaN: a gap read by mistake shows in the output
+  // Element [b, i, h, d] of a BSHD tensor to and from its strided buffer.
+  auto for_each = [](std::int64_t heads, std::int64_t seq, std::int64_t batch, std::int64_t dim,
+                     const device::TensorStrides& t, auto&& f) {
+    for (std::int64_t b = 0; b < batch; ++b)
+      for (std::int64_t i = 0; i < seq; ++i)
+        for (std::int64_t h = 0; h < heads; ++h)
+          for (std::int64_t d = 0; d < dim; ++d)
+            f(static_cast<std::size_t>(((b * seq + i) * heads + h) * dim + d),
+              static_cast<std::size_t>(b * t.b + i * t.s + h * t.h + d));
+  };
+  auto scatter = [&](const std::vector<std::uint16_t>& bshd, const device::TensorStrides& t, std::int64_t seq,
+                     std::int64_t heads, std::int64_t dim) {
+    std::vector<std::uint16_t> buf(static_cast<std::size_t>(device::strided_extent(t, s.batch, seq, heads, dim)), kGap);
+    for_each(heads, seq, s.batch, dim, t, [&](std::size_t from, std::size_t to) { buf[to] = bshd[from]; });
+    return buf;
+  };
+  const auto q = scatter(p.q, lay.q, s.seqlen_q, s.heads_q, s.head_dim);
+  const auto k = scatter(p.k, lay.k, s.seqlen_k, s.heads_kv, s.head_dim);
+  const auto v = scatter(p.v, lay.v, s.seqlen_k, s.heads_kv, s.dv());
+  std::vector<std::uint16_t> o(static_cast<std::size_t>(device::strided_extent(lay.o, s.batch, s.seqlen_q, s.heads_q, s.dv())),
+                               kGap);
+  device::AttentionOutput out;
+  out.lse.assign(static_cast<std::size_t>(s.lse_elements()), std::numeric_limits<float>::quiet_NaN());
+  device::StridedAttention a;
+  a.shape = s, a.mask = p.mask, a.scale = p.scale, a.layout = lay;
+  a.window_left = p.window_left, a.window_right = p.window_right;
+  a.q = q, a.k = k, a.v = v, a.o = o, a.lse = out.lse;
+  const std::vector<std::byte> code = device::read_file(device::attention_code_object(g.mode), "attention code object");
+  device::launch_attention(executor, code, a);
+  out.o.assign(static_cast<std::size_t>(s.o_elements()), kGap);
+  for_each(s.heads_q, s.seqlen_q, s.batch, s.dv(), lay.o, [&](std::size_t to, std::size_t from) { out.o[to] = o[from]; });
+  return out;
+}
 
 OutputComparison compare_outputs(const device::AttentionOutput& a, const device::AttentionOutput& b,
                                  const std::vector<std::int64_t>& o_shape, const std::vector<std::int64_t>& lse_shape) {

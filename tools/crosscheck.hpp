@@ -10,6 +10,7 @@
 
 #include "device/attention_launcher.hpp"
 #include "device/executor.hpp"
+#include "golden/golden_file.hpp"
 
 namespace cdna::tools {
 
@@ -35,6 +36,13 @@ struct OutputComparison {
 // std::invalid_argument when the sizes disagree with the shapes or with each other.
 OutputComparison compare_outputs(const device::AttentionOutput& a, const device::AttentionOutput& b,
                                  const std::vector<std::int64_t>& o_shape, const std::vector<std::int64_t>& lse_shape);
+
+// Runs our kernel (the build's code object of g.mode) on dense golden file g in its own layout
+// (golden/layout.hpp: bhsd, sbhd or explicit strides): Q, K, V scattered from their stored BSHD
+// values into buffers with g.layout's strides (gaps hold a quiet NaN), O gathered back to BSHD.
+// Throws std::invalid_argument for a varlen file, a d stride other than 1, or a problem the kernel
+// does not take (device::attention_unsupported_reason), and whatever the executor throws.
+device::AttentionOutput run_ours_in_layout(const golden::GoldenFile& g, device::Executor& executor);
 
 // One line for a comparison: "bitwise equal (N elements)" or "N of M differ; first o[0,3,1,17]
 // 0x3f80 (1) vs 0x3f81 (1.0078125)".

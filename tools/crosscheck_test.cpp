@@ -4,6 +4,9 @@
 
 #include <gtest/gtest.h>
 
+#include "simulator/simulator_executor.hpp"
+#include "tools/golden_kernel.hpp"
+
 #include <bit>
 #include <cmath>
 #include <stdexcept>
@@ -69,6 +72,33 @@ TEST(Crosscheck, SizesThatDisagreeWithTheShapeThrow) {
   b.o.pop_back();
   EXPECT_THROW(compare_outputs(sample(), b, kO, kLse), std::invalid_argument);
   EXPECT_THROW(compare_outputs(sample(), sample(), {1, 2, 2, 4}, kLse), std::invalid_argument);
+}
+
+// Our kernel in a golden file's own layout gives the bits of the same problem run contiguous (BSHD,
+// through the adapter): the layout moves elements, never changes them (properties/README.md,
+// padding_irrelevant). Both committed layout files: BHSD and explicit strides with gaps.
+TEST(Crosscheck, OursInTheFilesLayoutEqualsBshd) {
+  simulator::SimulatorExecutor sim;
+  for (const char* name : {"X09-layout-bhsd.rtne.safetensors", "X10-strided.rtne.safetensors"}) {
+    const golden::GoldenFile g = golden::read_golden(std::string(CDNA_GOLDEN_SET_DIR) + "/" + name);
+    ASSERT_NE(g.layout.name, "bshd") << name;
+    golden::GoldenFile bshd = g;
+    bshd.layout = golden::Layout{};
+    CodeObjects code;
+    ASSERT_FALSE(golden_kernel_reason(bshd, code).has_value()) << name;
+    const device::AttentionOutput contiguous = run_golden_kernel(bshd, sim, code);
+    const device::AttentionOutput strided = run_ours_in_layout(g, sim);
+    const OutputComparison c = compare_outputs(contiguous, strided, g.o_shape(), g.lse_shape());
+    EXPECT_TRUE(c.equal()) << name << ": " << describe(c);
+    EXPECT_GT(c.elements, 0) << name;
+  }
+}
+
+TEST(Crosscheck, LayoutRunRefusesAnOddDStride) {
+  simulator::SimulatorExecutor sim;
+  golden::GoldenFile g = golden::read_golden(std::string(CDNA_GOLDEN_SET_DIR) + "/X10-strided.rtne.safetensors");
+  g.layout.q[3] = 2;
+  EXPECT_THROW(run_ours_in_layout(g, sim), std::invalid_argument);
 }
 
 }  // namespace
