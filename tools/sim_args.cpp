@@ -77,7 +77,8 @@ std::vector<std::byte> value_bytes(const std::string& key, const json& v, const 
     if (!v.is_number()) fail(who + ": \"" + key + "\" takes a number");
     const double d = v.get<double>();
     if (key == "f64") return bytes_of(d);
-    // A double past the fp32 range has no fp32 value (and converting it is undefined behaviour).
+    // A double past the fp32 range has no fp32 value: ISO C++ leaves the conversion undefined,
+    // and gcc and clang give +-inf, which nobody writing 1e300 meant.
     if (d > FLT_MAX || d < -FLT_MAX) fail(who + ": \"f32\" " + v.dump() + " is outside the fp32 range (|x| <= 3.40282347e38)");
     return bytes_of(static_cast<float>(d));
   }

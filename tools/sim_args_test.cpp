@@ -107,7 +107,7 @@ TEST(SimArgs, IntegersAtTheirBounds) {
 }
 
 TEST(SimArgs, Fp32Range) {
-  // FLT_MAX itself passes; one double past it has no fp32 value (the conversion was undefined).
+  // FLT_MAX itself passes; one double past it has no fp32 value (it used to become +-inf).
   const auto a = parse(R"([{"f32": 3.4028234663852886e38}, {"f32": -3.4028234663852886e38}])", {value(4), value(4)});
   EXPECT_EQ(as<float>(a[0]), 3.4028234663852886e38f);
   for (const char* v : {"3.4028234663852890e38", "-1e39", "1e300"})

@@ -6,13 +6,15 @@
 // checks against the kernel's metadata reject them).
 //
 // Allowed outcomes: an argument list that agrees with the kernel (one per argument, a buffer
-// exactly for a global buffer, a value of the argument's size), or std::runtime_error with a
-// one-line message. Anything else (crash, sanitizer report, leak, another exception type, a
+// exactly for a global buffer, a value of the argument's size holding the number the text gives:
+// an integer exactly, a float finite), or std::runtime_error with a one-line message. Anything else (crash, sanitizer report, leak, another exception type, a
 // message of several lines, a list the kernel does not take) aborts.
 #include <nlohmann/json.hpp>
 
+#include <cmath>
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
 #include <stdexcept>
 #include <string>
 #include <string_view>
@@ -50,7 +52,35 @@ ArgInfo asked_for(const nlohmann::json& e) {
   return value(4);
 }
 
-void parse_against(std::string_view text, const std::vector<ArgInfo>& kernel) {
+template <class T>
+T load(const SimArg& a) {
+  T v{};
+  std::memcpy(&v, a.data.data(), sizeof v);
+  return v;
+}
+
+// The integer x equals the JSON integer v (JSON parses non-negative integers as unsigned).
+bool same_integer(std::int64_t x, const nlohmann::json& v) {
+  if (v.is_number_unsigned()) return x >= 0 && static_cast<std::uint64_t>(x) == v.get<std::uint64_t>();
+  return x == v.get<std::int64_t>();
+}
+
+// An accepted value entry holds the number the text gives: an integer exactly, an f32 or f64 a
+// finite value (JSON numbers are finite).
+void check_value(const nlohmann::json& e, const SimArg& a) {
+  const std::string& key = e.begin().key();
+  const nlohmann::json& v = e.begin().value();
+  bool ok = true;
+  if (key == "i32") ok = same_integer(load<std::int32_t>(a), v);
+  else if (key == "u32") ok = same_integer(load<std::uint32_t>(a), v);
+  else if (key == "i64") ok = same_integer(load<std::int64_t>(a), v);
+  else if (key == "u64") ok = v.is_number_unsigned() && load<std::uint64_t>(a) == v.get<std::uint64_t>();
+  else if (key == "f32") ok = std::isfinite(load<float>(a));
+  else if (key == "f64") ok = std::isfinite(load<double>(a));
+  if (!ok) bug("parse_sim_args", "accepted " + e.dump() + " as another value");
+}
+
+void parse_against(std::string_view text, const nlohmann::json& j, const std::vector<ArgInfo>& kernel) {
   std::vector<SimArg> args;
   const bool parsed = cdna::fuzz::returns_or_documented<std::runtime_error>("parse_sim_args", [&] {
     args = cdna::tools::parse_sim_args(text, "/fuzz/dir/args.json", "fuzz_kernel", kernel, read_in_memory);
@@ -63,6 +93,7 @@ void parse_against(std::string_view text, const std::vector<ArgInfo>& kernel) {
     if (!a.buffer && a.data.size() != kernel[i].size) bug("parse_sim_args", "a value of the wrong size passed");
     if (a.null && (!a.data.empty() || a.writable)) bug("parse_sim_args", "a null pointer with data or writable");
     if (a.writable != !a.write_to.empty()) bug("parse_sim_args", "a writable buffer without a file, or the reverse");
+    if (!a.buffer) check_value(j[i], a);
   }
 }
 
@@ -79,6 +110,6 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
       buffers.push_back(buffer());
     }
   }
-  for (const auto* kernel : {&asked, &values, &buffers}) parse_against(text, *kernel);
+  for (const auto* kernel : {&asked, &values, &buffers}) parse_against(text, j, *kernel);
   return 0;
 }
