@@ -58,7 +58,7 @@ expect unsupported-gqa 2 "heads_q = 6 is not a multiple of" -- run --executor si
 expect top-left 2 "mask causal_top_left is not taken by attention-fwd" -- \
   run --executor simulator --shape 1,4,4,1,1,64 --mask causal-top-left
 expect bad-shape 2 "--shape" -- run --executor simulator --shape 1,2,3
-expect no-hip-device 2 "HIP runtime: no device" -- run --executor hip --shape 1,4,4,1,1,64
+expect no-hip-device 3 "HIP runtime: no device" -- run --executor hip --shape 1,4,4,1,1,64
 expect run-missing-file 2 "cannot read code object" -- \
   run --executor simulator --shape 1,4,4,1,1,64 --code-object /nonexistent.hsaco
 expect run-other-kernel 2 "other_kernel\\.hsaco': kernel 'attn_fwd_d64' not found" -- \

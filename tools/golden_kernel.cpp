@@ -1,24 +1,34 @@
 #include "tools/golden_kernel.hpp"
 
+#include <algorithm>
 #include <iostream>
 #include <optional>
 #include <stdexcept>
 
 #include "device/attention_launcher.hpp"
-#include "device/hip_executor.hpp"
-#include "simulator/simulator_executor.hpp"
+#include "tools/executor_choice.hpp"
 
 namespace cdna::tools {
+
 std::unique_ptr<device::Executor> make_executor(const std::string& name) {
   if (name == "none") return nullptr;
-  if (name != "simulator") {
-    std::string why_not;
-    auto hip = device::make_hip_executor(why_not);
-    if (hip) return hip;
-    if (name == "hip") throw std::runtime_error(why_not);
-    std::cerr << "cdna-verify: " << why_not << "; falling back to the CDNA3 simulator\n";
+  return choose_executor(name).executor;
+}
+
+std::vector<std::filesystem::path> golden_files_under(const std::filesystem::path& path) {
+  std::error_code ec;
+  if (std::filesystem::is_directory(path, ec)) {
+    std::vector<std::filesystem::path> files;
+    for (const auto& e : std::filesystem::directory_iterator(path, ec)) {
+      if (e.is_regular_file() && e.path().extension() == ".safetensors") files.push_back(e.path());
+    }
+    if (ec) throw std::runtime_error("cannot list '" + path.string() + "': " + ec.message());
+    std::sort(files.begin(), files.end());
+    if (files.empty()) throw std::runtime_error("no .safetensors file in '" + path.string() + "'");
+    return files;
   }
-  return std::make_unique<simulator::SimulatorExecutor>();
+  if (!std::filesystem::exists(path, ec)) throw std::runtime_error("cannot read '" + path.string() + "': No such file or directory");
+  return {path};
 }
 
 CodeObjects::CodeObjects(const std::string& kernel, std::filesystem::path source)

@@ -1,12 +1,16 @@
-// cdna-verify: the command-line program. Subcommands: audit, run, sim, golden, mutants, lint, compare, decode.
+// cdna-verify: the command-line program. Subcommands: audit, run, sim, golden, mutants, lint, compare, decode,
+// crosscheck, device.
 #include <CLI/CLI.hpp>
 
 #include <iostream>
 #include <regex>
 
 #include "tools/audit_command.hpp"
+#include "device/hip_executor.hpp"
 #include "tools/compare_command.hpp"
+#include "tools/crosscheck_command.hpp"
 #include "tools/decode_command.hpp"
+#include "tools/device_command.hpp"
 #include "tools/executor_choice.hpp"
 #include "tools/exit_codes.hpp"
 #include "tools/golden_command.hpp"
@@ -20,7 +24,7 @@ using namespace cdna;
 
 int main(int argc, char** argv) {
   CLI::App app{"cdna-verify: verification of MI300X (gfx942) attention kernels against exact oracles"};
-  app.set_version_flag("--version", std::string(CDNA_VERSION));
+  app.set_version_flag("--version", std::string(CDNA_VERSION) + " (HIP: " + device::build_hip() + ")");
   app.require_subcommand(1);
   // One line per error, the same prefix as every other error of the program.
   app.failure_message([](const CLI::App*, const CLI::Error& e) {
@@ -45,6 +49,10 @@ int main(int argc, char** argv) {
   tools::SimSettings decode_sim;
   tools::add_sim_options(decode.cmd(), decode_sim);
 
+  tools::CrosscheckCommand crosscheck(app);  // `crosscheck` (tools/crosscheck_command.hpp, docs/ci.md)
+
+  tools::DeviceCommand device_cmd(app);  // `device` (tools/device_command.hpp)
+
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -59,6 +67,8 @@ int main(int argc, char** argv) {
     if (mutants.parsed()) return mutants.run();
     if (lint.parsed()) return lint.run();
     if (compare.parsed()) return compare.run();
+    if (crosscheck.parsed()) return crosscheck.run();
+    if (device_cmd.parsed()) return device_cmd.run();
     if (decode.parsed()) {
       decode.prepare();  // every input checked before an executor is chosen
       tools::ChosenExecutor chosen = tools::choose_executor(decode.executor_name());
