@@ -16,6 +16,7 @@
 #include "tools/golden_command.hpp"
 #include "tools/lint_command.hpp"
 #include "tools/mutants.hpp"
+#include "tools/report_merge.hpp"
 #include "tools/run_command.hpp"
 #include "tools/sim_command.hpp"
 #include "tools/sim_settings.hpp"
@@ -45,6 +46,8 @@ int main(int argc, char** argv) {
 
   tools::CompareCommand compare(app);  // `compare A B` (tools/compare_command.hpp, docs/compare.md)
 
+  tools::ReportCommand report(app);  // `report merge` (tools/report_merge.hpp, docs/ci.md)
+
   tools::DecodeCommand decode(app);  // `decode` (tools/decode_command.hpp, docs/decode-semantics.md)
   tools::SimSettings decode_sim;
   tools::add_sim_options(decode.cmd(), decode_sim);
@@ -67,6 +70,7 @@ int main(int argc, char** argv) {
     if (mutants.parsed()) return mutants.run();
     if (lint.parsed()) return lint.run();
     if (compare.parsed()) return compare.run();
+    if (report.parsed()) return report.run();
     if (crosscheck.parsed()) return crosscheck.run();
     if (device_cmd.parsed()) return device_cmd.run();
     if (decode.parsed()) {
