@@ -12,6 +12,7 @@
 #include <string_view>
 
 #include "golden/digest.hpp"
+#include "golden/printable.hpp"
 #include "golden/stored_values.hpp"
 #include "reference/floor.hpp"
 
@@ -70,8 +71,11 @@ bool listed(const std::vector<std::string>& keys, const std::string& key) {
   return std::find(keys.begin(), keys.end(), key) != keys.end();
 }
 
+// Messages quote metadata keys and values as the file has them: control characters become '?'
+// so that the message stays one line (the CLI prints one error line).
 [[noreturn]] void bad(const std::string& label, const std::string& what) {
-  throw SafetensorsError(label + ": " + what);
+  const std::string line = label + ": " + what;
+  throw SafetensorsError(printable(line, line.size()));
 }
 
 std::int64_t parse_extent(const std::string& label, const std::string& key, const std::string& text) {
@@ -112,6 +116,26 @@ std::optional<RowsEqualV> parse_fact(const std::string& text) {
   f.key = c;
   if (text != std::to_string(a) + "-" + std::to_string(b) + ":" + std::to_string(c)) return std::nullopt;
   return f;
+}
+
+// Strides are products of inner extents, formed even when another extent is 0 (an empty
+// tensor, whose element count is 0), so every product of the non-zero extents of Q, K, V and O
+// must fit int64. "" if it does, else one line.
+std::string extent_products_problem(const AttentionShape& s) {
+  const std::int64_t tensors[4][4] = {{s.batch, s.seqlen_q, s.heads_q, s.head_dim},
+                                      {s.batch, s.seqlen_k, s.heads_kv, s.head_dim},
+                                      {s.batch, s.seqlen_k, s.heads_kv, s.dv()},
+                                      {s.batch, s.seqlen_q, s.heads_q, s.dv()}};
+  for (const auto& t : tensors) {
+    std::int64_t n = 1;
+    for (std::int64_t e : t)
+      if (e > 0 && __builtin_mul_overflow(n, e, &n))
+        return "metadata extents B, Sq, Sk, Hq, Hkv, D, Dv = " + std::to_string(s.batch) + ", " +
+               std::to_string(s.seqlen_q) + ", " + std::to_string(s.seqlen_k) + ", " + std::to_string(s.heads_q) +
+               ", " + std::to_string(s.heads_kv) + ", " + std::to_string(s.head_dim) + ", " + std::to_string(s.dv()) +
+               ": the product of a tensor's non-zero extents overflows 64 bits";
+  }
+  return "";
 }
 
 std::string shape_text(const std::vector<std::int64_t>& shape) {
@@ -663,6 +687,7 @@ GoldenFile from_safetensors(const SafetensorsFile& f, const std::string& label) 
     vp.base = std::move(p);
   } else {
     g.problem = std::move(p);
+    if (const std::string why = extent_products_problem(g.problem.shape); !why.empty()) bad(label, why);
     // Each tensor shape is checked against the extents before any product of extents is formed;
     // the tensors' byte sizes were checked against 64 bits by the reader.
     const InputShapes in = input_shapes(g);

@@ -231,6 +231,47 @@ TEST(GoldenFile, DigestCatchesEveryChange) {
   }
 }
 
+// Found with golden/fuzz (docs/fuzzing.md): metadata text with a control
+// character gave a message of several lines; the CLI's error is one line.
+TEST(GoldenFile, MetadataWithNewlinesGivesOneLine) {
+  const SafetensorsFile good = to_safetensors(small_golden());
+  {
+    auto f = good;
+    f.metadata["batch"] = "1\n2";
+    expect_read_error(f, "metadata 'batch' = '1?2' is not an integer");
+  }
+  {
+    auto f = good;
+    f.metadata["bad\nkey"] = "x";
+    expect_read_error(f, "metadata key 'bad?key' is not part of golden format v3");
+  }
+}
+
+// Replaces the dense tensors of f by empty ones of batch 0 and Sq, Sk, Hq, Hkv, D = `e`, with
+// `strides` for Q, K, V and O.
+SafetensorsFile empty_batch(SafetensorsFile f, std::int64_t e, const std::string& strides) {
+  for (const char* k : {"seqlen_q", "seqlen_k", "heads_q", "heads_kv", "head_dim", "head_dim_v"})
+    f.metadata[k] = std::to_string(e);
+  f.metadata["batch"] = "0";
+  f.metadata.erase("fact_o_equals_v");
+  for (const char* k : {"stride_q", "stride_k", "stride_v", "stride_o"})
+    f.metadata[k] = strides;
+  for (const char* t : {"q", "k", "v", "o_kernel"}) f.tensors[t] = make_bf16({0, e, e, e}, {});
+  for (const char* t : {"o_exact", "o_bound", "o_floor"}) f.tensors[t] = make_f64({0, e, e, e}, {});
+  for (const char* t : {"lse_exact", "lse_bound"}) f.tensors[t] = make_f64({0, e, e}, {});
+  f.tensors["lse_kernel"] = make_f32({0, e, e}, {});
+  return f;
+}
+
+// Found with golden/fuzz: batch 0 with extents whose product overflows int64 (the tensors are
+// empty, so the reader's byte-size checks pass) made the layout's strides overflow (undefined
+// behaviour). Refused now; batch 0 with extents whose products fit is still a valid file.
+TEST(GoldenFile, EmptyBatchWithOverflowingExtentsIsRefused) {
+  const SafetensorsFile good = to_safetensors(small_golden());
+  EXPECT_NO_THROW(from_safetensors(resealed(empty_batch(good, 1000, "1000000000,1000000,1000,1")), "g.safetensors"));
+  expect_read_error(empty_batch(good, 2147483647, "1,1,1,1"), "the product of a tensor's non-zero extents overflows 64 bits");
+}
+
 // Metadata keys: the format's, the tools' provenance keys and note.*; nothing else.
 TEST(GoldenFile, UnknownMetadataKeysAreRefused) {
   const SafetensorsFile good = to_safetensors(small_golden());

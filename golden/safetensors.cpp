@@ -14,6 +14,8 @@
 
 #include <unistd.h>
 
+#include "golden/printable.hpp"
+
 namespace cdna::golden {
 namespace {
 
@@ -48,14 +50,6 @@ const DtypeInfo& info(Dtype d) {
 
 [[noreturn]] void bad(std::string_view label, const std::string& what) {
   throw SafetensorsError(std::string(label) + ": " + what);
-}
-
-// Keeps a message one line and short: control characters shown as '?', long text cut.
-std::string printable(std::string_view s, std::size_t max = 60) {
-  std::string out;
-  for (char c : s.substr(0, max)) out += (static_cast<unsigned char>(c) < 0x20 || c == 0x7f) ? '?' : c;
-  if (s.size() > max) out += "...";
-  return out;
 }
 
 // Checked element count and byte size of a shape; nullopt on overflow or a negative extent.

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # `cdna-verify sim`: bad input gives one stderr line, exit 2 and no output file (not even a
-# temporary), a fault of the kernel (a store outside its buffer, a null read, an LDS race) the
-# same with exit 1; a good run of vector_add writes the right sums and prints the statistics.
+# temporary), naming the args file as given and any directory given as a file; a fault of the
+# kernel (a store outside its buffer, a null read, an LDS race) the same with exit 1; a good run of
+# vector_add writes the right sums and prints the statistics.
 # `--lds-races error|report|off` on the planted race write_read_race (simulator/testdata/lds_race.hip).
 # `--memory-model coherent|cdna3` on mp_relaxed_store (simulator/testdata/memory_model.hip).
 # Usage: sim_cli_test.sh CDNA_VERIFY VECTOR_ADD_HSACO LDS_RACE_HSACO MEMORY_MODEL_HSACO
@@ -67,6 +68,19 @@ printf '[{"buffer": "a.bin"}, {"buffer": "nofile.bin"}, {"output": "c.bin", "byt
 expect missing_buffer_file "nofile.bin' cannot be read" -- "$co" vector_add --args nofile.json "${run_args[@]}"
 printf '[{"buffer": "a.bin"}, {"buffer": "b.bin"}, {"output": "c.bin", "bytes": 4000}, {"q32": 1}]' >key.json
 expect unknown_key "unknown key" -- "$co" vector_add --args key.json "${run_args[@]}"
+# Messages name the args file as given, and a directory where a file is expected names its path.
+mkdir -p sub/argsdir.json sub/bdir
+printf '[{"buffer": "../a.bin"}, {"buffer": "../b.bin"}, {"output": "../c.bin", "bytes": 4000}, {"q32": 1}]' >sub/my_args.json
+expect entry_names_file "error: sub/my_args.json entry 3: unknown key \"q32\"" -- "$co" vector_add --args sub/my_args.json "${run_args[@]}"
+expect args_is_directory "arguments file 'sub/argsdir.json' is a directory; expected a file" -- "$co" vector_add --args sub/argsdir.json "${run_args[@]}"
+printf '[{"buffer": "../a.bin"}, {"buffer": "bdir"}, {"output": "../c.bin", "bytes": 4000}, {"i32": 1000}]' >sub/dir_buffer.json
+expect buffer_is_directory "buffer file 'sub/bdir' is a directory; expected a file" -- "$co" vector_add --args sub/dir_buffer.json "${run_args[@]}"
+printf '[{"buffer": "../a.bin"}, {"inout": "bdir"}, {"output": "../c.bin", "bytes": 4000}, {"i32": 1000}]' >sub/dir_inout.json
+expect inout_is_directory "buffer file 'sub/bdir' is a directory; expected a file" -- "$co" vector_add --args sub/dir_inout.json "${run_args[@]}"
+printf '[{"buffer": "../a.bin"}, {"buffer": "../b.bin"}, {"output": "bdir", "bytes": 4000}, {"i32": 1000}]' >sub/dir_output.json
+expect output_is_directory "output file 'sub/bdir' is a directory; expected a file" -- "$co" vector_add --args sub/dir_output.json "${run_args[@]}"
+printf '[{"buffer": "a.bin"}, {"buffer": "b.bin"}, {"output": "c.bin", "bytes": 4000}, {"i32": 18446744073709551615}]' >wrap.json
+expect i32_out_of_range "wrap.json entry 3: \"i32\" 18446744073709551615 is out of range" -- "$co" vector_add --args wrap.json "${run_args[@]}"
 printf '[{"buffer": "a.bin"}, {"buffer": "b.bin"}, {"output": "c.bin", "bytes": 40}, {"i32": 1000}]' >small.json
 want=1  # the kernel stores outside its buffer: a fault of the kernel as run
 expect output_too_small "outside" -- "$co" vector_add --args small.json "${run_args[@]}"

@@ -1,7 +1,5 @@
 #include "tools/sim_command.hpp"
 
-#include <nlohmann/json.hpp>
-
 #include <array>
 #include <cstdint>
 #include <cstdio>
@@ -21,6 +19,7 @@
 #include "tools/output_paths.hpp"
 #include "tools/progress.hpp"
 #include "tools/summary_line.hpp"
+#include "tools/sim_args.hpp"
 #include "simulator/isa.hpp"
 #include "simulator/simulator_executor.hpp"
 #include "simulator/wave.hpp"
@@ -31,7 +30,6 @@ namespace cdna::tools {
 namespace {
 
 namespace fs = std::filesystem;
-using nlohmann::json;
 
 [[noreturn]] void fail(const std::string& what) { throw std::runtime_error(what); }
 
@@ -43,117 +41,6 @@ std::array<std::uint32_t, 3> dims(const std::vector<std::uint32_t>& v, const cha
     d[i] = v[i];
   }
   return d;
-}
-
-std::string describe(const simulator::ArgInfo& a, std::size_t i) {
-  return "argument " + std::to_string(i) + (a.name.empty() ? "" : " ('" + a.name + "')");
-}
-
-// One explicit argument as given in args.json.
-struct HostArg {
-  std::vector<std::byte> data;
-  bool buffer = false, writable = false;
-  bool null = false;  // a buffer argument passed as the null pointer (address 0)
-  fs::path write_to;  // outputs and inouts
-};
-
-template <class T>
-std::vector<std::byte> bytes_of(T v) {
-  std::vector<std::byte> b(sizeof(T));
-  std::memcpy(b.data(), &v, sizeof(T));
-  return b;
-}
-
-HostArg parse_arg(const json& e, std::size_t i, const fs::path& base, const simulator::ArgInfo& info) {
-  const std::string who = "args.json entry " + std::to_string(i);
-  if (!e.is_object() || e.empty()) fail(who + ": expected an object such as {\"buffer\": \"in.bin\"} or {\"i32\": 5}");
-  HostArg a;
-  const auto path_of = [&](const char* key) {
-    if (!e.at(key).is_string()) fail(who + ": \"" + key + "\" takes a file name");
-    fs::path p = e.at(key).get<std::string>();
-    return p.is_absolute() ? p : base / p;
-  };
-  std::string key = e.begin().key();
-  for (const char* k : {"buffer", "output", "inout"})
-    if (e.contains(k)) key = k;
-  const bool is_buffer_key = key == "buffer" || key == "output" || key == "inout" || key == "null";
-  if (e.size() != (key == "output" ? 2u : 1u))
-    fail(who + ": expected exactly one key (\"output\" also takes \"bytes\")");
-  if (e.contains("output")) {
-    if (!e.contains("bytes") || !e.at("bytes").is_number_unsigned())
-      fail(who + ": {\"output\": FILE, \"bytes\": N} needs a non-negative integer \"bytes\"");
-    const auto n = e.at("bytes").get<std::uint64_t>();
-    if (n > (std::uint64_t{1} << 34)) fail(who + ": \"bytes\" " + std::to_string(n) + " is too large");
-    a.data.assign(static_cast<std::size_t>(n), std::byte{0});
-    a.buffer = a.writable = true;
-    a.write_to = path_of("output");
-  } else if (e.contains("buffer")) {
-    a.data = read_whole_file(path_of("buffer"), "buffer file");
-    a.buffer = true;
-  } else if (key == "null") {
-    if (!e.at("null").is_boolean() || !e.at("null").get<bool>())
-      fail(who + ": \"null\" takes true (a buffer argument passed as the null pointer)");
-    a.buffer = a.null = true;
-  } else if (e.contains("inout")) {
-    a.write_to = path_of("inout");
-    a.data = read_whole_file(a.write_to, "buffer file");
-    a.buffer = a.writable = true;
-  } else {
-    const json& v = e.begin().value();
-    const auto need_int = [&] {
-      if (!v.is_number_integer()) fail(who + ": \"" + key + "\" takes an integer");
-    };
-    try {
-      if (key == "i32") {
-        need_int();
-        a.data = bytes_of(static_cast<std::int32_t>(v.get<std::int64_t>()));
-        if (v.get<std::int64_t>() < INT32_MIN || v.get<std::int64_t>() > INT32_MAX) fail(who + ": i32 out of range");
-      } else if (key == "u32") {
-        need_int();
-        if (!v.is_number_unsigned() || v.get<std::uint64_t>() > UINT32_MAX) fail(who + ": u32 out of range");
-        a.data = bytes_of(static_cast<std::uint32_t>(v.get<std::uint64_t>()));
-      } else if (key == "i64") {
-        need_int();
-        if (v.is_number_unsigned() && v.get<std::uint64_t>() > static_cast<std::uint64_t>(INT64_MAX))
-          fail(who + ": i64 out of range");
-        a.data = bytes_of(v.get<std::int64_t>());
-      } else if (key == "u64") {
-        need_int();
-        if (!v.is_number_unsigned()) fail(who + ": u64 out of range");
-        a.data = bytes_of(v.get<std::uint64_t>());
-      } else if (key == "f32" || key == "f64") {
-        if (!v.is_number()) fail(who + ": \"" + key + "\" takes a number");
-        a.data = key == "f32" ? bytes_of(v.get<float>()) : bytes_of(v.get<double>());
-      } else if (key == "bytes_hex") {
-        if (!v.is_string()) fail(who + ": \"bytes_hex\" takes a string of hex digits");
-        const std::string h = v.get<std::string>();
-        if (h.size() % 2 != 0) fail(who + ": \"bytes_hex\" needs an even number of hex digits");
-        for (std::size_t k = 0; k < h.size(); k += 2) {
-          unsigned x = 0;
-          for (std::size_t j = k; j < k + 2; ++j) {
-            const char c = h[j];
-            const int d = c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10 : c >= 'A' && c <= 'F' ? c - 'A' + 10 : -1;
-            if (d < 0) fail(who + ": \"bytes_hex\" has a non-hex character '" + std::string(1, c) + "'");
-            x = x * 16 + static_cast<unsigned>(d);
-          }
-          a.data.push_back(static_cast<std::byte>(x));
-        }
-      } else {
-        fail(who + ": unknown key \"" + key + "\"; expected buffer, output, inout, null, i32, u32, i64, u64, f32, f64 or bytes_hex");
-      }
-    } catch (const json::exception& x) {
-      fail(who + ": " + x.what());
-    }
-  }
-  // Against the kernel's metadata.
-  const bool wants_buffer = info.kind == simulator::ArgKind::GlobalBuffer;
-  if (is_buffer_key != wants_buffer)
-    fail(who + ": " + describe(info, i) + " of the kernel is " + info.value_kind + ", not " +
-         (is_buffer_key ? "a buffer" : "a value"));
-  if (!a.buffer && a.data.size() != info.size)
-    fail(who + ": " + describe(info, i) + " is " + std::to_string(info.size) + " bytes, \"" + key + "\" gives " +
-         std::to_string(a.data.size()));
-  return a;
 }
 
 // Writes `data` to `dest` through a temporary file in the same directory and a rename.
@@ -272,27 +159,20 @@ int SimCommand::run() {
   ex.options().max_total_instructions = max_instructions_;
   const simulator::KernelInfo& k = ex.code_object(code).kernel(kernel_);
 
-  json j;
-  {
-    if (auto why = reference::directory_instead_of_file(args_, "arguments file")) fail(*why);
-    std::ifstream f(args_);
-    if (!f) fail("arguments file '" + args_ + "' cannot be read (missing or unreadable)");
-    try {
-      j = json::parse(f);
-    } catch (const json::exception& e) {
-      fail("arguments file '" + args_ + "' is not valid JSON: " + e.what());
-    }
-  }
-  if (!j.is_array()) fail("arguments file '" + args_ + "': expected a JSON array of arguments");
-  std::vector<const simulator::ArgInfo*> explicit_args;
+  std::vector<simulator::ArgInfo> explicit_args;
   for (const auto& a : k.args)
-    if (!a.is_hidden()) explicit_args.push_back(&a);
-  if (j.size() != explicit_args.size())
-    fail("kernel '" + kernel_ + "' takes " + std::to_string(explicit_args.size()) + " explicit argument(s), '" +
-         args_ + "' lists " + std::to_string(j.size()));
-  const fs::path base = fs::path(args_).parent_path();
-  std::vector<HostArg> host;
-  for (std::size_t i = 0; i < j.size(); ++i) host.push_back(parse_arg(j[i], i, base, *explicit_args[i]));
+    if (!a.is_hidden()) explicit_args.push_back(a);
+  const std::vector<std::byte> args_bytes = read_whole_file(args_, "arguments file");
+  const std::string args_text(reinterpret_cast<const char*>(args_bytes.data()), args_bytes.size());
+  std::vector<SimArg> host = parse_sim_args(args_text, args_, kernel_, explicit_args, read_whole_file);
+  // Before the run: an output that cannot be written would lose the run's results.
+  for (const auto& h : host) {
+    std::error_code ec;
+    if (!h.write_to.empty() && fs::is_directory(h.write_to, ec))
+      fail("output file '" + h.write_to.string() + "' is a directory; expected a file");
+  }
+  for (auto& h : host)
+    if (h.output_bytes) h.data.assign(static_cast<std::size_t>(h.output_bytes), std::byte{0});
 
   device::Dispatch d;
   d.kernel = kernel_;

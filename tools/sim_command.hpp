@@ -3,13 +3,10 @@
 // (wave-instructions by class, MFMA count, memory traffic, workgroups, time, rate).
 // `cdna-verify sim --list-instructions` prints the mnemonics the simulator implements.
 //
-// args.json: a JSON array, one entry per explicit kernel argument in declaration order:
-//   {"buffer": "in.bin"}               input buffer read from a file
-//   {"output": "out.bin", "bytes": N}  N zero bytes, written to the file after the run
-//   {"inout": "x.bin"}                 read from the file, written back after the run
-//   {"i32": 5} {"u32": 5} {"i64": 5} {"u64": 5} {"f32": 1.5} {"f64": 1.5} {"bytes_hex": "0a0b"}
-// Relative file names are relative to the directory of args.json. Outputs are written to a
-// temporary file next to the destination and renamed, only after a successful run.
+// args.json: a JSON array, one entry per explicit kernel argument (format: tools/sim_args.hpp);
+// a directory given where a file is expected (args.json, a buffer, inout or output file) is
+// refused with its path before the run. Outputs are written to a temporary file next to the
+// destination and renamed, only after a successful run.
 #pragma once
 
 #include <CLI/CLI.hpp>
