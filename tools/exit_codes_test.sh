@@ -8,7 +8,7 @@
 # reported as SKIP lines and fail the test unless CDNA_EXIT_CODES_ALLOW_SKIP=1.
 # Usage: exit_codes_test.sh CDNA_VERIFY DEVICE_DIR SIM_TESTDATA_DIR GOLDEN_SET_DIR
 set -u
-cli=$1 dev=$2 simdata=$3 set=$4
+cli=$1 dev=$(cd "$2" && pwd) simdata=$(cd "$3" && pwd) set=$(cd "$4" && pwd)
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 failures=0 skips=0

@@ -101,7 +101,8 @@ int main(int argc, char** argv) {
       }
       target = next;
     }
-    std::cout << target->help();
+    // The formatter, not App::help(): the program's help() would show the parsed `help` subcommand's.
+    std::cout << target->get_formatter()->make_help(target, target->get_name(), CLI::AppFormatMode::Normal);
     return tools::kExitPass;
   }
   tools::set_executor_notes_quiet(tools::quiet_given(app));  // "falling back to the simulator" obeys --quiet

@@ -27,6 +27,8 @@ class Progress {
   void step(std::uint64_t done, const std::string& label = "", const std::string& detail = "");
   // The next step, counted here.
   void next(const std::string& label = "", const std::string& detail = "") { step(++done_, label, detail); }
+  // For a count known only once the work has started (a dispatch's workgroups).
+  void set_total(std::uint64_t total) { total_ = total; }
   // The line step() would print after `elapsed` seconds (no newline), for tests.
   std::string line(std::uint64_t done, double elapsed, const std::string& label, const std::string& detail) const;
 
