@@ -19,7 +19,8 @@ class Progress {
  public:
   // `task` starts each line ("audit"), `unit` names a step ("case"), `total` steps in all.
   // With min_interval_seconds > 0 a line is printed at most that often, the first after that long:
-  // a short run prints nothing.
+  // a short run prints nothing. The environment variable CDNA_PROGRESS_SECONDS replaces that
+  // interval (tests set it to 0 to see the lines of a short run).
   Progress(std::ostream* out, std::string task, std::string unit, std::uint64_t total,
            double min_interval_seconds = 0);
   // Step `done` (1-based) has finished: its line, with `label` in parentheses when not empty and

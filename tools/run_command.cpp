@@ -130,6 +130,7 @@ int RunCommand::run() {
       line.step(done);
     };
   }
+  if (chosen.sim) chosen.sim->set_code_object_label(paths);  // a kernel fault names the file
   std::string settings_text;
   for (const auto& [k, v] : apply_sim_settings(chosen, sim_, kernel_)) settings_text += " " + k + "=" + v;
   // A run stopped by the hazard policy still lists the sites it judged (stdout; the error
