@@ -9,9 +9,15 @@
 #include <memory>
 #include <span>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace cdna::device {
+
+// What an executor runs on, as key/value pairs in display order (e.g. {"device", "AMD Instinct
+// MI300X"}, {"gcn_arch_name", "gfx942:sramecc+:xnack-"}): printed by `cdna-verify device`, `run`,
+// `golden verify` and `crosscheck`, written to report.json ("executor_description").
+using Description = std::vector<std::pair<std::string, std::string>>;
 
 // One explicit kernel argument, in the kernel's declaration order.
 struct KernelArg {
@@ -75,6 +81,9 @@ class Executor {
   virtual ~Executor() = default;
   // "simulator" or "hip:<device name>", for reports.
   virtual std::string name() const = 0;
+  // What the executor runs on (see Description); the default names the executor only. Never
+  // throws: a value the executor cannot read is "unknown (<why>)".
+  virtual Description describe() const { return {{"executor", name()}}; }
   // Loads `code_object` (a gfx942 ELF) and runs one dispatch to completion; buffers marked
   // writable hold the results afterwards. Throws std::runtime_error with a one-line message
   // on any failure (bad code object, unknown kernel, argument mismatch, simulator error).

@@ -2,6 +2,7 @@
 
 #include <hip/hip_runtime_api.h>
 
+#include <fstream>
 #include <stdexcept>
 #include <string_view>
 #include <vector>
@@ -16,11 +17,54 @@ void check(hipError_t err, std::string_view what) {
   }
 }
 
+// A HIP call's integer result as text, or "unknown (<error name>)".
+template <class F>
+std::string hip_int(F&& call) {
+  int value = 0;
+  const hipError_t err = call(&value);
+  return err == hipSuccess ? std::to_string(value) : std::string("unknown (") + hipGetErrorName(err) + ")";
+}
+
+// The first line of /opt/rocm/.info/version (ROCm's installed version), or "" when unreadable.
+std::string installed_rocm_version() {
+  std::ifstream in("/opt/rocm/.info/version");
+  std::string line;
+  std::getline(in, line);
+  return in ? line : "";
+}
+
 class HipExecutor final : public Executor {
  public:
   HipExecutor(int device, std::string name) : device_(device), name_(std::move(name)) {}
 
   std::string name() const override { return "hip:" + name_; }
+
+  Description describe() const override {
+    Description d{{"executor", "hip"}};
+    hipDeviceProp_t prop{};
+    if (const hipError_t err = hipGetDeviceProperties(&prop, device_); err != hipSuccess) {
+      d.emplace_back("device", std::string("unknown (hipGetDeviceProperties: ") + hipGetErrorName(err) + ")");
+    } else {
+      d.emplace_back("device", prop.name);
+      d.emplace_back("gcn_arch_name", prop.gcnArchName);
+      char bus[64] = {};
+      d.emplace_back("pci_bus_id", hipDeviceGetPCIBusId(bus, sizeof bus, device_) == hipSuccess ? bus : "unknown");
+    }
+    // Through hipDeviceGetAttribute (kHz, as the HIP runtime API reference documents these
+    // attributes), which every HIP version has, rather than hipDeviceProp_t fields whose set changes
+    // between HIP versions.
+    auto attribute = [this](hipDeviceAttribute_t a) {
+      return hip_int([&](int* v) { return hipDeviceGetAttribute(v, a, device_); });
+    };
+    d.emplace_back("compute_units", attribute(hipDeviceAttributeMultiprocessorCount));
+    d.emplace_back("clock_rate_khz", attribute(hipDeviceAttributeClockRate));
+    d.emplace_back("memory_clock_rate_khz", attribute(hipDeviceAttributeMemoryClockRate));
+    d.emplace_back("driver_version", hip_int([](int* v) { return hipDriverGetVersion(v); }));
+    d.emplace_back("hip_runtime_version", hip_int([](int* v) { return hipRuntimeGetVersion(v); }));
+    d.emplace_back("build_hip", build_hip());
+    if (const std::string v = installed_rocm_version(); !v.empty()) d.emplace_back("rocm_installed", v);
+    return d;
+  }
 
   // Occupancy API (blocks per CU for this kernel, block size and dynamic LDS) × CU count.
   std::uint64_t max_resident_workgroups(std::span<const std::byte> code_object,
@@ -101,20 +145,26 @@ class HipExecutor final : public Executor {
 
 }  // namespace
 
-std::unique_ptr<Executor> make_hip_executor(std::string& why_not) {
+std::string build_hip() { return CDNA_BUILD_HIP; }
+
+std::unique_ptr<Executor> make_hip_executor(std::string& why_not, bool* wrong_device) {
+  if (wrong_device) *wrong_device = false;
   int count = 0;
   if (hipError_t err = hipGetDeviceCount(&count); err != hipSuccess || count == 0) {
     why_not = std::string("HIP runtime: no device (") +
               (err != hipSuccess ? hipGetErrorName(err) : "0 devices") + ")";
     return nullptr;
   }
+  std::string archs;
   for (int d = 0; d < count; ++d) {
     hipDeviceProp_t prop{};
     if (hipGetDeviceProperties(&prop, d) != hipSuccess) continue;
     const std::string_view arch(prop.gcnArchName);
     if (arch.substr(0, 6) == "gfx942") return std::make_unique<HipExecutor>(d, prop.name);
+    archs += (archs.empty() ? "" : ", ") + std::string(prop.name) + " " + std::string(arch);
   }
-  why_not = "HIP runtime: " + std::to_string(count) + " device(s), none is gfx942";
+  why_not = "HIP runtime: " + std::to_string(count) + " device(s), none is gfx942 (" + archs + ")";
+  if (wrong_device) *wrong_device = true;
   return nullptr;
 }
 

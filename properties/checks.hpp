@@ -21,7 +21,9 @@ struct CheckContext {
   // The code object run for a case of rounding mode `mode` (the correct kernel's, or a mutant's)
   // through device::launch_attention in the case's layout (run_in_layout).
   std::function<std::span<const std::byte>(numerics::Rounding mode)> code_object;
-  simulator::SimulatorExecutor* executor = nullptr;  // schedule RoundRobin between checks
+  // The simulator (schedule RoundRobin between checks) or a HIP device (CDNA_PROPERTY_EXECUTOR,
+  // properties/kernel_under_test.hpp).
+  device::Executor* executor = nullptr;
   // When set, cases run through this adapter (with `mode` loaded) instead, contiguous BSHD only
   // (run_through_adapter); without an LSE output (features().writes_lse false) only O is judged.
   std::function<adapters::KernelAdapter&(numerics::Rounding mode)> adapter;
@@ -55,6 +57,7 @@ std::string check_padding_irrelevant(const CheckContext& ctx, const PropertyCase
 // Sk. The rows that see no poisoned key: O and LSE bitwise equal; nothing written outside O.
 std::string check_invisible_keys(const CheckContext& ctx, const PropertyCase& c);
 // Two RoundRobin runs and two Random-schedule runs (seeds aux_seed, aux_seed + 1): bitwise equal.
+// On another executor (a HIP device) four runs, bitwise equal: the device schedules waves itself.
 std::string check_determinism(const CheckContext& ctx, const PropertyCase& c);
 
 // NaN/inf inputs (no varlen), judged by the exact facts of docs/semantics.md §5: where the

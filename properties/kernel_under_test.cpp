@@ -2,9 +2,11 @@
 
 #include <algorithm>
 #include <cstdlib>
+#include <iostream>
 #include <stdexcept>
 
 #include "device/attention_launcher.hpp"
+#include "device/hip_executor.hpp"
 
 namespace cdna::properties {
 namespace {
@@ -41,6 +43,27 @@ KernelSelection kernel_selection_from_env() {
   if (via != "" && via != "0" && via != "1")
     throw std::invalid_argument("CDNA_PROPERTY_VIA_ADAPTER = '" + via + "'; expected 0 or 1");
   s.via_adapter = s.name != "attention-fwd" || via == "1";
+  if (const std::string e = env("CDNA_PROPERTY_EXECUTOR"); !e.empty()) {
+    if (e != "simulator" && e != "hip" && e != "auto")
+      throw std::invalid_argument("CDNA_PROPERTY_EXECUTOR = '" + e + "'; expected simulator, hip or auto");
+    s.executor = e;
+  }
+  return s;
+}
+
+SuiteExecutor make_suite_executor(const std::string& name) {
+  SuiteExecutor s;
+  if (name != "simulator") {
+    std::string why_not;
+    s.executor = device::make_hip_executor(why_not);
+    if (!s.executor && name == "hip") throw std::runtime_error("CDNA_PROPERTY_EXECUTOR=hip: " + why_not);
+    if (!s.executor) std::cout << "[ property ] CDNA_PROPERTY_EXECUTOR=auto: " << why_not << "; running on the simulator\n";
+  }
+  if (!s.executor) {
+    auto sim = std::make_unique<simulator::SimulatorExecutor>();
+    s.sim = sim.get();
+    s.executor = std::move(sim);
+  }
   return s;
 }
 

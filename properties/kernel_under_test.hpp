@@ -11,6 +11,9 @@
 //                              differential, as `--hazards` of run and audit (docs/pass-rule.md)
 //   CDNA_PROPERTY_PEER_DIR     a folder the kernel comes from (../shared/peers/<kernel>): when it
 //                              is absent every property is skipped with one line (ctest peers_*)
+//   CDNA_PROPERTY_EXECUTOR     simulator (default), hip (a gfx942 device; without one every
+//                              property test fails with one line, never a skip), or auto (the
+//                              device if there is one, else the simulator, said once)
 // Foreign kernels always take the adapter path. properties/README.md "Another kernel".
 #pragma once
 
@@ -23,6 +26,7 @@
 #include "adapters/kernel_adapter.hpp"
 #include "properties/property_case.hpp"
 #include "simulator/hazard_policy.hpp"
+#include "simulator/simulator_executor.hpp"
 
 namespace cdna::properties {
 
@@ -33,11 +37,23 @@ struct KernelSelection {
   std::filesystem::path peer_dir;      // empty: none required
   std::optional<numerics::Rounding> mode;  // every case in this mode; nullopt: all
   simulator::HazardPolicy hazards = simulator::HazardPolicy::Error;
+  std::string executor = "simulator";  // CDNA_PROPERTY_EXECUTOR: simulator, hip or auto
 };
 
 // Reads the variables above. Throws std::invalid_argument (one line) for an unknown kernel name,
-// a CDNA_PROPERTY_VIA_ADAPTER other than "", "0" or "1", or an unknown mode or hazard policy.
+// a CDNA_PROPERTY_VIA_ADAPTER other than "", "0" or "1", or an unknown mode, hazard policy or
+// executor.
 KernelSelection kernel_selection_from_env();
+
+// The executor the suite runs on; `sim` points at it when it is the simulator.
+struct SuiteExecutor {
+  std::unique_ptr<device::Executor> executor;
+  simulator::SimulatorExecutor* sim = nullptr;
+};
+// KernelSelection::executor made: "simulator"; "hip" the first gfx942 device, or std::runtime_error
+// "CDNA_PROPERTY_EXECUTOR=hip: <why there is none>" (one line); "auto" the device if there is one,
+// else the simulator with one line on stdout saying so.
+SuiteExecutor make_suite_executor(const std::string& name);
 
 // A selected kernel behind its adapter, each mode's code objects loaded on first use.
 class KernelUnderTest {

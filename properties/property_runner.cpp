@@ -53,15 +53,23 @@ KernelUnderTest& kernel() {
 }
 bool via_adapter() { return kernel().selection().via_adapter; }
 
-simulator::SimulatorExecutor& executor() {
-  static simulator::SimulatorExecutor sim;
-  return sim;
+// The executor the suite runs on (CDNA_PROPERTY_EXECUTOR: kernel_under_test.hpp), made on first
+// use; making it throws (one line) for hip without a device, and is tried again by the next test.
+std::optional<SuiteExecutor>& suite_slot() {
+  static std::optional<SuiteExecutor> s;
+  return s;
 }
+SuiteExecutor& suite() {
+  if (!suite_slot()) suite_slot() = make_suite_executor(kernel().selection().executor);
+  return *suite_slot();
+}
+// The simulator when the suite runs on it (and has been made), else nullptr.
+simulator::SimulatorExecutor* suite_simulator() { return suite_slot() ? suite_slot()->sim : nullptr; }
 
 CheckContext kernel_context() {
-  simulator::SimulatorExecutor& sim = executor();
-  sim.options().hazard_policy = kernel().selection().hazards;
-  CheckContext ctx{correct_code_object, &sim, {}};
+  SuiteExecutor& s = suite();
+  if (s.sim) s.sim->options().hazard_policy = kernel().selection().hazards;
+  CheckContext ctx{correct_code_object, s.executor.get(), {}};
   if (via_adapter()) ctx.adapter = [](numerics::Rounding mode) -> adapters::KernelAdapter& { return kernel().loaded(mode); };
   return ctx;
 }
@@ -107,10 +115,11 @@ class PropertyListener : public ::testing::EmptyTestEventListener {
       std::cout << "\n";
       // Under report/differential the verdicts judge outputs computed past wait-state violations
       // (docs/pass-rule.md): say so, with the sites.
-      if (const auto& h = executor().all_hazards(); !h.empty()) {
+      if (simulator::SimulatorExecutor* sim = suite_simulator(); sim && !sim->all_hazards().empty()) {
+        const auto& h = sim->all_hazards();
         std::uint64_t n = 0;
         for (const auto& v : h) n += v.count;
-        std::cout << "[ property ]   hazard policy " << simulator::to_string(executor().options().hazard_policy) << ": "
+        std::cout << "[ property ]   hazard policy " << simulator::to_string(sim->options().hazard_policy) << ": "
                   << h.size() << " wait-state violation sites (" << n << " occurrences) in this process's runs; first: "
                   << simulator::describe(h.front()) << "\n";
       }
@@ -187,6 +196,14 @@ void check_property(const std::string& property, const CaseSpec& spec) {
             << (via_adapter() ? " through its adapter, from " + kernel().source().string()
                               : std::string(" (ours) through device::launch_attention, strided layouts"))
             << "\n";
+  // The executor asked for must exist: hip without a device fails the test (one line), never a skip.
+  std::string executor_name;
+  try {
+    executor_name = suite().executor->name();  // made first: auto's fallback note is a line of its own
+  } catch (const std::exception& e) {
+    FAIL() << e.what();
+  }
+  std::cout << "[ property ] executor " << executor_name << "\n";
   if (const auto why = skip_reason(property)) GTEST_SKIP() << *why;
   ::rc::detail::checkGTest([&] { evaluate_property(property, spec); });
 }

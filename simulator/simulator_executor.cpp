@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cstring>
+#include <fstream>
 #include <map>
 #include <optional>
 #include <stdexcept>
@@ -56,6 +57,31 @@ void put(std::vector<std::uint8_t>& seg, std::uint32_t offset, std::uint32_t siz
 
 SimulatorExecutor::SimulatorExecutor() = default;
 SimulatorExecutor::~SimulatorExecutor() = default;
+
+namespace {
+// The host CPU's "model name" from /proc/cpuinfo (Linux), or "unknown (no /proc/cpuinfo model name)".
+std::string host_cpu_model() {
+  std::ifstream in("/proc/cpuinfo");
+  for (std::string line; std::getline(in, line);) {
+    if (line.rfind("model name", 0) != 0) continue;
+    const auto value = line.find_first_not_of(" \t", line.find(':') + 1);  // find npos + 1 = 0: the whole line
+    if (value != std::string::npos) return line.substr(value);
+  }
+  return "unknown (no /proc/cpuinfo model name)";
+}
+}  // namespace
+
+device::Description SimulatorExecutor::describe() const {
+  return {{"executor", "simulator"},
+          {"device", "CDNA3 functional simulator (gfx942 code objects on the CPU)"},
+          {"host_cpu", host_cpu_model()},
+          {"threads", "1"},
+          {"schedule", options_.schedule == Schedule::Random ? "random seed " + std::to_string(options_.seed)
+                                                             : "round-robin"},
+          {"transcendental_envelope",
+           options_.transcendental_envelope ? "seed " + std::to_string(*options_.transcendental_envelope)
+                                            : "none (correctly rounded)"}};
+}
 
 std::shared_ptr<SimulatorExecutor::Entry> SimulatorExecutor::entry_for(std::span<const std::byte> bytes,
                                                                       const std::string& name) {

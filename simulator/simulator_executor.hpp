@@ -32,6 +32,10 @@ class SimulatorExecutor : public device::Executor {
   ~SimulatorExecutor() override;
 
   std::string name() const override { return "simulator"; }
+  // executor "simulator", device, host_cpu ("model name" of /proc/cpuinfo), threads (1: every
+  // wave of a dispatch interleaved on the calling thread), schedule and transcendental_envelope
+  // (options()).
+  device::Description describe() const override;
   void run(std::span<const std::byte> code_object, const device::Dispatch& dispatch) override;
   // options().max_resident_workgroups: the scheduler admits no more at once.
   std::uint64_t max_resident_workgroups(std::span<const std::byte>, const device::Dispatch&) override {

@@ -14,6 +14,7 @@
 
 #include "adapters/kernel_adapter.hpp"
 #include "device/attention_launcher.hpp"
+#include "device/hip_executor.hpp"
 #include "reference/profiles.hpp"
 #include "adapters/code_object_mode.hpp"
 #include "tools/plots.hpp"
@@ -364,11 +365,14 @@ void write_reports(const AuditResult& result, const std::filesystem::path& dir) 
   nlohmann::json j;
   j["tool"] = "cdna-verify";
   j["version"] = CDNA_VERSION;
+  j["build_hip"] = device::build_hip();  // the HIP this build was made with (cmake/rocm.cmake)
   j["executor"] = result.executor;
   j["kernel"] = result.kernel;
   j["profile"] = result.profile;  // peer conventions judged under (docs/profiles.md)
   auto& settings = j["executor_settings"] = nlohmann::json::object();
   for (const auto& [k, v] : result.executor_settings) settings[k] = v;
+  auto& description = j["executor_description"] = nlohmann::json::object();
+  for (const auto& [k, v] : result.executor_description) description[k] = v;
   j["pass_rule"] = "docs/pass-rule.md (certified per-element bound, docs/error-analysis.md; rel-RMS <= 2 x floor)";
   j["seconds"] = result.seconds;
   j["passed"] = result.count(Verdict::Pass);
@@ -471,6 +475,11 @@ void write_reports(const AuditResult& result, const std::filesystem::path& dir) 
   for (const auto& c : result.code_objects) {
     if (!c.mode_recorded)
       md << adapters::unchecked_mode_notice(c.path, c.mode) << ".\n\n";
+  }
+  if (!result.executor_description.empty()) {
+    md << "Executor description:";
+    for (const auto& [k, v] : result.executor_description) md << " " << k << " `" << v << "`;";
+    md << "\n\n";
   }
   md << "Kernel: `" << result.kernel << "`. Profile: `" << result.profile << "` (docs/profiles.md). Executor: `" << result.executor << "`" << settings_text(result)
      << ". Pass rule: docs/pass-rule.md (certified bound of docs/error-analysis.md, rel-RMS ≤ 2 × floor). "

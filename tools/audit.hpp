@@ -93,6 +93,9 @@ struct AuditResult {
   // Executor settings that may change results, e.g. {"schedule", "random"}, {"schedule_seed",
   // "7"}, {"transcendental_envelope_seed", "1"} for the simulator; written to the reports.
   std::vector<std::pair<std::string, std::string>> executor_settings;
+  // What the executor runs on (device::Executor::describe: the HIP device, driver, ROCm and
+  // clocks, or the simulator's host); report.json "executor_description", report.md's header.
+  device::Description executor_description;
   std::vector<CaseResult> rows;
   double seconds = 0;
   // Mutation testing of the verifier run with the audit (tools/mutants.hpp); empty if skipped.

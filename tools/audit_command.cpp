@@ -131,6 +131,7 @@ int AuditCommand::run() {
   summary().set("executor", chosen.executor->name());
   AuditResult result = run_audit(options, *chosen.executor, wave_instructions, case_hazards);
   result.executor_settings = std::move(settings);
+  result.executor_description = chosen.executor->describe();
   if (!run_decode_cases) {
     result.decode_not_run = kernel != "attention-fwd" ? "--kernel " + kernel + " is an attention kernel"
                                                       : "--set " + set + " has no decode cases";

@@ -21,9 +21,9 @@ const char* const kExitCodesHelp =
     "A judging run's last stdout line is \"cdna-verify summary: SUBCOMMAND PASS|FAIL|NOTHING JUDGED key=value ...\"\n"
     "(docs/ci.md).";
 
-std::string version_text() {
+std::string version_text(const std::string& hip) {
   return std::string("cdna-verify ") + CDNA_VERSION + " (git " + kGitRevision + ") LLVM " + CDNA_LLVM_VERSION +
-         " (decoding)";
+         " (decoding), HIP: " + hip;
 }
 
 int report_exception(const std::exception& e, std::ostream& err) {

@@ -240,7 +240,7 @@ row help-nested 0 - -- help golden verify
 grep -q "golden file or a directory of them" "$tmp/out" || { echo "FAIL help-nested: not golden verify's help"; failures=$((failures + 1)); }
 row help-unknown 2 - -- help frobnicate
 row version 0 - -- --version
-grep -q -E "^cdna-verify 0\.1\.0 \(git ([0-9a-f]{12}(-dirty)?|unknown)\) LLVM 19\.[0-9]+\.[0-9]+ \(decoding\)$" "$tmp/out" ||
+grep -q -E "^cdna-verify 0\.1\.0 \(git ([0-9a-f]{12}(-dirty)?|unknown)\) LLVM 19\.[0-9]+\.[0-9]+ \(decoding\), HIP: .+$" "$tmp/out" ||
   { echo "FAIL version: '$(cat "$tmp/out")'"; failures=$((failures + 1)); }
 
 if [ "$skips" -gt 0 ] && [ "${CDNA_EXIT_CODES_ALLOW_SKIP:-0}" != 1 ]; then

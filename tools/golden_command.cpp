@@ -1,7 +1,7 @@
+#include "tools/golden_command.hpp"
 #include "tools/output_paths.hpp"
 #include "tools/progress.hpp"
 #include "tools/summary_line.hpp"
-#include "tools/golden_command.hpp"
 #include "tools/decode_golden_verify.hpp"
 #include "tools/cli_modes.hpp"
 #include "tools/golden_kernel.hpp"
@@ -21,6 +21,7 @@
 #include "device/attention_launcher.hpp"
 #include "reference/inputs.hpp"
 #include "reference/profiles.hpp"
+#include "tools/device_report.hpp"
 #include "tools/profile_option.hpp"
 #include "tools/rounding_cases.hpp"
 
@@ -71,22 +72,6 @@ golden::GoldenFile read_judgeable(const fs::path& path) {
     }
   }
   return g;
-}
-
-std::vector<fs::path> golden_files_under(const fs::path& path) {
-  std::error_code ec;
-  if (fs::is_directory(path, ec)) {
-    std::vector<fs::path> files;
-    for (const auto& e : fs::directory_iterator(path, ec)) {
-      if (e.is_regular_file() && e.path().extension() == ".safetensors") files.push_back(e.path());
-    }
-    if (ec) throw std::runtime_error("cannot list '" + path.string() + "': " + ec.message());
-    std::sort(files.begin(), files.end());
-    if (files.empty()) throw std::runtime_error("no .safetensors file in '" + path.string() + "'");
-    return files;
-  }
-  if (!fs::exists(path, ec)) throw std::runtime_error("cannot read '" + path.string() + "': No such file or directory");
-  return {path};
 }
 
 std::string fmt(double x, int precision = 3) {
@@ -386,8 +371,9 @@ int GoldenCommand::run_verify() {
   std::vector<golden::GoldenFile> goldens;
   for (const auto& f : files) goldens.push_back(read_judgeable(f));
 
-  std::unique_ptr<device::Executor> executor;
-  bool executor_made = false;
+  // The executor before any work: `--executor hip` without a device fails at once (exit 3).
+  std::unique_ptr<device::Executor> executor = make_executor(verify_executor_);
+  if (executor) std::cout << "executor: " << description_line(executor->describe()) << "\n";
   std::map<std::string, CodeObjects> kernels;  // by the files' kernel_adapter
   int failed = 0, kernels_rerun = 0, empty = 0;
   // Throttled: a run of a few files prints nothing; a long one a line every 5 s.
@@ -408,11 +394,7 @@ int GoldenCommand::run_verify() {
       kernel_note = ", o_kernel passes (judged " + std::to_string(v.comparison.o_judged) + " O elements, " +
                     std::to_string(v.comparison.lse_judged) + " LSE values)";
     }
-    if (problem.empty() && g.kernel && verify_executor_ != "none") {
-      if (!executor_made) {
-        executor = make_executor(verify_executor_);
-        executor_made = true;
-      }
+    if (problem.empty() && g.kernel && executor) {
       const auto named = g.provenance.find("kernel_adapter");
       const std::string name = named == g.provenance.end() ? "attention-fwd" : named->second;
       if (!kernels.contains(name)) kernels.emplace(name, CodeObjects(name));

@@ -1,18 +1,34 @@
 #include "tools/golden_kernel.hpp"
 
+#include <algorithm>
 #include <iostream>
 #include <optional>
 #include <stdexcept>
 
 #include "device/attention_launcher.hpp"
 #include "tools/executor_choice.hpp"
-#include "simulator/simulator_executor.hpp"
-#include "tools/executor_choice.hpp"
 
 namespace cdna::tools {
+
 std::unique_ptr<device::Executor> make_executor(const std::string& name) {
   if (name == "none") return nullptr;
-  return choose_executor(name).executor;  // "hip" without a device: ExecutorUnavailable (exit 3)
+  return choose_executor(name).executor;
+}
+
+std::vector<std::filesystem::path> golden_files_under(const std::filesystem::path& path) {
+  std::error_code ec;
+  if (std::filesystem::is_directory(path, ec)) {
+    std::vector<std::filesystem::path> files;
+    for (const auto& e : std::filesystem::directory_iterator(path, ec)) {
+      if (e.is_regular_file() && e.path().extension() == ".safetensors") files.push_back(e.path());
+    }
+    if (ec) throw std::runtime_error("cannot list '" + path.string() + "': " + ec.message());
+    std::sort(files.begin(), files.end());
+    if (files.empty()) throw std::runtime_error("no .safetensors file in '" + path.string() + "'");
+    return files;
+  }
+  if (!std::filesystem::exists(path, ec)) throw std::runtime_error("cannot read '" + path.string() + "': No such file or directory");
+  return {path};
 }
 
 CodeObjects::CodeObjects(const std::string& kernel, std::filesystem::path source)

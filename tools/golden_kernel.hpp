@@ -17,10 +17,13 @@
 
 namespace cdna::tools {
 
-// The kernel's executor: "none" gives no executor; "simulator" the CDNA3 simulator; "hip" the HIP
-// runtime (std::runtime_error if no gfx942 device); "auto" the HIP runtime if a gfx942 device is
-// there, else the simulator (with a note on stderr).
+// The kernel's executor: "none" gives no executor; else choose_executor(name) (tools/
+// executor_choice.hpp: "hip" without a gfx942 device throws ExecutorUnavailable, exit 3).
 std::unique_ptr<device::Executor> make_executor(const std::string& name);
+
+// The golden files under `path` (a directory: its *.safetensors, sorted; or one file). Throws
+// std::runtime_error naming the path when it does not exist, cannot be listed or holds none.
+std::vector<std::filesystem::path> golden_files_under(const std::filesystem::path& path);
 
 // A kernel (adapters/kernel_adapter.hpp) whose code objects are loaded once per mode from
 // `source` (empty: the adapter's default).

@@ -1,13 +1,17 @@
-// cdna-verify: the command-line program. Subcommands: audit, run, sim, golden, mutants, lint, compare, decode, help.
+// cdna-verify: the command-line program. Subcommands: audit, run, sim, golden, mutants, lint, compare, decode,
+// crosscheck, device, help.
 #include <CLI/CLI.hpp>
 
 #include <chrono>
 #include <iostream>
 
+#include "device/hip_executor.hpp"
 #include "tools/audit_command.hpp"
 #include "tools/cli_errors.hpp"
 #include "tools/compare_command.hpp"
+#include "tools/crosscheck_command.hpp"
 #include "tools/decode_command.hpp"
+#include "tools/device_command.hpp"
 #include "tools/executor_choice.hpp"
 #include "tools/exit_codes.hpp"
 #include "tools/golden_command.hpp"
@@ -25,7 +29,8 @@ namespace {
 // Runs the parsed subcommand; returns its exit code.
 int run_parsed(tools::AuditCommand& audit, tools::RunCommand& run, tools::GoldenCommand& golden,
                tools::SimCommand& sim, tools::MutantsCommand& mutants, tools::LintCommand& lint,
-               tools::CompareCommand& compare, tools::DecodeCommand& decode, const tools::SimSettings& decode_sim) {
+               tools::CompareCommand& compare, tools::DecodeCommand& decode, const tools::SimSettings& decode_sim,
+               tools::CrosscheckCommand& crosscheck, tools::DeviceCommand& device_cmd) {
   if (audit.parsed()) return audit.run();
   if (run.parsed()) return run.run();
   if (golden.parsed()) return golden.run();
@@ -33,6 +38,8 @@ int run_parsed(tools::AuditCommand& audit, tools::RunCommand& run, tools::Golden
   if (mutants.parsed()) return mutants.run();
   if (lint.parsed()) return lint.run();
   if (compare.parsed()) return compare.run();
+  if (crosscheck.parsed()) return crosscheck.run();
+  if (device_cmd.parsed()) return device_cmd.run();
   if (decode.parsed()) {
     tools::summary().start("decode");
     decode.prepare();  // every input checked before an executor is chosen
@@ -47,7 +54,7 @@ int run_parsed(tools::AuditCommand& audit, tools::RunCommand& run, tools::Golden
 int main(int argc, char** argv) {
   const auto t0 = std::chrono::steady_clock::now();
   CLI::App app{"cdna-verify: verification of MI300X (gfx942) attention kernels against exact oracles"};
-  app.set_version_flag("--version", tools::version_text());
+  app.set_version_flag("--version", tools::version_text(device::build_hip()));
   app.require_subcommand(1);
   // One line per error, the same prefix as every other error of the program.
   app.failure_message([](const CLI::App*, const CLI::Error& e) {
@@ -71,6 +78,10 @@ int main(int argc, char** argv) {
   tools::DecodeCommand decode(app);  // `decode` (tools/decode_command.hpp, docs/decode-semantics.md)
   tools::SimSettings decode_sim;
   tools::add_sim_options(decode.cmd(), decode_sim);
+
+  tools::CrosscheckCommand crosscheck(app);  // `crosscheck` (tools/crosscheck_command.hpp, docs/ci.md)
+
+  tools::DeviceCommand device_cmd(app);  // `device` (tools/device_command.hpp)
 
   // `help [SUBCOMMAND...]`: the help of the program or of a (nested) subcommand.
   std::vector<std::string> help_words;
@@ -108,7 +119,7 @@ int main(int argc, char** argv) {
   tools::set_executor_notes_quiet(tools::quiet_given(app));  // "falling back to the simulator" obeys --quiet
   int rc = tools::kExitBadInput;
   try {
-    rc = run_parsed(audit, run, golden, sim, mutants, lint, compare, decode, decode_sim);
+    rc = run_parsed(audit, run, golden, sim, mutants, lint, compare, decode, decode_sim, crosscheck, device_cmd);
   } catch (const std::exception& e) {
     std::cout << std::flush;
     rc = tools::report_exception(e, std::cerr);

@@ -11,6 +11,7 @@
 #include "simulator/simulator_executor.hpp"
 #include "tools/audit_command.hpp"
 #include "tools/cli_checks.hpp"
+#include "tools/device_report.hpp"
 #include "tools/hazard_option.hpp"
 #include "tools/lds_races_cli.hpp"
 #include "tools/progress.hpp"
@@ -152,7 +153,8 @@ int RunCommand::run() {
   const reference::AttentionResult exact = reference::attention_forward_exact(p);
   const bool lse_given = adapter->features().writes_lse;
   const reference::AttentionComparison c = reference::compare_attention(p, exact, out.o, out.lse, *mode, lse_given);
-  std::cout << "kernel " << adapter->name() << ", executor " << chosen.executor->name() << settings_text
+  std::cout << "executor: " << description_line(chosen.executor->describe()) << "\n"
+            << "kernel " << adapter->name() << ", executor " << chosen.executor->name() << settings_text
             << ", code object " << paths << ", " << numerics::to_string(*mode) << (lse_given ? "" : " (the kernel writes no LSE)") << "\n"
             << "max |err| O " << c.max_abs_err_o << " (" << c.max_ulp_err_o << " bf16 ULP, "
             << c.max_err_to_bound_o << " of bound), max |err| LSE " << c.max_abs_err_lse << " ("
