@@ -7,6 +7,10 @@
 #include <gtest/gtest.h>
 
 #include "properties/property_runner.hpp"
+#include "tools/shard.hpp"
+
+#include <iostream>
+#include <stdexcept>
 
 namespace cdna::properties {
 namespace {
@@ -63,6 +67,12 @@ TEST(AttentionProperty, NonFiniteInputsFollowTheDefinition) {
 }  // namespace cdna::properties
 
 int main(int argc, char** argv) {
+  try {
+    cdna::tools::apply_shard_argument(argc, argv);  // --shard I/N: GoogleTest's sharding (tools/shard.hpp)
+  } catch (const std::invalid_argument& e) {
+    std::cerr << argv[0] << ": error: " << e.what() << "\n";
+    return 2;
+  }
   ::testing::InitGoogleTest(&argc, argv);
   cdna::properties::install_property_listener();
   return RUN_ALL_TESTS();

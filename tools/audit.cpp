@@ -1,6 +1,7 @@
 #include "tools/audit.hpp"
 #include "tools/progress.hpp"
 #include "tools/atomic_file.hpp"
+#include "tools/audit_json.hpp"
 
 #include <chrono>
 #include <cmath>
@@ -15,6 +16,7 @@
 #include "adapters/kernel_adapter.hpp"
 #include "device/attention_launcher.hpp"
 #include "device/hip_executor.hpp"
+#include "golden/digest.hpp"
 #include "reference/profiles.hpp"
 #include "adapters/code_object_mode.hpp"
 #include "tools/plots.hpp"
@@ -31,7 +33,7 @@ double seconds_since(Clock::time_point t0) {
   return std::chrono::duration<double>(Clock::now() - t0).count();
 }
 
-CaseResult base_row(const AuditCase& c) {
+CaseResult base_row(const AuditCase& c, std::size_t position) {
   CaseResult r;
   r.id = c.id;
   r.description = c.description;
@@ -40,6 +42,7 @@ CaseResult base_row(const AuditCase& c) {
   r.scale = c.problem.scale;
   r.seed = c.seed;
   r.mode = "-";
+  r.position = position;
   return r;
 }
 
@@ -155,6 +158,7 @@ AuditResult run_audit(const AuditOptions& options, device::Executor& executor,
   const auto t_start = Clock::now();
   AuditResult result;
   result.executor = executor.name();
+  result.build_hip = device::build_hip();
 
   std::vector<AuditCase> cases;
   if (options.matrix) cases = default_matrix();
@@ -169,6 +173,18 @@ AuditResult run_audit(const AuditOptions& options, device::Executor& executor,
   if (!options.case_filter.empty()) {
     const std::regex re(options.case_filter);
     std::erase_if(cases, [&](const AuditCase& c) { return !std::regex_search(c.id, re); });
+  }
+  result.case_filter = options.case_filter;
+  // Positions in the unsharded enumeration, then this shard's cases only.
+  std::map<std::string, std::size_t> position;
+  for (std::size_t i = 0; i < cases.size(); ++i) position.emplace(cases[i].id, i);
+  if (options.shard) {
+    ShardInfo info;
+    info.spec = *options.shard;
+    info.cases_matched = static_cast<int>(cases.size());
+    std::erase_if(cases, [&](const AuditCase& c) { return !options.shard->contains(c.id); });
+    for (const AuditCase& c : cases) info.owned.push_back(c.id);
+    result.shard = std::move(info);
   }
 
   const std::unique_ptr<adapters::KernelAdapter> adapter = adapters::make_adapter(options.kernel);
@@ -185,7 +201,8 @@ AuditResult run_audit(const AuditOptions& options, device::Executor& executor,
     // A bad code object, or one built for another mode, is bad input, not a failing case: stop
     // here with its one-line error.
     for (const auto& loaded : adapter->load(mode, source)) {
-      result.code_objects.push_back({loaded.mode, loaded.path, loaded.mode_recorded});
+      result.code_objects.push_back({loaded.mode, loaded.path, loaded.mode_recorded,
+                                     golden::sha256_hex(device::read_file(loaded.path, "code object"))});
       code_paths[mode] = loaded.path;
     }
   }
@@ -217,7 +234,7 @@ AuditResult run_audit(const AuditOptions& options, device::Executor& executor,
     if (!why && c.varlen && profile.name != "ours")
       why = "a varlen case is judged under the profile 'ours' only, not '" + std::string(profile.name) + "'";
     if (c.expect_rejection || why || !c.unsupported_feature.empty()) {
-      CaseResult r = base_row(c);
+      CaseResult r = base_row(c, position.at(c.id));
       done += options.modes.size();
       if (c.expect_rejection) {
         r.verdict = why ? Verdict::Pass : Verdict::Fail;
@@ -237,7 +254,7 @@ AuditResult run_audit(const AuditOptions& options, device::Executor& executor,
     const double oracle_seconds = seconds_since(t_oracle);
 
     for (numerics::Rounding mode : options.modes) {
-      CaseResult r = base_row(c);
+      CaseResult r = base_row(c, position.at(c.id));
       r.mode = std::string(numerics::to_string(mode));
       r.oracle_seconds = mode == options.modes.front() ? oracle_seconds : 0.0;
       const auto t_kernel = Clock::now();
@@ -313,6 +330,19 @@ std::string reference_only_line(const AuditResult& result) {
          "tools/audit_cases_test; golden files X04-X08; mutants --features): " + ids;
 }
 
+std::string shard_line(const AuditResult& result) {
+  if (!result.shard) return "";
+  const ShardInfo& s = *result.shard;
+  const std::string n = "/" + std::to_string(s.spec.count);
+  std::string ids;
+  for (const auto& id : s.owned) ids += (ids.empty() ? "" : ", ") + id;
+  return "shard " + s.spec.text() + ": owns " + std::to_string(s.owned.size()) + " of the " +
+         std::to_string(s.cases_matched) + " matched case(s)" + (ids.empty() ? "" : " (" + ids + ")") +
+         "; the mutation kill matrix runs in shard " + std::to_string(s.mutation_shard) + n +
+         ", the decode kill matrix in shard " + std::to_string(s.decode_mutation_shard) + n +
+         "; `cdna-verify report merge` joins the shards (docs/ci.md)";
+}
+
 std::string summary_table(const AuditResult& result) {
   std::ostringstream o;
   o << std::left << std::setw(34) << "case" << std::setw(6) << "mode" << std::setw(11) << "executor" << std::right
@@ -362,114 +392,14 @@ void write_reports(const AuditResult& result, const std::filesystem::path& dir) 
   std::filesystem::create_directories(dir, ec);
   if (ec) throw std::runtime_error("cannot create report directory '" + dir.string() + "': " + ec.message());
 
-  nlohmann::json j;
-  j["tool"] = "cdna-verify";
-  j["version"] = CDNA_VERSION;
-  j["build_hip"] = device::build_hip();  // the HIP this build was made with (cmake/rocm.cmake)
-  j["executor"] = result.executor;
-  j["kernel"] = result.kernel;
-  j["profile"] = result.profile;  // peer conventions judged under (docs/profiles.md)
-  auto& settings = j["executor_settings"] = nlohmann::json::object();
-  for (const auto& [k, v] : result.executor_settings) settings[k] = v;
-  auto& description = j["executor_description"] = nlohmann::json::object();
-  for (const auto& [k, v] : result.executor_description) description[k] = v;
-  j["pass_rule"] = "docs/pass-rule.md (certified per-element bound, docs/error-analysis.md; rel-RMS <= 2 x floor)";
-  j["seconds"] = result.seconds;
-  j["passed"] = result.count(Verdict::Pass);
-  j["failed"] = result.count(Verdict::Fail);
-  j["rejected"] = result.count(Verdict::Rejected);
-  // The audit's outcome and what it rests on (docs/pass-rule.md, "Outcome").
   const AuditCounts counts = result.counts();
-  j["outcome"] = to_string(result.outcome());
-  j["counts"] = {{"cases_judged", counts.cases_judged},     {"cases_passed", counts.cases_passed},
-                 {"cases_failed", counts.cases_failed},     {"cases_rejected", counts.cases_rejected},
-                 {"o_elements_judged", counts.o_judged}, {"lse_values_judged", counts.lse_judged},
-                 {"convention_rows", counts.convention_rows},
-                 {"cases_with_convention_rows", counts.cases_with_convention_rows}};
-  if (result.outcome() == AuditOutcome::NothingJudged) j["nothing_judged_reason"] = result.nothing_judged_reason();
-  auto& code_objects = j["code_objects"] = nlohmann::json::array();
-  for (const auto& c : result.code_objects) {
-    code_objects.push_back({{"rounding", c.mode},
-                            {"path", c.path},
-                            {"mode_recorded", c.mode_recorded},
-                            {"mode_source", !c.mode_recorded             ? "the user's declaration, not checked"
-                                            : result.kernel == "aiter-fmha-v3" ? "recorded in the code object (its kernel name)"
-                                                                                : "recorded in the code object (cdna_bf16_rounding)"}});
-  }
-  j["reference_only"] = reference_only_line(result);  // "" when every case ran (or was rejected as required)
-  auto& rows = j["cases"] = nlohmann::json::array();
-  for (const auto& r : result.rows) {
-    nlohmann::json row = {{"id", r.id},
-                          {"description", r.description},
-                          {"shape", shape_json(r.shape)},
-                          {"mask", r.mask},
-                          {"scale", r.scale},
-                          {"seed", r.seed},
-                          {"rounding", r.mode},
-                          {"verdict", to_string(r.verdict)},
-                          {"note", r.note},
-                          {"hazards", r.hazards},
-                          {"kernel_seconds", r.kernel_seconds},
-                          {"oracle_seconds", r.oracle_seconds},
-                          {"wave_instructions", r.wave_instructions},
-                          // What was judged (0 for a case not run): O elements, of them by an
-                          // exact fact, and LSE values.
-                          {"o_judged", r.comparison.o_judged},
-                          {"o_exact_facts", r.comparison.o_exact_facts},
-                          {"lse_judged", r.comparison.lse_judged}};
-    if (r.compared) {
-      const auto& c = r.comparison;
-      // JSON has no inf: an unbounded ratio (bound = inf) is 0 here since err/inf = 0.
-      row["max_abs_err_o"] = c.max_abs_err_o;
-      row["max_ulp_err_o"] = c.max_ulp_err_o;
-      row["max_err_to_bound_o"] = c.max_err_to_bound_o;
-      row["max_abs_err_lse"] = c.max_abs_err_lse;
-      row["max_err_to_bound_lse"] = c.max_err_to_bound_lse;
-      row["rel_rms_err_o"] = c.rel_rms_err_o;
-      row["floor_rel_rms_o"] = c.floor_rel_rms_o;
-      row["o_violations"] = c.o_violations;
-      row["lse_violations"] = c.lse_violations;
-      row["semantic_violations"] = c.semantic_violations;
-      row["convention_rows"] = c.convention_rows;
-      row["o_elements"] = r.o_sums.elements;
-      row["sum_err_o"] = r.o_sums.sum_err;
-      row["sum_sq_err_o"] = r.o_sums.sum_sq_err;
-      row["sum_sq_exact_o"] = r.o_sums.sum_sq_exact;
-      row["sum_ulp_err_o"] = r.o_sums.sum_ulp_err;
-      row["sum_sq_ulp_err_o"] = r.o_sums.sum_sq_ulp_err;
-      row["ulp_histogram"] = r.o_sums.ulp_histogram;
-      row["abs_ulp_histogram"] = r.o_sums.abs_ulp_histogram;
-    }
-    rows.push_back(std::move(row));
-  }
-  auto& modes = j["rounding_audit"] = nlohmann::json::array();
-  j["ulp_histogram_bins"] = ulp_bin_labels();
-  j["abs_ulp_histogram_bins"] = abs_ulp_bin_labels();
-  for (const ModeAudit& m : rounding_audit(result)) {
-    modes.push_back({{"rounding", m.mode}, {"cases", m.cases}, {"elements", m.elements}, {"mean_err_o", m.mean_err},
-                     {"mean_ulp_err_o", m.mean_ulp_err}, {"rms_err_o", m.rms_err}, {"rms_ulp_err_o", m.rms_ulp_err},
-                     {"rel_rms_err_o", m.rel_rms_err}, {"max_ulp_err_o", m.max_ulp_err},
-                     {"floor_rel_rms_o", m.floor_rel_rms}, {"rms_to_floor", m.rms_to_floor},
-                     {"ulp_histogram", m.histogram}, {"abs_ulp_histogram", m.abs_histogram}});
-  }
-  if (result.mutation) {
-    j["mutation_testing"] = mutants_json(*result.mutation);
-  } else {
-    j["mutation_testing"] = nullptr;  // skipped: mutation_not_run says why
-    j["mutation_not_run"] = result.mutation_not_run;
-  }
-  if (result.decode) {
-    j["decode"] = decode_json(*result.decode);
-  } else {
-    j["decode"] = nullptr;
-    j["decode_not_run"] = result.decode_not_run;
-  }
-  write_atomically(dir / "report.json", j.dump(2) + "\n");
+  write_atomically(dir / "report.json", audit_json(result).dump(2) + "\n");
 
   std::ostringstream md;
   md << "# cdna-verify audit\n\n**" << outcome_line(result) << "**";
   if (result.outcome() == AuditOutcome::NothingJudged) md << " (" << result.nothing_judged_reason() << ")";
   md << "\n\n";
+  if (result.shard) md << "**" << shard_line(result) << ".**\n\n";
   if (counts.convention_rows > 0) md << "Convention failures: " << convention_line(counts) << ".\n\n";
   if (const std::string ref = reference_only_line(result); !ref.empty()) md << "Rejected features: " << ref << ".\n\n";
   for (const auto& c : result.code_objects) {

@@ -18,6 +18,7 @@
 #include "tools/decode_audit.hpp"
 #include "tools/mutants.hpp"
 #include "tools/rounding_audit.hpp"
+#include "tools/shard.hpp"
 
 namespace cdna::tools {
 
@@ -46,6 +47,8 @@ struct AuditOptions {
   std::ostream* progress = nullptr;  // one line per case and mode while running
   // Peer convention profile the outputs are judged under (reference/profiles.hpp, docs/profiles.md).
   std::string profile = "ours";
+  // Run only the cases of this shard (tools/shard.hpp); nullopt: every matched case.
+  std::optional<ShardSpec> shard;
 };
 
 struct CaseResult {
@@ -64,6 +67,9 @@ struct CaseResult {
   std::string hazards;
   double kernel_seconds = 0, oracle_seconds = 0;
   std::uint64_t wave_instructions = 0;  // simulator only; 0 on hardware
+  // Index of the case in the unsharded enumeration (matrix, handed, tiles, after --cases): where
+  // `report merge` puts the rows of shards back (all rows of a case share it).
+  std::size_t position = 0;
 };
 
 // The code object audited for one mode, and whether it records that mode itself
@@ -72,6 +78,18 @@ struct AuditedCodeObject {
   std::string mode;  // "RTNE", "RTNA", "RTZ"
   std::string path;
   bool mode_recorded = false;
+  std::string sha256;  // of the file's bytes (lowercase hex), so merged shards prove they ran the same code
+};
+
+// What a shard of a sharded audit owns (tools/shard.hpp; docs/ci.md, "Shards and merged reports").
+struct ShardInfo {
+  ShardSpec spec;
+  std::vector<std::string> owned;  // ids of the attention and decode cases this shard ran, in run order
+  int cases_matched = 0;           // attention and decode cases --set/--cases matched over all shards
+  int mutation_shard = 1;          // the shard that runs the mutation kill matrix
+  int decode_mutation_shard = 1;   // the shard that runs the decode kill matrix
+  // "--allow-empty-shard": owning no case, or judging none, is exit 0 instead of 2.
+  bool allow_empty = false;
 };
 
 // What an audit judged, summed over its rows.
@@ -89,6 +107,9 @@ struct AuditResult {
   std::string executor;
   std::string kernel = "attention-fwd";  // adapter name
   std::string profile = "ours";           // reference/profiles.hpp, named in every report
+  // The selection: --set and --cases as given (shards merge only when both agree).
+  std::string set = "default", case_filter;
+  std::optional<ShardInfo> shard;  // set for `audit --shard I/N`
   std::vector<AuditedCodeObject> code_objects;  // one per audited mode
   // Executor settings that may change results, e.g. {"schedule", "random"}, {"schedule_seed",
   // "7"}, {"transcendental_envelope_seed", "1"} for the simulator; written to the reports.
@@ -96,6 +117,7 @@ struct AuditResult {
   // What the executor runs on (device::Executor::describe: the HIP device, driver, ROCm and
   // clocks, or the simulator's host); report.json "executor_description", report.md's header.
   device::Description executor_description;
+  std::string build_hip;  // the HIP this build was made with (device::build_hip(); report.json "build_hip")
   std::vector<CaseResult> rows;
   double seconds = 0;
   // Mutation testing of the verifier run with the audit (tools/mutants.hpp); empty if skipped.
@@ -132,6 +154,13 @@ std::string outcome_line(const AuditResult& result);
 
 // "N failing row(s) in M case(s) are special rows ... still failures" (tables and reports).
 std::string convention_line(const AuditCounts& counts);
+
+// The cases rejected for a feature the kernel lacks, judged on the reference only (one line for
+// the reports; "" if none).
+std::string reference_only_line(const AuditResult& result);
+
+// "shard I/N: owns K of the M matched case(s) (ids); the kill matrices run in ..." ("" unsharded).
+std::string shard_line(const AuditResult& result);
 
 // The end-of-run table: case, mode, executor, max |err|, max err in bf16 ULPs, LSE err, verdict.
 std::string summary_table(const AuditResult& result);

@@ -58,6 +58,7 @@ AuditCommand::AuditCommand(CLI::App& app) {
                   "Skip the mutation testing of the verifier (kill matrix in the reports; about 10 s on the simulator)");
   add_sim_options(cmd_, sim_);
   add_profile_option(cmd_, profile_);
+  add_shard_options(cmd_, shard_, "attention and decode cases (all modes of a case together; the kill matrices in one shard each)");
 
 }
 
@@ -70,7 +71,9 @@ int AuditCommand::run() {
   const std::string& set = set_;
   const bool quiet = quiet_;
   const bool mutants = !no_mutants_;
+  const std::optional<ShardSpec> shard = shard_.spec();  // before any work: a bad --shard is bad input
   AuditOptions options;
+  options.shard = shard;
   options.kernel = kernel;
   options.profile = profile_;
   options.modes = parse_modes(modes_);
@@ -132,6 +135,19 @@ int AuditCommand::run() {
   AuditResult result = run_audit(options, *chosen.executor, wave_instructions, case_hazards);
   result.executor_settings = std::move(settings);
   result.executor_description = chosen.executor->describe();
+  result.set = set;
+  // Which shard runs each kill matrix: the one that owns its pseudo case id (tools/shard.hpp).
+  const int mutation_shard = shard ? ShardSpec::of(kMutationKillMatrixId, shard->count) : 1;
+  const int decode_mutation_shard = shard ? ShardSpec::of(kDecodeKillMatrixId, shard->count) : 1;
+  if (result.shard) {
+    result.shard->mutation_shard = mutation_shard;
+    result.shard->decode_mutation_shard = decode_mutation_shard;
+    result.shard->allow_empty = shard_.allow_empty;
+  }
+  const std::string shard_name = shard ? "shard " + shard->text() : "";
+  const auto in_other_shard = [&](const std::string& what, int owner) {
+    return shard_name + ": " + what + " runs in shard " + std::to_string(owner) + "/" + std::to_string(shard->count);
+  };
   if (!run_decode_cases) {
     result.decode_not_run = kernel != "attention-fwd" ? "--kernel " + kernel + " is an attention kernel"
                                                       : "--set " + set + " has no decode cases";
@@ -140,13 +156,24 @@ int AuditCommand::run() {
                return std::regex_search(c.id, std::regex(cases.empty() ? std::string(".*") : cases));
              })) {
     result.decode_not_run = "no decode case matched --cases '" + cases + "'";
+  } else if (const std::vector<std::string> ids = decode_case_ids(cases, set == "all");
+             shard && std::none_of(ids.begin(), ids.end(), [&](const std::string& id) { return shard->contains(id); }) &&
+             shard->index != decode_mutation_shard) {
+    result.decode_not_run = shard_name + " owns no decode case; " + in_other_shard("the decode kill matrix", decode_mutation_shard);
+    result.shard->cases_matched += static_cast<int>(ids.size());
   } else {
+    if (result.shard) {
+      result.shard->cases_matched += static_cast<int>(ids.size());
+      for (const auto& id : ids)
+        if (shard->contains(id)) result.shard->owned.push_back(id);
+    }
     if (!quiet) std::cerr << "decode: the monokernel on the decode cases (D01-D05; D06 with --set all; docs/decode-semantics.md)\n";
     DecodeAuditOptions d;
     d.modes = options.modes;
     d.case_filter = cases;
     d.include_slow = set == "all";
-    d.mutants = mutants;
+    d.mutants = mutants && (!shard || shard->index == decode_mutation_shard);
+    if (shard) d.owns = [shard](const std::string& id) { return shard->contains(id); };
     d.progress = quiet ? nullptr : &std::cerr;
     std::function<void(bool)> memory_model;
     if (auto* sim = chosen.sim) {
@@ -156,6 +183,7 @@ int AuditCommand::run() {
       };
     }
     result.decode = run_decode_audit(d, *chosen.executor, wave_instructions, memory_model);
+    if (mutants && !d.mutants) result.decode->mutants_not_run = in_other_shard("the decode kill matrix", decode_mutation_shard);
     std::cout << "\n" << decode_table(*result.decode);
   }
   if (chosen.sim && chosen.sim->options().hazard_policy != simulator::HazardPolicy::Error)
@@ -179,9 +207,13 @@ int AuditCommand::run() {
   }
   // Mutation testing judges our verifier, not the audited kernel; an audit that judged nothing
   // is an input error, so it ends without that extra work.
-  if (outcome == AuditOutcome::NothingJudged) result.mutation_not_run = "the audit judged nothing";
+  // A shard runs it in the shard that owns it whatever its own cases judged; `report merge` drops
+  // it again if the whole run judged nothing.
+  if (!shard && outcome == AuditOutcome::NothingJudged) result.mutation_not_run = "the audit judged nothing";
+  if (shard && shard->index != mutation_shard) result.mutation_not_run = in_other_shard("the kill matrix", mutation_shard);
   if (set == "decode") result.mutation_not_run = "--set decode (the decode kill matrix is in the decode section)";
-  if (mutants && outcome != AuditOutcome::NothingJudged && set != "decode") {
+  const bool run_mutation = shard ? shard->index == mutation_shard : outcome != AuditOutcome::NothingJudged;
+  if (mutants && run_mutation && set != "decode") {
     // Mutation testing of the verifier itself (docs/mutation-testing.md): its kill matrix goes
     // into the reports. It judges our verdict, not the audited kernel, so it does not change the
     // exit code; a surviving mutant or a false positive is reported on stderr.
@@ -205,6 +237,22 @@ int AuditCommand::run() {
   std::cout << "reports: " << (std::filesystem::path(out_dir) / "report.json").string() << ", "
             << (std::filesystem::path(out_dir) / "report.md").string() << ", "
             << (std::filesystem::path(out_dir) / "report.html").string() << "\n";
+  if (result.shard) std::cout << shard_line(result) << "\n";
+  if (result.shard && (result.shard->owned.empty() || outcome == AuditOutcome::NothingJudged) &&
+      result.shard->cases_matched > 0) {
+    // A shard's nothing is not the run's nothing (docs/ci.md): exit 2 unless the fleet says it may be.
+    const std::string why = result.shard->owned.empty()
+                                ? shard_name + " owns no case (the " + std::to_string(result.shard->cases_matched) +
+                                      " matched cases are in other shards)"
+                                : shard_name + " judged nothing of its " + std::to_string(result.shard->owned.size()) +
+                                      " case(s): " + result.nothing_judged_reason();
+    if (shard_.allow_empty) {
+      if (!quiet) std::cerr << "cdna-verify: note: " << why << "; --allow-empty-shard: exit 0, `report merge` judges the run\n";
+      return 0;
+    }
+    std::cerr << "cdna-verify: error: " << why << "; the outcome is NOTHING JUDGED (--allow-empty-shard makes it exit 0)\n";
+    return 2;
+  }
   if (outcome == AuditOutcome::NothingJudged) {
     std::cerr << "cdna-verify: error: " << result.nothing_judged_reason()
               << (result.rows.empty() && !result.decode ? " --cases '" + cases + "' (with --set " + set + ")" : "")

@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "tools/shard_option.hpp"
 #include "tools/sim_settings.hpp"
 
 namespace cdna::tools {
@@ -32,6 +33,7 @@ class AuditCommand {
   std::string kernel_ = "attention-fwd";
   SimSettings sim_;
   std::string profile_ = "ours";
+  ShardOption shard_;
 };
 
 }  // namespace cdna::tools

@@ -154,14 +154,18 @@ DecodeAuditResult run_decode_audit(const DecodeAuditOptions& options, device::Ex
   const auto t0 = std::chrono::steady_clock::now();
   DecodeAuditResult out;
   const std::regex filter(options.case_filter.empty() ? std::string(".*") : options.case_filter);
+  std::size_t position = 0;
   for (const DecodeCase& c : decode_cases()) {
     if (!std::regex_search(c.id, filter) || (c.slow && !options.include_slow)) continue;
+    const std::size_t case_position = position++;
+    if (options.owns && !options.owns(c.id)) continue;
     const reference::DecoderModel model = decode_case_model(c);
     for (numerics::Rounding mode : options.modes) {
       DecodeCaseResult row;
       row.id = c.id;
       row.description = c.description;
       row.mode = std::string(numerics::to_string(mode));
+      row.position = case_position;
       DecodeCheckOptions o;
       o.launch = launch_of(c, model, mode, options.grid);
       try {
@@ -287,6 +291,14 @@ std::string decode_markdown(const DecodeAuditResult& r) {
   return s.str();
 }
 
+std::vector<std::string> decode_case_ids(const std::string& case_filter, bool include_slow) {
+  const std::regex filter(case_filter.empty() ? std::string(".*") : case_filter);
+  std::vector<std::string> ids;
+  for (const DecodeCase& c : decode_cases())
+    if (std::regex_search(c.id, filter) && (!c.slow || include_slow)) ids.push_back(c.id);
+  return ids;
+}
+
 nlohmann::json decode_json(const DecodeAuditResult& r) {
   nlohmann::json j;
   j["seconds"] = r.seconds;
@@ -297,7 +309,9 @@ nlohmann::json decode_json(const DecodeAuditResult& r) {
                           {"outcome", to_string(row.outcome)},
                           {"line", row.line},
                           {"status", row.status},
+                          {"position", row.position},
                           {"positions", row.positions},
+                          {"positions_judged", row.counts.positions},
                           {"choosing", row.counts.choosing},
                           {"decided", row.counts.decided},
                           {"ambiguous", row.counts.ambiguous},

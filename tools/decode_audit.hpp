@@ -54,6 +54,9 @@ struct DecodeCaseResult {
   double kernel_seconds = 0, envelope_seconds = 0;
   std::uint64_t wave_instructions = 0;
   std::uint64_t weight_bytes_per_token = 0, model_bytes = 0;
+  // Index of the case among the decode cases the unsharded run matches: where `report merge`
+  // puts the rows of shards back.
+  std::size_t position = 0;
 };
 
 struct DecodeMutantResult {
@@ -77,6 +80,8 @@ struct DecodeAuditOptions {
   std::string case_filter;  // ECMAScript regex searched in case ids; empty: every case
   bool include_slow = false;
   bool mutants = true;
+  // Run only the cases this returns true for (a shard's: tools/shard.hpp); empty: every case.
+  std::function<bool(const std::string&)> owns;
   std::uint32_t grid = 8;   // workgroups (the simulator's time grows with the grid)
   std::ostream* progress = nullptr;
 };
@@ -89,6 +94,9 @@ struct DecodeAuditOptions {
 DecodeAuditResult run_decode_audit(const DecodeAuditOptions& options, device::Executor& executor,
                                    const std::function<std::uint64_t()>& wave_instructions = {},
                                    const std::function<void(bool)>& set_memory_model = {});
+
+// The ids of the decode cases a run with `case_filter` and `include_slow` takes, in run order.
+std::vector<std::string> decode_case_ids(const std::string& case_filter, bool include_slow);
 
 std::string decode_table(const DecodeAuditResult& r);          // plain text, for the terminal
 std::string decode_markdown(const DecodeAuditResult& r);       // report.md section

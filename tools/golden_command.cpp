@@ -14,6 +14,7 @@
 #include <iomanip>
 #include <iostream>
 #include <map>
+#include <set>
 #include <memory>
 #include <regex>
 #include <sstream>
@@ -261,6 +262,7 @@ GoldenCommand::GoldenCommand(CLI::App& app) {
       ->capture_default_str();
   verify_->add_option("--threads", threads_, "Oracle worker threads (0: all cores)")->capture_default_str();
   verify_->add_flag("--quiet", quiet_, "No progress lines on stderr (at most one every 5 s otherwise)");
+  add_shard_options(verify_, verify_shard_, "golden files (by the case id in each file, all modes of a case together)");
 
   decode_verify_ = golden_->add_subcommand(
       "decode-verify",
@@ -366,10 +368,40 @@ int GoldenCommand::run_gen() {
 
 int GoldenCommand::run_verify() {
   summary().start("golden verify");
-  const auto files = golden_files_under(verify_path_);
-  // Read every file first: a malformed one is bad input (exit 2) before anything is judged.
+  const std::optional<ShardSpec> shard = verify_shard_.spec();
+  auto files = golden_files_under(verify_path_);
+  // Read every file first: a malformed one is bad input (exit 2) before anything is judged, in
+  // every shard alike.
   std::vector<golden::GoldenFile> goldens;
   for (const auto& f : files) goldens.push_back(read_judgeable(f));
+  if (shard) {
+    const std::size_t all = files.size();
+    std::vector<fs::path> kept_files;
+    std::vector<golden::GoldenFile> kept;
+    std::set<std::string> ids;
+    for (std::size_t n = 0; n < all; ++n) {
+      if (!shard->contains(goldens[n].case_id)) continue;
+      ids.insert(goldens[n].case_id);
+      kept_files.push_back(files[n]);
+      kept.push_back(std::move(goldens[n]));
+    }
+    files = std::move(kept_files);
+    goldens = std::move(kept);
+    std::string list;
+    for (const auto& id : ids) list += (list.empty() ? "" : ", ") + id;
+    std::cout << "shard " << shard->text() << ": owns " << files.size() << " of the " << all << " golden files ("
+              << ids.size() << " case(s)" << (list.empty() ? "" : ": " + list) << ")\n";
+    if (files.empty() && all > 0) {
+      const std::string why = "shard " + shard->text() + " owns no golden file (the " + std::to_string(all) +
+                              " files are in other shards)";
+      if (verify_shard_.allow_empty) {
+        if (!quiet_) std::cerr << "cdna-verify: note: " << why << "; --allow-empty-shard: exit 0\n";
+        return 0;
+      }
+      std::cerr << "cdna-verify: error: " << why << "; nothing judged (--allow-empty-shard makes it exit 0)\n";
+      return 2;
+    }
+  }
 
   // The executor before any work: `--executor hip` without a device fails at once (exit 3).
   std::unique_ptr<device::Executor> executor = make_executor(verify_executor_);

@@ -12,6 +12,7 @@
 
 #include "golden/golden_file.hpp"
 #include "reference/attention.hpp"
+#include "tools/shard_option.hpp"
 #include "tools/golden_make.hpp"
 
 namespace cdna::tools {
@@ -80,6 +81,7 @@ class GoldenCommand {
   // verify
   std::string verify_path_;
   std::string verify_executor_ = "simulator";
+  ShardOption verify_shard_;  // --shard I/N: the files of this shard's case ids only
   // check
   std::string golden_path_;
   std::string candidate_;

@@ -17,6 +17,7 @@
 #include "tools/golden_command.hpp"
 #include "tools/lint_command.hpp"
 #include "tools/mutants.hpp"
+#include "tools/report_merge.hpp"
 #include "tools/run_command.hpp"
 #include "tools/sim_command.hpp"
 #include "tools/sim_settings.hpp"
@@ -30,7 +31,7 @@ namespace {
 int run_parsed(tools::AuditCommand& audit, tools::RunCommand& run, tools::GoldenCommand& golden,
                tools::SimCommand& sim, tools::MutantsCommand& mutants, tools::LintCommand& lint,
                tools::CompareCommand& compare, tools::DecodeCommand& decode, const tools::SimSettings& decode_sim,
-               tools::CrosscheckCommand& crosscheck, tools::DeviceCommand& device_cmd) {
+               tools::CrosscheckCommand& crosscheck, tools::DeviceCommand& device_cmd, tools::ReportCommand& report) {
   if (audit.parsed()) return audit.run();
   if (run.parsed()) return run.run();
   if (golden.parsed()) return golden.run();
@@ -38,6 +39,7 @@ int run_parsed(tools::AuditCommand& audit, tools::RunCommand& run, tools::Golden
   if (mutants.parsed()) return mutants.run();
   if (lint.parsed()) return lint.run();
   if (compare.parsed()) return compare.run();
+  if (report.parsed()) return report.run();
   if (crosscheck.parsed()) return crosscheck.run();
   if (device_cmd.parsed()) return device_cmd.run();
   if (decode.parsed()) {
@@ -74,6 +76,8 @@ int main(int argc, char** argv) {
   tools::LintCommand lint(app);  // `lint CODE_OBJECT [KERNEL]` (tools/lint_command.hpp)
 
   tools::CompareCommand compare(app);  // `compare A B` (tools/compare_command.hpp, docs/compare.md)
+
+  tools::ReportCommand report(app);  // `report merge` (tools/report_merge.hpp, docs/ci.md)
 
   tools::DecodeCommand decode(app);  // `decode` (tools/decode_command.hpp, docs/decode-semantics.md)
   tools::SimSettings decode_sim;
@@ -119,7 +123,7 @@ int main(int argc, char** argv) {
   tools::set_executor_notes_quiet(tools::quiet_given(app));  // "falling back to the simulator" obeys --quiet
   int rc = tools::kExitBadInput;
   try {
-    rc = run_parsed(audit, run, golden, sim, mutants, lint, compare, decode, decode_sim, crosscheck, device_cmd);
+    rc = run_parsed(audit, run, golden, sim, mutants, lint, compare, decode, decode_sim, crosscheck, device_cmd, report);
   } catch (const std::exception& e) {
     std::cout << std::flush;
     rc = tools::report_exception(e, std::cerr);

@@ -260,6 +260,7 @@ std::string report_html(const AuditResult& result, const Gnuplot& gnuplot, std::
     << "<p id=\"outcome\">" << e(outcome_line(result));
   if (result.outcome() == AuditOutcome::NothingJudged) h << " (" << e(result.nothing_judged_reason()) << ")";
   h << "</p>\n";
+  if (result.shard) h << "<p id=\"shard\" class=\"notice\">" << e(shard_line(result)) << ".</p>\n";
   if (const AuditCounts c = result.counts(); c.convention_rows > 0)
     h << "<p id=\"conventions\" class=\"notice\">Convention failures: " << e(convention_line(c)) << ".</p>\n";
   for (const auto& c : result.code_objects) {
