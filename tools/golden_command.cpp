@@ -369,6 +369,7 @@ int GoldenCommand::run_gen() {
 int GoldenCommand::run_verify() {
   summary().start("golden verify");
   const std::optional<ShardSpec> shard = verify_shard_.spec();
+  if (shard) summary().set("shard", shard->text());
   auto files = golden_files_under(verify_path_);
   // Read every file first: a malformed one is bad input (exit 2) before anything is judged, in
   // every shard alike.
