@@ -4,6 +4,7 @@
 #include <bit>
 
 #include "simulator/wave.hpp"
+#include "simulator/kernel_fault.hpp"
 
 namespace cdna::simulator {
 namespace {

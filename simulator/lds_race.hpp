@@ -26,8 +26,6 @@
 #include <tuple>
 #include <vector>
 
-#include "simulator/kernel_fault.hpp"
-
 namespace cdna::simulator {
 
 struct Wave;
@@ -77,9 +75,9 @@ class LdsRaceLog {
 };
 
 // A race found without its pcs: the executor runs the dispatch again with a watch on it.
-class LdsRaceFound : public KernelFault {
+class LdsRaceFound : public std::runtime_error {
  public:
-  LdsRaceFound(const LdsRace& r) : KernelFault("LDS race (pcs being recovered)"), race(r) {}
+  LdsRaceFound(const LdsRace& r) : std::runtime_error("LDS race (pcs being recovered)"), race(r) {}
   LdsRace race;
 };
 

@@ -1,6 +1,7 @@
 #include "simulator/scheduler.hpp"
 #include "simulator/inst_class.hpp"
 #include "simulator/watchdog.hpp"
+#include "simulator/kernel_fault.hpp"
 
 #include <algorithm>
 #include <cstring>

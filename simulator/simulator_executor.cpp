@@ -12,6 +12,7 @@
 #include "simulator/inst_class.hpp"
 #include "simulator/memory.hpp"
 #include "simulator/wave.hpp"
+#include "simulator/kernel_fault.hpp"
 
 namespace cdna::simulator {
 

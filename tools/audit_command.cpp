@@ -84,6 +84,7 @@ int AuditCommand::run_checked() {
   const bool quiet = quiet_;
   const bool mutants = !no_mutants_;
   const std::optional<ShardSpec> shard = shard_.spec();  // before any work: a bad --shard is bad input
+  if (shard) summary().set("shard", shard->text());
   AuditOptions options;
   options.shard = shard;
   options.kernel = kernel;

@@ -15,14 +15,15 @@ const char* const kExitCodesHelp =
     "  1  a verdict failed: the kernel, a golden file's bits or a lint finding is wrong; a simulator error\n"
     "     the kernel caused (hazard, access outside its buffers, hung wave, instruction limit, LDS race,\n"
     "     an instruction the simulator does not implement) counts here, naming kernel, pc, wave, instruction\n"
-    "  2  bad input or tool error, or NOTHING JUDGED (no case matched, every case rejected, an empty problem)\n"
+    "  2  bad input or tool error, or NOTHING JUDGED (no case matched, every case rejected, an empty problem),\n"
+    "     or work refused before it starts (past --max-memory, --max-work, --max-workgroups)\n"
     "  3  the executor asked for cannot run here (--executor hip without a gfx942 device)\n"
     "A judging run's last stdout line is \"cdna-verify summary: SUBCOMMAND PASS|FAIL|NOTHING JUDGED key=value ...\"\n"
     "(docs/ci.md).";
 
-std::string version_text() {
+std::string version_text(const std::string& hip) {
   return std::string("cdna-verify ") + CDNA_VERSION + " (git " + kGitRevision + ") LLVM " + CDNA_LLVM_VERSION +
-         " (decoding)";
+         " (decoding), HIP: " + hip;
 }
 
 int report_exception(const std::exception& e, std::ostream& err) {

@@ -15,10 +15,11 @@ namespace cdna::tools {
 // The exit-code table of `cdna-verify --help` and README "Exit codes".
 extern const char* const kExitCodesHelp;
 
-// "cdna-verify 0.1.0 (git <rev>[-dirty]) LLVM <x.y.z> (decoding)": the revision captured at build
-// time (cmake/git_revision.cmake; "unknown" outside a git checkout), the LLVM whose AMDGPU
-// disassembler decodes code objects (LLVM_PACKAGE_VERSION of the LLVMConfig CMake found).
-std::string version_text();
+// "cdna-verify 0.1.0 (git <rev>[-dirty]) LLVM <x.y.z> (decoding), HIP: <hip>": the revision
+// captured at build time (cmake/git_revision.cmake; "unknown" outside a git checkout), the LLVM
+// whose AMDGPU disassembler decodes code objects (LLVM_PACKAGE_VERSION of the LLVMConfig CMake
+// found), and the HIP build (device::build_hip()).
+std::string version_text(const std::string& hip);
 
 // Prints the error's one line on `err` and returns its exit code (tools/exit_codes.hpp):
 // ExecutorUnavailable 3; simulator::KernelFault 1 (the kernel as written is wrong: "FAIL: ..."

@@ -1,7 +1,7 @@
 // `cdna-verify compare` (tools/compare_command.hpp).
+#include "tools/compare_command.hpp"
 #include "tools/output_paths.hpp"
 #include "tools/summary_line.hpp"
-#include "tools/compare_command.hpp"
 
 #include <filesystem>
 #include <iostream>

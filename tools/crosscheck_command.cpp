@@ -14,6 +14,7 @@
 #include "tools/crosscheck.hpp"
 #include "tools/executor_choice.hpp"
 #include "tools/golden_kernel.hpp"
+#include "tools/summary_line.hpp"
 
 namespace cdna::tools {
 namespace {
@@ -65,6 +66,7 @@ CrosscheckCommand::CrosscheckCommand(CLI::App& app) {
 }
 
 int CrosscheckCommand::run() {
+  summary().start("crosscheck");  // printed by main whatever the exit path (tools/summary_line.hpp)
   const auto start = std::chrono::steady_clock::now();
   auto elapsed = [&] { return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count(); };
   // Every input checked before anything runs.
@@ -156,12 +158,11 @@ int CrosscheckCommand::run() {
   const int equal = report.count(Status::Equal), differ = report.count(Status::Differ),
             errors = report.count(Status::Error), skipped = report.count(Status::Skipped);
   const int compared = equal + differ;
-  const char* outcome = differ + errors > 0 ? "FAIL" : compared == 0 ? "NOTHING JUDGED" : "PASS";
-  std::cout << crosscheck_table(report) << "reports written to " << out_dir_ << "/crosscheck.json, crosscheck.md\n"
-            << "cdna-verify summary: crosscheck " << outcome << " compared=" << compared << " equal=" << equal
-            << " differ=" << differ << " errors=" << errors << " skipped=" << skipped
-            << " kernels_skipped=" << report.kernels_skipped.size() << " seconds=" << std::fixed
-            << std::setprecision(1) << report.seconds << "\n";
+  std::cout << crosscheck_table(report) << "reports written to " << out_dir_ << "/crosscheck.json, crosscheck.md\n";
+  const std::pair<const char*, std::uint64_t> fields[] = {
+      {"compared", compared}, {"equal", equal}, {"differ", differ}, {"errors", errors}, {"skipped", skipped},
+      {"kernels_skipped", report.kernels_skipped.size()}};
+  for (const auto& [key, n] : fields) summary().set(key, n);
   return differ + errors > 0 ? 1 : compared == 0 ? 2 : 0;
 }
 

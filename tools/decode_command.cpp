@@ -1,5 +1,5 @@
-#include "tools/summary_line.hpp"
 #include "tools/decode_command.hpp"
+#include "tools/summary_line.hpp"
 
 #include <unistd.h>
 

@@ -8,7 +8,7 @@
 # reported as SKIP lines and fail the test unless CDNA_EXIT_CODES_ALLOW_SKIP=1.
 # Usage: exit_codes_test.sh CDNA_VERIFY DEVICE_DIR SIM_TESTDATA_DIR GOLDEN_SET_DIR
 set -u
-cli=$1 dev=$2 simdata=$3 set=$4
+cli=$1 dev=$(cd "$2" && pwd) simdata=$(cd "$3" && pwd) set=$(cd "$4" && pwd)
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 failures=0 skips=0
@@ -40,6 +40,16 @@ row() {
   fi
 }
 
+# stderr_has NAME PATTERN / stderr_lacks NAME PATTERN: the last row's stderr.
+stderr_has() {
+  grep -q -E -e "$2" "$tmp/err" || { echo "FAIL $1: stderr lacks /$2/:"; sed 's/^/  err: /' "$tmp/err" | head -5; failures=$((failures + 1)); }
+}
+stderr_count() {  # NAME PATTERN N: exactly N stderr lines match
+  local n
+  n=$(grep -c -E -e "$2" "$tmp/err")
+  [ "$n" -eq "$3" ] || { echo "FAIL $1: $n stderr line(s) /$2/, want $3"; failures=$((failures + 1)); }
+}
+
 # hip NAME SUMMARY -- ARGS...: exit 3 where no HIP device is reachable (here); a skip elsewhere.
 hip_row() {
   local name=$1 summary=$2
@@ -61,11 +71,18 @@ mkdir -p "$tmp/adir"
 # ---- audit
 audit=(audit --executor simulator --modes rtne --no-mutants --quiet)
 row audit-pass 0 audit -- "${audit[@]}" --cases '^C03$' --out "$tmp/a1"
+stderr_count audit-quiet "." 0
+row audit-progress 0 audit -- audit --executor simulator --modes rtne,rtz --no-mutants --cases '^C03$' --out "$tmp/a1"
+stderr_has audit-progress-line "^audit: case 1 of 2 \(C03 RTNE\), 0:[0-9]{2} elapsed, ~0:[0-9]{2} left: pass  max\|err\|"
+stderr_has audit-progress-last "^audit: case 2 of 2 \(C03 RTZ\), 0:[0-9]{2} elapsed: pass"
 row audit-fail-mutant 1 audit -- "${audit[@]}" --cases '^C02-bottom-right$' --code-object rtne="$topleft" --out "$tmp/a2"
 row audit-fail-hazard 1 audit -- "${audit[@]}" --cases '^C03$' --code-object rtne="$nowait" --out "$tmp/a3"
 row audit-nothing-matched 2 audit -- "${audit[@]}" --cases ZZZ --out "$tmp/a4"
 row audit-bad-regex 2 audit -- "${audit[@]}" --cases '(' --out "$tmp/a5"
 row audit-out-under-file 2 audit -- "${audit[@]}" --cases '^C03$' --out "$tmp/file/report"
+# Refused before any case ran (it was found only after the whole audit).
+! grep -q "judged" "$tmp/out" || { echo "FAIL audit-out-before-work: cases ran before --out was refused"; failures=$((failures + 1)); }
+stderr_has audit-out-under-file-line "^cdna-verify: error: --out '$tmp/file/report': '$tmp/file' is not a directory"
 row audit-code-object-dir 2 audit -- "${audit[@]}" --cases '^C03$' --code-object rtne="$tmp/adir" --out "$tmp/a6"
 hip_row audit-hip audit -- audit --executor hip --modes rtne --no-mutants --quiet --cases '^C03$' --out "$tmp/a7"
 
@@ -74,12 +91,44 @@ run=(run --executor simulator --shape 1,17,20,1,1,64 --mask causal)
 row run-pass 0 run -- "${run[@]}"
 row run-fail-mutant 1 run -- "${run[@]}" --code-object "$topleft"
 row run-fail-hazard 1 run -- "${run[@]}" --code-object "$nowait"
+# The error names kernel, code object, workgroup, wave, pc and instruction, as a FAIL (not an error).
+stderr_has run-fail-hazard-names "^cdna-verify: FAIL: simulator: kernel 'attn_fwd_d64' \(code object '[^']*attention_fwd_mutant_no_mfma_wait\.hsaco'\) workgroup \([0-9]+,[0-9]+,[0-9]+\) wave [0-9]+, pc 0x[0-9a-f]+ \(address 0x[0-9a-f]+\) '[^']+': hazard"
 row run-bad-shape 2 run -- run --executor simulator --shape 1,2,3
 row run-nothing-judged 2 run -- run --executor simulator --shape 1,0,4,1,1,64
-row run-code-object-dir 2 run -- "${run[@]}" --code-object "$tmp/adir/"
+# --code-object DIR takes the kernel's usual file names in DIR: here that name is a directory.
+mkdir -p "$tmp/cdir/attention_fwd_rtne.hsaco"
+row run-code-object-dir 2 run -- "${run[@]}" --code-object "$tmp/cdir"
+stderr_has run-code-object-dir-line "code object '$tmp/cdir/attention_fwd_rtne.hsaco' is a directory, expected a file"
+# The code object is read before the inputs are drawn: with 1.5 GB of address space, a problem
+# whose inputs alone need 1.5 GiB fails on the missing code object, not of std::bad_alloc.
+printf '#!/bin/sh\nulimit -v 1500000\nexec "%s" "$@"\n' "$cli" >"$tmp/small-cli" && chmod +x "$tmp/small-cli"
+"$tmp/small-cli" run --executor simulator --shape 1,32768,32768,64,64,128 --code-object "$tmp/none.hsaco" \
+  --max-memory 1TiB --max-work 1e20 >"$tmp/out" 2>"$tmp/err"
+rc=$?
+if [ $rc -ne 2 ] || ! grep -q "cannot read code object '$tmp/none.hsaco'" "$tmp/err"; then
+  echo "FAIL run-code-object-before-inputs: exit $rc: $(cat "$tmp/err")"; failures=$((failures + 1))
+else
+  echo "ok   run-code-object-before-inputs: $(cat "$tmp/err")"
+fi
 row run-refused-memory 2 run -- "${run[@]}" --max-memory 1KiB
+stderr_has run-refused-memory-line "^cdna-verify: error: refused: the run would allocate about [0-9.]+ KiB, more than --max-memory 1.0 KiB \(raise --max-memory"
+row run-memory-raised 0 run -- "${run[@]}" --max-memory 1GiB
 row run-refused-work 2 run -- "${run[@]}" --max-work 1000
+stderr_has run-refused-work-line "^cdna-verify: error: refused: the run would take about 4.35e\+04 multiply-adds .*more than --max-work 1e\+03 \(raise --max-work"
+row run-work-raised 0 run -- "${run[@]}" --max-work 43520
+grep -q -E "^estimate: memory [0-9.]+ KiB, work 4.35e\+04 multiply-adds" "$tmp/out" ||
+  { echo "FAIL run-estimate-line: $(head -n 1 "$tmp/out")"; failures=$((failures + 1)); }
 row run-huge-shape 2 run -- run --executor simulator --shape 64,65536,65536,64,64,128
+stderr_has run-huge-shape-line "refused: the run would allocate about [0-9.]+ GiB"
+row run-huge-shape-work 2 run -- run --executor simulator --shape 1,65536,65536,64,64,128 --max-memory 1TiB
+stderr_has run-huge-shape-work-line "refused: the run would take about 7.04e\+13 multiply-adds"
+# The fall-back note (auto, no device here) once, and not under --quiet.
+if [ ! -e /dev/kfd ]; then
+  row run-auto-note 0 run -- run --shape 1,17,20,1,1,64 --mask causal
+  stderr_count run-auto-note "falling back to the CDNA3 simulator" 1
+  row run-auto-quiet 0 run -- run --shape 1,17,20,1,1,64 --mask causal --quiet
+  stderr_count run-auto-quiet "." 0
+fi
 row run-bad-max-memory 2 - -- "${run[@]}" --max-memory 12 GiB
 hip_row run-hip run -- run --executor hip --shape 1,4,4,1,1,64
 
@@ -104,6 +153,19 @@ row sim-max-instructions-raised 0 sim -- sim "$va" vector_add --args "$tmp/good.
 row sim-grid-refused 2 sim -- sim "$va" vector_add --args "$tmp/good.json" --grid 65536,65536,65536 --block 256
 row sim-grid-limit 2 sim -- sim "$va" vector_add --args "$tmp/good.json" --grid 4 --block 64 --max-workgroups 3
 row sim-grid-limit-raised 0 sim -- sim "$va" vector_add --args "$tmp/good.json" --grid 4 --block 64 --max-workgroups 4
+# The dispatch's progress: none for a short run (at most a line every 5 s, the first after 5 s);
+# with the interval at 0 (CDNA_PROGRESS_SECONDS, for tests) one line per workgroup; none under --quiet.
+row sim-progress-short 0 sim -- sim "$va" vector_add --args "$tmp/good.json" --grid 4 --block 64
+stderr_count sim-progress-short "." 0
+export CDNA_PROGRESS_SECONDS=0
+row sim-progress 0 sim -- sim "$va" vector_add --args "$tmp/good.json" --grid 4 --block 64
+stderr_count sim-progress "^sim: workgroup [1-4] of 4, 0:00 elapsed" 4
+stderr_has sim-progress-estimate "^sim: workgroup 2 of 4, 0:00 elapsed, ~0:00 left$"
+row sim-progress-quiet 0 sim -- sim "$va" vector_add --args "$tmp/good.json" --grid 4 --block 64 --quiet
+stderr_count sim-progress-quiet "." 0
+row run-progress 0 run -- "${run[@]}"
+stderr_has run-progress "^run: simulator: workgroup 1 of [0-9]+, 0:00 elapsed"
+unset CDNA_PROGRESS_SECONDS
 row sim-code-object-dir 2 sim -- sim "$tmp/adir" vector_add --args "$tmp/good.json" --grid 1 --block 256
 row sim-args-dir 2 sim -- sim "$va" vector_add --args "$tmp/adir" --grid 1 --block 256
 
@@ -115,6 +177,13 @@ row golden-check-fail 1 "golden check" -- golden check "$g" --candidate "$set/C0
 row golden-check-candidate-dir 2 "golden check" -- golden check "$g" --candidate "$tmp/adir"
 row golden-check-golden-dir 2 "golden check" -- golden check "$tmp/adir" --candidate "$g"
 row golden-verify-pass 0 "golden verify" -- golden verify "$g" --executor none
+if [ ! -e /dev/kfd ]; then  # auto: the note once per process however many kernels re-run, none with --quiet
+  mkdir -p "$tmp/two" && ln -s "$g" "$set/C07.rtz.safetensors" "$tmp/two/"
+  row golden-verify-auto-note 0 "golden verify" -- golden verify "$tmp/two" --executor auto
+  stderr_count golden-verify-auto-note "falling back to the CDNA3 simulator" 1
+  row golden-verify-auto-quiet 0 "golden verify" -- golden verify "$tmp/two" --executor auto --quiet
+  stderr_count golden-verify-auto-quiet "." 0
+fi
 row golden-verify-bad 2 "golden verify" -- golden verify "$tmp/file" --executor none
 # A golden file whose o_kernel is the TOPLEFT mutant's (wrong on a bottom-right causal case).
 row golden-gen-mutant 0 - -- golden gen --cases '^C02-bottom-right$' --modes rtne --executor simulator \
@@ -162,7 +231,7 @@ hip_row decode-hip decode -- decode --executor hip --random-model 1 --prompt 1,2
 
 # ---- the program itself
 row unknown-subcommand 2 - -- frobnicate
-grep -q "^cdna-verify: error: unknown subcommand 'frobnicate'; subcommands: audit, run, sim, golden, mutants, lint, compare, decode, help$" "$tmp/err" ||
+grep -q -E "^cdna-verify: error: unknown subcommand 'frobnicate'; subcommands: audit, run, sim, golden, mutants, lint, compare, (.*, )?decode, (.*, )?help$" "$tmp/err" ||
   { echo "FAIL unknown-subcommand: stderr '$(cat "$tmp/err")'"; failures=$((failures + 1)); }
 row help 0 - -- help
 grep -q "^  3  the executor asked for cannot run here" "$tmp/out" ||
@@ -171,7 +240,7 @@ row help-nested 0 - -- help golden verify
 grep -q "golden file or a directory of them" "$tmp/out" || { echo "FAIL help-nested: not golden verify's help"; failures=$((failures + 1)); }
 row help-unknown 2 - -- help frobnicate
 row version 0 - -- --version
-grep -q -E "^cdna-verify 0\.1\.0 \(git ([0-9a-f]{12}(-dirty)?|unknown)\) LLVM 19\.[0-9]+\.[0-9]+ \(decoding\)$" "$tmp/out" ||
+grep -q -E "^cdna-verify 0\.1\.0 \(git ([0-9a-f]{12}(-dirty)?|unknown)\) LLVM 19\.[0-9]+\.[0-9]+ \(decoding\), HIP: .+$" "$tmp/out" ||
   { echo "FAIL version: '$(cat "$tmp/out")'"; failures=$((failures + 1)); }
 
 if [ "$skips" -gt 0 ] && [ "${CDNA_EXIT_CODES_ALLOW_SKIP:-0}" != 1 ]; then

@@ -1,7 +1,7 @@
+#include "tools/golden_command.hpp"
 #include "tools/output_paths.hpp"
 #include "tools/progress.hpp"
 #include "tools/summary_line.hpp"
-#include "tools/golden_command.hpp"
 #include "tools/decode_golden_verify.hpp"
 #include "tools/cli_modes.hpp"
 #include "tools/golden_kernel.hpp"
@@ -395,6 +395,7 @@ int GoldenCommand::run_gen() {
 int GoldenCommand::run_verify() {
   summary().start("golden verify");
   const std::optional<ShardSpec> shard = verify_shard_.spec();
+  if (shard) summary().set("shard", shard->text());
   auto files = golden_files_under(verify_path_);
   // Read every file first: a malformed one is bad input (exit 2) before anything is judged, in
   // every shard alike.

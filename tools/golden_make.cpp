@@ -1,5 +1,5 @@
-#include "tools/output_paths.hpp"
 #include "tools/golden_make.hpp"
+#include "tools/output_paths.hpp"
 #include "tools/cli_checks.hpp"
 
 #include <algorithm>

@@ -1,6 +1,6 @@
 // `cdna-verify lint` (tools/lint_command.hpp).
-#include "tools/summary_line.hpp"
 #include "tools/lint_command.hpp"
+#include "tools/summary_line.hpp"
 
 #include <iostream>
 #include <stdexcept>

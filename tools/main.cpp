@@ -5,8 +5,8 @@
 #include <chrono>
 #include <iostream>
 
-#include "tools/audit_command.hpp"
 #include "device/hip_executor.hpp"
+#include "tools/audit_command.hpp"
 #include "tools/cli_errors.hpp"
 #include "tools/compare_command.hpp"
 #include "tools/crosscheck_command.hpp"
@@ -30,8 +30,8 @@ namespace {
 // Runs the parsed subcommand; returns its exit code.
 int run_parsed(tools::AuditCommand& audit, tools::RunCommand& run, tools::GoldenCommand& golden,
                tools::SimCommand& sim, tools::MutantsCommand& mutants, tools::LintCommand& lint,
-               tools::CompareCommand& compare, tools::ReportCommand& report, tools::CrosscheckCommand& crosscheck,
-               tools::DeviceCommand& device_cmd, tools::DecodeCommand& decode, const tools::SimSettings& decode_sim) {
+               tools::CompareCommand& compare, tools::DecodeCommand& decode, const tools::SimSettings& decode_sim,
+               tools::CrosscheckCommand& crosscheck, tools::DeviceCommand& device_cmd, tools::ReportCommand& report) {
   if (audit.parsed()) return audit.run();
   if (run.parsed()) return run.run();
   if (golden.parsed()) return golden.run();
@@ -56,7 +56,7 @@ int run_parsed(tools::AuditCommand& audit, tools::RunCommand& run, tools::Golden
 int main(int argc, char** argv) {
   const auto t0 = std::chrono::steady_clock::now();
   CLI::App app{"cdna-verify: verification of MI300X (gfx942) attention kernels against exact oracles"};
-  app.set_version_flag("--version", tools::version_text() + " (HIP: " + device::build_hip() + ")");
+  app.set_version_flag("--version", tools::version_text(device::build_hip()));
   app.require_subcommand(1);
   // One line per error, the same prefix as every other error of the program.
   app.failure_message([](const CLI::App*, const CLI::Error& e) {
@@ -116,13 +116,14 @@ int main(int argc, char** argv) {
       }
       target = next;
     }
-    std::cout << target->help();
+    // The formatter, not App::help(): the program's help() would show the parsed `help` subcommand's.
+    std::cout << target->get_formatter()->make_help(target, target->get_name(), CLI::AppFormatMode::Normal);
     return tools::kExitPass;
   }
   tools::set_executor_notes_quiet(tools::quiet_given(app));  // "falling back to the simulator" obeys --quiet
   int rc = tools::kExitBadInput;
   try {
-    rc = run_parsed(audit, run, golden, sim, mutants, lint, compare, report, crosscheck, device_cmd, decode, decode_sim);
+    rc = run_parsed(audit, run, golden, sim, mutants, lint, compare, decode, decode_sim, crosscheck, device_cmd, report);
   } catch (const std::exception& e) {
     std::cout << std::flush;
     rc = tools::report_exception(e, std::cerr);

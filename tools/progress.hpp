@@ -19,7 +19,8 @@ class Progress {
  public:
   // `task` starts each line ("audit"), `unit` names a step ("case"), `total` steps in all.
   // With min_interval_seconds > 0 a line is printed at most that often, the first after that long:
-  // a short run prints nothing.
+  // a short run prints nothing. The environment variable CDNA_PROGRESS_SECONDS replaces that
+  // interval (tests set it to 0 to see the lines of a short run).
   Progress(std::ostream* out, std::string task, std::string unit, std::uint64_t total,
            double min_interval_seconds = 0);
   // Step `done` (1-based) has finished: its line, with `label` in parentheses when not empty and
@@ -27,6 +28,8 @@ class Progress {
   void step(std::uint64_t done, const std::string& label = "", const std::string& detail = "");
   // The next step, counted here.
   void next(const std::string& label = "", const std::string& detail = "") { step(++done_, label, detail); }
+  // For a count known only once the work has started (a dispatch's workgroups).
+  void set_total(std::uint64_t total) { total_ = total; }
   // The line step() would print after `elapsed` seconds (no newline), for tests.
   std::string line(std::uint64_t done, double elapsed, const std::string& label, const std::string& detail) const;
 

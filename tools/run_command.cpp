@@ -3,7 +3,6 @@
 #include <cmath>
 #include <iostream>
 #include <memory>
-#include <optional>
 
 #include "adapters/code_object_mode.hpp"
 #include "adapters/kernel_adapter.hpp"
@@ -119,19 +118,20 @@ int RunCommand::run() {
     if (!c.mode_recorded && !quiet_)
       std::cerr << "cdna-verify: note: " << adapters::unchecked_mode_notice(c.path, numerics::to_string(*mode)) << "\n";
   }
+  ChosenExecutor chosen = choose_executor(executor_);  // exit 3 before any input is drawn
   reference::fill_randn(p, seed_);
   reference::validate(p);
-  ChosenExecutor chosen = choose_executor(executor_);
   summary().set("kernel", kernel_);
   summary().set("executor", chosen.executor->name());
   // A long dispatch says how far it is on stderr, at most one line every 5 s.
-  std::optional<Progress> line;
-  if (chosen.sim && !quiet_) {
+  Progress line(quiet_ ? nullptr : &std::cerr, "run: simulator", "workgroup", 0, 5.0);
+  if (chosen.sim) {
     chosen.sim->options().workgroup_done = [&line](std::uint64_t done, std::uint64_t total) {
-      if (!line) line.emplace(&std::cerr, "run: simulator", "workgroup", total, 5.0);
-      line->step(done);
+      line.set_total(total);
+      line.step(done);
     };
   }
+  if (chosen.sim) chosen.sim->set_code_object_label(paths);  // a kernel fault names the file
   std::string settings_text;
   for (const auto& [k, v] : apply_sim_settings(chosen, sim_, kernel_)) settings_text += " " + k + "=" + v;
   // A run stopped by the hazard policy still lists the sites it judged (stdout; the error
