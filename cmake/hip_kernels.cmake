@@ -54,4 +54,6 @@ function(cdna_add_code_object target)
     COMMENT "gfx942 code object ${K_OUTPUT}"
     VERBATIM)
   add_custom_target(${target} ALL DEPENDS ${K_OUTPUT})
+  # Every code object, so that `cdna-verify` can depend on them all (tools/CMakeLists.txt).
+  set_property(GLOBAL APPEND PROPERTY CDNA_CODE_OBJECT_TARGETS ${target})
 endfunction()

@@ -43,8 +43,8 @@ function(cdna_rocm_probe root prefix)
     endif()
   endforeach()
   if(NOT bitcode)
-    list(APPEND missing "device libraries (ockl.bc in ${root}/amdgcn/bitcode, "
-                        "${root}/lib/llvm/lib/clang/<N>/lib/amdgcn/bitcode or ${root}/lib/llvm/amdgcn/bitcode)")
+    # One string: list(APPEND) of two would add two items, joined later with "; ".
+    list(APPEND missing "device libraries (ockl.bc in ${root}/amdgcn/bitcode, ${root}/lib/llvm/lib/clang/<N>/lib/amdgcn/bitcode or ${root}/lib/llvm/amdgcn/bitcode)")
   endif()
   if(NOT EXISTS ${root}/include/hip/hip_runtime_api.h)
     list(APPEND missing "HIP headers (${root}/include/hip/hip_runtime_api.h)")

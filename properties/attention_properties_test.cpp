@@ -82,5 +82,5 @@ int main(int argc, char** argv) {
   if (const int rc = cdna::properties::setup_junit(argc, argv, [kernel](const ::testing::TestInfo&) { return kernel; }))
     return rc;
   cdna::properties::install_property_listener();
-  return cdna::properties::finish_junit(RUN_ALL_TESTS());
+  return cdna::properties::finish_junit(cdna::properties::nothing_ran_is_not_a_pass(RUN_ALL_TESTS(), argv[0]));
 }

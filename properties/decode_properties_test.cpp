@@ -127,5 +127,5 @@ int main(int argc, char** argv) {
   ::testing::InitGoogleTest(&argc, argv);
   if (const int rc = cdna::properties::setup_junit(argc, argv, [](const ::testing::TestInfo&) { return "decode-monokernel"; }))
     return rc;
-  return cdna::properties::finish_junit(RUN_ALL_TESTS());
+  return cdna::properties::finish_junit(cdna::properties::nothing_ran_is_not_a_pass(RUN_ALL_TESTS(), argv[0]));
 }

@@ -39,5 +39,15 @@ expect() {  # NAME PATTERN -- COMMAND...: exit 2, one stderr line matching PATTE
 }
 expect bad-shard "--shard '4/3': I must be in 1..N" -- "$bin" "$filter" --shard 4/3
 expect contradiction "contradicts GTEST_SHARD_INDEX" -- env GTEST_SHARD_INDEX=0 GTEST_TOTAL_SHARDS=3 "$bin" "$filter" --shard 2/3
+# A shard that owns no test judged nothing: exit 2, unless --allow-empty-shard (exit 0).
+one='--gtest_filter=FeatureProperty.MinusInfinitySinkIsNoSink'
+empty=0; for i in 1 2 3; do "$bin" "$one" --shard "$i/3" 2>/dev/null | passed | grep -q . || empty=$i; done
+if [ "$empty" -gt 0 ]; then
+  expect empty-shard "no test ran \(the shard owns none" -- "$bin" "$one" --shard "$empty/3"
+  "$bin" "$one" --shard "$empty/3" --allow-empty-shard >/dev/null 2>&1 && echo "ok   --allow-empty-shard: shard $empty/3 exits 0" ||
+    fail "--allow-empty-shard: shard $empty/3 exit $?"
+else
+  fail "one test in 3 shards left no shard empty"
+fi
 echo "$failures failure(s)"
 [ "$failures" -eq 0 ]

@@ -157,6 +157,12 @@ CaseResult row_from(const json& j) {
   r.o_sums.sum_sq_ulp_err = number_from(j.at("sum_sq_ulp_err_o"));
   r.o_sums.ulp_histogram = j.at("ulp_histogram").get<decltype(r.o_sums.ulp_histogram)>();
   r.o_sums.abs_ulp_histogram = j.at("abs_ulp_histogram").get<decltype(r.o_sums.abs_ulp_histogram)>();
+  // The verdict is re-derived from the row's own figures (docs/pass-rule.md): a pass whose
+  // figures fail the rule was edited (a fail may also come from hazards, so only pass is checked).
+  if (r.verdict == Verdict::Pass && !c.pass())
+    throw std::runtime_error("row " + r.id + " " + r.mode + " says pass but its figures fail the pass rule (" +
+                             std::to_string(c.o_violations) + " O and " + std::to_string(c.lse_violations) +
+                             " LSE violations, " + std::to_string(c.o_judged) + " O elements judged)");
   return r;
 }
 

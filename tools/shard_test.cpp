@@ -209,6 +209,14 @@ TEST(AuditJson, EditedFileIsRefused) {
   missing["cases"][0].erase("position");
   EXPECT_THROW(audit_from_json(missing), std::runtime_error);
   EXPECT_THROW(audit_from_json(nlohmann::json::array()), std::runtime_error);
+  // A failed row made to pass with every count and the outcome edited to follow: its own figures
+  // still fail the pass rule.
+  AuditResult edited = sample_result();
+  bool made_pass = false;
+  for (auto& r : edited.rows)
+    if (r.verdict == Verdict::Fail && r.compared && !r.comparison.pass()) r.verdict = Verdict::Pass, made_pass = true;
+  ASSERT_TRUE(made_pass);
+  EXPECT_THROW(audit_from_json(audit_json(edited)), std::runtime_error);
 }
 
 }  // namespace

@@ -72,13 +72,13 @@ expect unknown_key "unknown key" -- "$co" vector_add --args key.json "${run_args
 mkdir -p sub/argsdir.json sub/bdir
 printf '[{"buffer": "../a.bin"}, {"buffer": "../b.bin"}, {"output": "../c.bin", "bytes": 4000}, {"q32": 1}]' >sub/my_args.json
 expect entry_names_file "error: sub/my_args.json entry 3: unknown key \"q32\"" -- "$co" vector_add --args sub/my_args.json "${run_args[@]}"
-expect args_is_directory "arguments file 'sub/argsdir.json' is a directory; expected a file" -- "$co" vector_add --args sub/argsdir.json "${run_args[@]}"
+expect args_is_directory "arguments file 'sub/argsdir.json' is a directory, expected a file" -- "$co" vector_add --args sub/argsdir.json "${run_args[@]}"
 printf '[{"buffer": "../a.bin"}, {"buffer": "bdir"}, {"output": "../c.bin", "bytes": 4000}, {"i32": 1000}]' >sub/dir_buffer.json
-expect buffer_is_directory "buffer file 'sub/bdir' is a directory; expected a file" -- "$co" vector_add --args sub/dir_buffer.json "${run_args[@]}"
+expect buffer_is_directory "buffer file 'sub/bdir' is a directory, expected a file" -- "$co" vector_add --args sub/dir_buffer.json "${run_args[@]}"
 printf '[{"buffer": "../a.bin"}, {"inout": "bdir"}, {"output": "../c.bin", "bytes": 4000}, {"i32": 1000}]' >sub/dir_inout.json
-expect inout_is_directory "buffer file 'sub/bdir' is a directory; expected a file" -- "$co" vector_add --args sub/dir_inout.json "${run_args[@]}"
+expect inout_is_directory "buffer file 'sub/bdir' is a directory, expected a file" -- "$co" vector_add --args sub/dir_inout.json "${run_args[@]}"
 printf '[{"buffer": "../a.bin"}, {"buffer": "../b.bin"}, {"output": "bdir", "bytes": 4000}, {"i32": 1000}]' >sub/dir_output.json
-expect output_is_directory "output file 'sub/bdir' is a directory; expected a file" -- "$co" vector_add --args sub/dir_output.json "${run_args[@]}"
+expect output_is_directory "output file 'sub/bdir' is a directory, expected a file" -- "$co" vector_add --args sub/dir_output.json "${run_args[@]}"
 printf '[{"buffer": "a.bin"}, {"buffer": "b.bin"}, {"output": "c.bin", "bytes": 4000}, {"i32": 18446744073709551615}]' >wrap.json
 expect i32_out_of_range "wrap.json entry 3: \"i32\" 18446744073709551615 is out of range" -- "$co" vector_add --args wrap.json "${run_args[@]}"
 printf '[{"buffer": "a.bin"}, {"buffer": "b.bin"}, {"output": "c.bin", "bytes": 40}, {"i32": 1000}]' >small.json

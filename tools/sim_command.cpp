@@ -169,7 +169,7 @@ int SimCommand::run() {
   for (const auto& h : host) {
     std::error_code ec;
     if (!h.write_to.empty() && fs::is_directory(h.write_to, ec))
-      fail("output file '" + h.write_to.string() + "' is a directory; expected a file");
+      fail("output file '" + h.write_to.string() + "' is a directory, expected a file");
   }
   for (auto& h : host)
     if (h.output_bytes) h.data.assign(static_cast<std::size_t>(h.output_bytes), std::byte{0});
