@@ -5,7 +5,6 @@
 
 #include <iostream>
 #include <stdexcept>
-#include <string_view>
 
 #include <gtest/gtest.h>
 
@@ -22,15 +21,8 @@ inline bool& empty_shard_allowed() {
 // Takes --shard and --allow-empty-shard out of argv. Returns false after printing one error line (argv[0]: error: ...)
 // on a bad value; main then exits 2 (bad input).
 inline bool take_shard_argument(int& argc, char** argv) {
-  int out = 1;
-  for (int i = 1; i < argc; ++i) {
-    if (std::string_view(argv[i]) == "--allow-empty-shard") empty_shard_allowed() = true;
-    else argv[out++] = argv[i];
-  }
-  argc = out;
-  argv[argc] = nullptr;
   try {
-    tools::apply_shard_argument(argc, argv);
+    empty_shard_allowed() = tools::apply_shard_argument(argc, argv);
     return true;
   } catch (const std::invalid_argument& e) {
     std::cerr << argv[0] << ": error: " << e.what() << "\n";

@@ -61,12 +61,15 @@ int ShardSpec::of(std::string_view case_id, int count) {
 
 std::string ShardSpec::text() const { return std::to_string(index) + "/" + std::to_string(count); }
 
-void apply_shard_argument(int& argc, char** argv) {
+bool apply_shard_argument(int& argc, char** argv) {
   std::optional<ShardSpec> shard;
+  bool allow_empty = false;
   int out = 1;
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
-    if (a == "--shard") {
+    if (a == "--allow-empty-shard") {
+      allow_empty = true;
+    } else if (a == "--shard") {
       if (i + 1 >= argc) throw std::invalid_argument("--shard needs a value I/N, e.g. --shard 2/3");
       shard = ShardSpec::parse(argv[++i]);
     } else if (a.rfind("--shard=", 0) == 0) {
@@ -77,13 +80,14 @@ void apply_shard_argument(int& argc, char** argv) {
   }
   argc = out;
   argv[argc] = nullptr;
-  if (!shard) return;
+  if (!shard) return allow_empty;
   // Both ways at once must agree, or which shard ran would depend on who reads first.
   if (const auto env = ShardSpec::from_gtest_env(); env && (env->index != shard->index || env->count != shard->count))
     throw std::invalid_argument("--shard " + shard->text() + " contradicts GTEST_SHARD_INDEX/GTEST_TOTAL_SHARDS (shard " +
                                 env->text() + "); give one of them");
   setenv("GTEST_SHARD_INDEX", std::to_string(shard->index - 1).c_str(), 1);
   setenv("GTEST_TOTAL_SHARDS", std::to_string(shard->count).c_str(), 1);
+  return allow_empty;
 }
 
 }  // namespace cdna::tools

@@ -39,10 +39,11 @@ struct ShardSpec {
 inline constexpr std::string_view kMutationKillMatrixId = "kill-matrix:mutation";
 inline constexpr std::string_view kDecodeKillMatrixId = "kill-matrix:decode";
 
-// For the GoogleTest binaries of properties/: removes "--shard I/N" (or "--shard=I/N") from
-// argv and sets GTEST_SHARD_INDEX = I - 1 and GTEST_TOTAL_SHARDS = N, which InitGoogleTest then
-// honours. Call before ::testing::InitGoogleTest. Throws std::invalid_argument (one line) on a
-// bad value, or if --shard is given while GTEST_SHARD_INDEX/GTEST_TOTAL_SHARDS name another shard.
-void apply_shard_argument(int& argc, char** argv);
+// For the GoogleTest binaries of properties/: removes "--shard I/N" (or "--shard=I/N") and
+// "--allow-empty-shard" from argv and sets GTEST_SHARD_INDEX = I - 1 and GTEST_TOTAL_SHARDS = N,
+// which InitGoogleTest then honours. Returns whether --allow-empty-shard was given. Call before
+// ::testing::InitGoogleTest. Throws std::invalid_argument (one line) on a bad value, or if --shard
+// is given while GTEST_SHARD_INDEX/GTEST_TOTAL_SHARDS name another shard.
+bool apply_shard_argument(int& argc, char** argv);
 
 }  // namespace cdna::tools

@@ -108,12 +108,22 @@ TEST(Shard, FromGtestEnvIsZeroBased) {
   }
 }
 
+TEST(Shard, ApplyShardArgumentTakesAllowEmptyShard) {
+  Env env(nullptr, nullptr);
+  std::string a0 = "prog", a1 = "--allow-empty-shard", a2 = "--gtest_brief=1";
+  char* argv[] = {a0.data(), a1.data(), a2.data(), nullptr};
+  int argc = 3;
+  EXPECT_TRUE(apply_shard_argument(argc, argv));
+  EXPECT_EQ(argc, 2);
+  EXPECT_STREQ(argv[1], "--gtest_brief=1");
+}
+
 TEST(Shard, ApplyShardArgumentSetsGtestVariables) {
   Env env(nullptr, nullptr);
   std::string a0 = "prog", a1 = "--gtest_brief=1", a2 = "--shard", a3 = "2/5";
   char* argv[] = {a0.data(), a1.data(), a2.data(), a3.data(), nullptr};
   int argc = 4;
-  apply_shard_argument(argc, argv);
+  EXPECT_FALSE(apply_shard_argument(argc, argv));
   EXPECT_EQ(argc, 2);
   EXPECT_STREQ(argv[1], "--gtest_brief=1");
   EXPECT_STREQ(std::getenv("GTEST_SHARD_INDEX"), "1");
