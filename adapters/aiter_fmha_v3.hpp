@@ -24,7 +24,7 @@
 #include <vector>
 
 #include "adapters/kernel_adapter.hpp"
-#include "simulator/code_object.hpp"
+#include "simulator/decode/code_object.hpp"
 
 namespace cdna::adapters {
 

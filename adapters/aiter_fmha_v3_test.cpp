@@ -14,7 +14,7 @@
 
 #include "reference/compare.hpp"
 #include "reference/inputs.hpp"
-#include "simulator/simulator_executor.hpp"
+#include "simulator/schedule/simulator_executor.hpp"
 
 namespace cdna::adapters {
 namespace {

@@ -3,7 +3,7 @@
 #include <stdexcept>
 
 #include "device/attention_launcher.hpp"
-#include "simulator/code_object.hpp"
+#include "simulator/decode/code_object.hpp"
 
 namespace cdna::adapters {
 

@@ -9,7 +9,7 @@
 #include <string>
 
 #include "device/attention_launcher.hpp"
-#include "simulator/code_object.hpp"
+#include "simulator/decode/code_object.hpp"
 
 namespace cdna::adapters {
 namespace {

@@ -13,7 +13,7 @@
 #include <vector>
 
 #include "device/executor.hpp"
-#include "simulator/code_object.hpp"
+#include "simulator/decode/code_object.hpp"
 
 namespace cdna::adapters {
 

@@ -32,7 +32,7 @@
 
 #include "adapters/code_object_mode.hpp"
 #include "adapters/kernel_adapter.hpp"
-#include "simulator/code_object.hpp"
+#include "simulator/decode/code_object.hpp"
 
 namespace cdna::adapters {
 

@@ -15,7 +15,7 @@
 #include "reference/attention.hpp"
 #include "reference/compare.hpp"
 #include "reference/inputs.hpp"
-#include "simulator/simulator_executor.hpp"
+#include "simulator/schedule/simulator_executor.hpp"
 
 namespace cdna::device {
 namespace {

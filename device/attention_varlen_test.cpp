@@ -21,7 +21,7 @@
 #include "reference/inputs.hpp"
 #include "reference/varlen.hpp"
 #include "reference/varlen_inputs.hpp"
-#include "simulator/simulator_executor.hpp"
+#include "simulator/schedule/simulator_executor.hpp"
 
 namespace cdna::device {
 namespace {

@@ -17,7 +17,7 @@
 #include "reference/decode_envelope.hpp"
 #include "reference/decode_exact.hpp"
 #include "reference/decode_random.hpp"
-#include "simulator/simulator_executor.hpp"
+#include "simulator/schedule/simulator_executor.hpp"
 
 namespace cdna::device {
 namespace {

@@ -9,7 +9,7 @@
 #include "device/decode_launcher.hpp"
 #include "device/decode_test_model.hpp"
 #include "reference/decode_random.hpp"
-#include "simulator/simulator_executor.hpp"
+#include "simulator/schedule/simulator_executor.hpp"
 
 namespace cdna::device {
 namespace {

@@ -13,7 +13,7 @@
 
 #include "adapters/kernel_adapter.hpp"
 #include "properties/property_case.hpp"
-#include "simulator/simulator_executor.hpp"
+#include "simulator/schedule/simulator_executor.hpp"
 
 namespace cdna::properties {
 

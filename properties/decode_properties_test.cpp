@@ -16,7 +16,7 @@
 #include "reference/decode_random.hpp"
 #include "properties/property_junit.hpp"
 #include "properties/shard_argument.hpp"
-#include "simulator/simulator_executor.hpp"
+#include "simulator/schedule/simulator_executor.hpp"
 #include "tools/decode_check.hpp"
 
 namespace cdna {

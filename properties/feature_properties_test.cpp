@@ -25,7 +25,7 @@
 #include "properties/feature_generators.hpp"
 #include "properties/property_junit.hpp"
 #include "properties/shard_argument.hpp"
-#include "simulator/simulator_executor.hpp"
+#include "simulator/schedule/simulator_executor.hpp"
 #include "tools/audit_cases.hpp"
 
 namespace cdna::properties {

@@ -25,8 +25,8 @@
 
 #include "adapters/kernel_adapter.hpp"
 #include "properties/property_case.hpp"
-#include "simulator/hazard_policy.hpp"
-#include "simulator/simulator_executor.hpp"
+#include "simulator/checks/hazard_policy.hpp"
+#include "simulator/schedule/simulator_executor.hpp"
 
 namespace cdna::properties {
 

@@ -32,7 +32,7 @@
 #include "adapters/kernel_adapter.hpp"
 #include "device/attention_launcher.hpp"
 #include "reference/inputs.hpp"
-#include "simulator/test_util.hpp"
+#include "simulator/tests/test_util.hpp"
 
 using namespace cdna::simulator;
 using namespace cdna::simulator::testing;

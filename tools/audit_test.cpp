@@ -5,7 +5,7 @@
 
 #include <gtest/gtest.h>
 
-#include "simulator/simulator_executor.hpp"
+#include "simulator/schedule/simulator_executor.hpp"
 
 namespace cdna::tools {
 namespace {

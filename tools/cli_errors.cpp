@@ -2,7 +2,7 @@
 
 #include <regex>
 
-#include "simulator/kernel_fault.hpp"
+#include "simulator/state/kernel_fault.hpp"
 #include "tools/exit_codes.hpp"
 
 namespace cdna::tools {

@@ -17,7 +17,7 @@
 #include "device/executor.hpp"
 #include "numerics/bf16.hpp"
 #include "reference/attention.hpp"
-#include "simulator/simulator_executor.hpp"
+#include "simulator/schedule/simulator_executor.hpp"
 #include "tools/kernel_diff.hpp"
 
 namespace cdna::tools {

@@ -4,7 +4,7 @@
 
 #include <gtest/gtest.h>
 
-#include "simulator/simulator_executor.hpp"
+#include "simulator/schedule/simulator_executor.hpp"
 #include "tools/golden_kernel.hpp"
 
 #include <bit>

@@ -2,7 +2,7 @@
 // monokernel (device/decode_launcher.hpp) and judged by tools/decode_check.hpp in each rounding
 // mode, and the decode kill matrix: every decode mutant (device/CMakeLists.txt
 // CDNA_DECODE_MUTANTS) on the kill cases, on the simulator in the memory-model mode
-// (simulator/memory_model.hpp, MemoryModel::Cdna3) so that a dropped coherence bit can show.
+// (simulator/checks/memory_model.hpp, MemoryModel::Cdna3) so that a dropped coherence bit can show.
 #pragma once
 
 #include <cstdint>

@@ -3,7 +3,7 @@
 // DROPPED_RELEASE, a real bug the simulator cannot expose (docs/decode-semantics.md §5.6).
 #include <gtest/gtest.h>
 
-#include "simulator/simulator_executor.hpp"
+#include "simulator/schedule/simulator_executor.hpp"
 #include "tools/decode_audit.hpp"
 
 namespace cdna::tools {

@@ -9,7 +9,7 @@
 #include "device/attention_launcher.hpp"  // read_file
 #include "device/decode_launcher.hpp"
 #include "reference/decode_random.hpp"
-#include "simulator/simulator_executor.hpp"
+#include "simulator/schedule/simulator_executor.hpp"
 #include "tools/decode_check.hpp"
 
 namespace cdna::tools {

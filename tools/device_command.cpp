@@ -2,7 +2,7 @@
 
 #include <iostream>
 
-#include "simulator/simulator_executor.hpp"
+#include "simulator/schedule/simulator_executor.hpp"
 #include "tools/device_report.hpp"
 
 namespace cdna::tools {

@@ -6,7 +6,7 @@
 #include <string>
 
 #include "device/executor.hpp"
-#include "simulator/simulator_executor.hpp"
+#include "simulator/schedule/simulator_executor.hpp"
 
 namespace cdna::tools {
 

@@ -7,7 +7,7 @@
 
 #include "device/attention_launcher.hpp"
 #include "tools/executor_choice.hpp"
-#include "simulator/simulator_executor.hpp"
+#include "simulator/schedule/simulator_executor.hpp"
 
 namespace cdna::tools {
 

@@ -1,5 +1,5 @@
 // The `--hazards error|report|differential` option of `sim`, `run` and `audit`, and how the
-// wait-state violations the simulator recorded are printed (simulator/hazard_policy.hpp;
+// wait-state violations the simulator recorded are printed (simulator/checks/hazard_policy.hpp;
 // simulator/README.md "Hazard policy").
 #pragma once
 
@@ -9,8 +9,8 @@
 #include <utility>
 #include <vector>
 
-#include "simulator/hazard_policy.hpp"
-#include "simulator/simulator_executor.hpp"
+#include "simulator/checks/hazard_policy.hpp"
+#include "simulator/schedule/simulator_executor.hpp"
 
 namespace cdna::tools {
 

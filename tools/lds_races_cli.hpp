@@ -1,4 +1,4 @@
-// `--lds-races error|report|off` of `sim`, `run` and `audit` (simulator/lds_race.hpp, simulator/README.md
+// `--lds-races error|report|off` of `sim`, `run` and `audit` (simulator/checks/lds_race.hpp, simulator/README.md
 // "LDS races"), and the report lines of LdsRaces::Report.
 #pragma once
 
@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "simulator/lds_race.hpp"
+#include "simulator/checks/lds_race.hpp"
 
 namespace cdna::tools {
 

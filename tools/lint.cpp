@@ -5,7 +5,7 @@
 #include <deque>
 #include <tuple>
 
-#include "simulator/hazard.hpp"
+#include "simulator/checks/hazard.hpp"
 
 namespace cdna::tools {
 namespace {

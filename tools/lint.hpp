@@ -1,5 +1,5 @@
 // Static hazard check of a decoded kernel (`cdna-verify lint`): walks every path of the
-// kernel's control flow with the simulator's hazard rules (simulator/hazard.hpp) and reports
+// kernel's control flow with the simulator's hazard rules (simulator/checks/hazard.hpp) and reports
 // every producer/consumer pair with fewer wait states than a rule needs on some path.
 //
 // The state at an instruction is, per producer instruction, the smallest number of wait states
@@ -14,14 +14,14 @@
 #include <string>
 #include <vector>
 
-#include "simulator/isa.hpp"
+#include "simulator/decode/isa.hpp"
 
 namespace cdna::tools {
 
 struct LintFinding {
   std::uint64_t pc = 0, producer_pc = 0;  // byte offsets from the kernel's code entry
   std::string consumer, producer;         // disassembly
-  std::string rule, what, reg, source;    // the rule (simulator/hazard_rules.cpp)
+  std::string rule, what, reg, source;    // the rule (simulator/checks/hazard_rules.cpp)
   int need = 0, present = 0;              // wait states
 };
 

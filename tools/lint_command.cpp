@@ -5,7 +5,7 @@
 #include <iostream>
 #include <stdexcept>
 
-#include "simulator/simulator_executor.hpp"
+#include "simulator/schedule/simulator_executor.hpp"
 #include "tools/lint.hpp"
 #include "tools/sim_command.hpp"
 

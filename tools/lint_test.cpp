@@ -9,7 +9,7 @@
 #include <map>
 #include <set>
 
-#include "simulator/simulator_executor.hpp"
+#include "simulator/schedule/simulator_executor.hpp"
 #include "tools/lint.hpp"
 
 namespace cdna::tools {

@@ -1,4 +1,4 @@
-// `--memory-model coherent|cdna3` of `sim`, `run` and `audit` (simulator/memory_model.hpp,
+// `--memory-model coherent|cdna3` of `sim`, `run` and `audit` (simulator/checks/memory_model.hpp,
 // simulator/README.md "Memory-model mode").
 #pragma once
 

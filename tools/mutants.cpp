@@ -32,7 +32,7 @@
 #include "reference/inputs.hpp"
 #include "reference/varlen_inputs.hpp"
 #include "adapters/code_object_mode.hpp"
-#include "simulator/simulator_executor.hpp"
+#include "simulator/schedule/simulator_executor.hpp"
 #include "tools/rounding_cases.hpp"
 
 namespace cdna::tools {

@@ -12,7 +12,7 @@
 
 #include "numerics/bf16.hpp"
 #include "reference/exact_rows.hpp"
-#include "simulator/simulator_executor.hpp"
+#include "simulator/schedule/simulator_executor.hpp"
 
 namespace cdna::tools {
 

@@ -8,7 +8,7 @@
 #include "adapters/kernel_adapter.hpp"
 #include "reference/compare.hpp"
 #include "reference/inputs.hpp"
-#include "simulator/simulator_executor.hpp"
+#include "simulator/schedule/simulator_executor.hpp"
 #include "tools/audit_command.hpp"
 #include "tools/cli_checks.hpp"
 #include "tools/device_report.hpp"

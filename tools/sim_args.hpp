@@ -20,7 +20,7 @@
 #include <string_view>
 #include <vector>
 
-#include "simulator/code_object.hpp"
+#include "simulator/decode/code_object.hpp"
 
 namespace cdna::tools {
 

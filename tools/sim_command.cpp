@@ -11,7 +11,8 @@
 #include <stdexcept>
 #include <unistd.h>
 
-#include "simulator/inst_class.hpp"
+#include "simulator/decode/inst_class.hpp"
+#include "simulator/exec/handlers.hpp"
 #include "tools/cli_checks.hpp"
 #include "tools/hazard_option.hpp"
 #include "tools/lds_races_cli.hpp"
@@ -20,9 +21,9 @@
 #include "tools/progress.hpp"
 #include "tools/summary_line.hpp"
 #include "tools/sim_args.hpp"
-#include "simulator/isa.hpp"
-#include "simulator/simulator_executor.hpp"
-#include "simulator/wave.hpp"
+#include "simulator/decode/isa.hpp"
+#include "simulator/schedule/simulator_executor.hpp"
+#include "simulator/state/wave.hpp"
 #include "reference/input_file.hpp"
 
 namespace cdna::tools {

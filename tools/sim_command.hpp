@@ -17,7 +17,7 @@
 #include <string>
 #include <vector>
 
-#include "simulator/scheduler.hpp"
+#include "simulator/schedule/scheduler.hpp"
 
 namespace cdna::tools {
 
@@ -41,7 +41,7 @@ class SimCommand {
   std::string hazards_ = "error";
   std::string lds_races_ = "error";
   std::string memory_model_ = "coherent";
-  // The scheduler's own limit by default (simulator/scheduler.hpp max_total_instructions).
+  // The scheduler's own limit by default (simulator/schedule/scheduler.hpp max_total_instructions).
   std::uint64_t max_instructions_ = simulator::SchedulerOptions{}.max_total_instructions;
   // 2^24 workgroups: about 2^26 wave turns at the 4 waves of a 256-item block; far past any grid
   // the repository's kernels launch (e.g. attention at B 64, Hq 64, Sq 4096 / 64 rows: 2^18).

@@ -1,6 +1,6 @@
 #include "tools/sim_settings.hpp"
 
-#include "simulator/simulator_executor.hpp"
+#include "simulator/schedule/simulator_executor.hpp"
 #include "tools/cli_checks.hpp"
 #include "tools/hazard_option.hpp"
 #include "tools/lds_races_cli.hpp"

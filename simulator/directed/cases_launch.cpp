@@ -4,7 +4,7 @@
 // ds_read_b128 into v[160:163] as AITER's FMHA v3 does. Sources: simulator/README.md "Unified
 // VGPR file". s_nop 7 between a write and the aliased read keeps every hazard rule satisfied
 // (the hazard checker works on rows, so an alias is the same register to it).
-// Also v_pk_fma_f32 with inline-constant operands, which clang emits (exec_valu_misc.cpp): a
+// Also v_pk_fma_f32 with inline-constant operands, which clang emits (exec/valu_misc.cpp): a
 // constant read with half select 0 is its 32-bit value in either element; half select 1 of a
 // constant is refused. The model is the host's fmaf (one rounding, to nearest even, the
 // hardware's default MODE), on inputs made normal floats of moderate size.

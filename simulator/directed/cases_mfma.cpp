@@ -4,7 +4,7 @@
 // (numerics/mfma_naive_model.hpp: exact MPFR arithmetic, written independently of
 // numerics/mfma.cpp, which the simulator uses). The matrices are placed in lanes and registers
 // with the AMD Matrix Instruction Calculator layouts (gfx9 "CDNA" class, no broadcast
-// modifiers; cdna3-facts.md §4 and the facts listed in simulator/exec_mfma.cpp's header),
+// modifiers; cdna3-facts.md §4 and the facts listed in simulator/exec/mfma.cpp's header),
 // written out here for an instruction M x N x K (M = N) with B blocks and
 // kpl = M*K*B/64 input elements per lane:
 //   A[i][k] of block b: lane M*b + M*B*(k / kpl) + i, element k % kpl of the lane's

@@ -4,7 +4,7 @@
 // the SMEM stores, atomics and cache/translation hints. Models follow the CDNA3 ISA guide
 // (chapter 12 opcode pseudo-code; "Scalar Memory Operations"; GPR indexing: M0[7:0] = index,
 // M0[15:12] = SRC0, SRC1, SRC2, DST enables, as LLVM's AMDGPU imask docs spell them), written for
-// the tests, not taken from simulator/exec_salu_smem.cpp.
+// the tests, not taken from simulator/exec/salu_smem.cpp.
 //
 // Frame: harness.hpp. `mem` (s[6:7]) offsets are bytes; stores use 0x100..0x2ff, atomics
 // 0x300..0x4ff, buffer stores/atomics a V# whose num_records is 0x1000 bytes.

@@ -1,6 +1,6 @@
 // SOP2/SOP1/SOPC/SOPK/SOPP and SMEM cases. Models follow the CDNA3 ISA guide, chapter 4
 // ("Scalar ALU Operations"), chapter 5 (scalar memory) and the per-opcode pseudo-code of
-// chapter 12, written for the tests (not taken from simulator/exec_scalar.cpp).
+// chapter 12, written for the tests (not taken from simulator/exec/scalar.cpp).
 //
 // Frame (harness.hpp): inputs s16..s31 (VCC = s[30:31], M0 = s29, SCC = s28 bit 0 at body start,
 // EXEC = all lanes), outputs s40..s55, scratch s56..s87. Most cases write the results of up to

@@ -2,7 +2,7 @@
 // integer dot, SAD and media ops, v_cube*.
 //
 // Models are written for the tests from the CDNA3 ISA guide's opcode descriptions (pseudocode as
-// in the RDNA3 guide for these opcodes), not from simulator/exec_valu_three.cpp: float results
+// in the RDNA3 guide for these opcodes), not from simulator/exec/valu_three.cpp: float results
 // come from host IEEE arithmetic in a wider format (fmaf; fmal with a 64-bit significand, whose
 // one extra rounding before the f16 rounding is exact for f16 operands and off only for values
 // within 2^-64 of an f16 midpoint), integer results from exact 64-bit sums.

@@ -9,12 +9,13 @@
 #include <map>
 #include <set>
 
-#include "simulator/code_object.hpp"
-#include "simulator/decoder.hpp"
+#include "simulator/decode/code_object.hpp"
+#include "simulator/exec/handlers.hpp"
+#include "simulator/decode/decoder.hpp"
 #include "simulator/directed/cases.hpp"
-#include "simulator/isa.hpp"
-#include "simulator/simulator_executor.hpp"
-#include "simulator/test_util.hpp"
+#include "simulator/decode/isa.hpp"
+#include "simulator/schedule/simulator_executor.hpp"
+#include "simulator/tests/test_util.hpp"
 
 namespace cdna::simulator::directed {
 namespace {

@@ -6,8 +6,8 @@
 #include <span>
 #include <stdexcept>
 
-#include "simulator/code_object.hpp"
-#include "simulator/decoder.hpp"
+#include "simulator/decode/code_object.hpp"
+#include "simulator/decode/decoder.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   using namespace cdna::simulator;

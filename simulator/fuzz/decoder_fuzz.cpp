@@ -7,7 +7,7 @@
 #include <cstdint>
 #include <stdexcept>
 
-#include "simulator/decoder.hpp"
+#include "simulator/decode/decoder.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   using namespace cdna::simulator;

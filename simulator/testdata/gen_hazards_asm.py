@@ -73,7 +73,7 @@ join = """  v_readfirstlane_b32 s4, v4
 k("join_bad", join.format(n="jb", gap=""), "one side of the join writes s5 right before the store that reads it (needs 5); the other waits")
 k("join_ok", join.format(n="jo", gap="  s_nop 4\n"), "the same join with 5 wait states on that side")
 
-out = ["// gfx942 kernels written by gen_hazards_asm.py, one pair per hazard rule (simulator/hazard.hpp):",
+out = ["// gfx942 kernels written by gen_hazards_asm.py, one pair per hazard rule (simulator/checks/hazard.hpp):",
        "// <case>_bad has one wait state too few, <case>_ok exactly the needed count. Assembled by",
        "// llvm-mc-19 (no compiler adds wait states). Run by hazard_rules_test.cpp (simulator) and tools/lint_test.cpp",
        "// (cdna-verify lint). Argument: one 4 KiB global buffer.",

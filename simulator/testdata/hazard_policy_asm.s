@@ -1,4 +1,4 @@
-// gfx942 kernels for the hazard policies (simulator/hazard_policy.hpp), hand-written so that no
+// gfx942 kernels for the hazard policies (simulator/checks/hazard_policy.hpp), hand-written so that no
 // compiler adds wait states; run by hazard_policy_test.cpp. Each kernel runs one wave of 64
 // lanes and stores 64 fp32 values per result to its one argument (a global buffer of at least
 // 512 bytes): out[lane] and, in `two_sites`, out[64 + lane].

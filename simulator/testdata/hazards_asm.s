@@ -1,4 +1,4 @@
-// gfx942 kernels written by gen_hazards_asm.py, one pair per hazard rule (simulator/hazard.hpp):
+// gfx942 kernels written by gen_hazards_asm.py, one pair per hazard rule (simulator/checks/hazard.hpp):
 // <case>_bad has one wait state too few, <case>_ok exactly the needed count. Assembled by
 // llvm-mc-19 (no compiler adds wait states). Run by hazard_rules_test.cpp (simulator) and tools/lint_test.cpp
 // (cdna-verify lint). Argument: one 4 KiB global buffer.

@@ -393,7 +393,7 @@ extern "C" __global__ void scalar_more(uint32_t* o, const uint32_t* table, int32
   o[11] = (uint32_t)(sel >> 32);
 }
 
-// ---- forms of the extended (varlen / paged / window) attention kernels (simulator/kernels_test.cpp):
+// ---- forms of the extended (varlen / paged / window) attention kernels (simulator/tests/kernels_test.cpp):
 // s_max_i32, s_cmp_gt_i32, s_cmp_eq_u64 and the VOPC v_cmp_le_u32. o[0..2] scalar, o[4 + t] per lane.
 extern "C" __global__ void varlen_kernel_forms(uint32_t* o, const uint32_t* b, int32_t x, int32_t y,
                                                uint64_t p, uint64_t q) {
@@ -422,7 +422,7 @@ extern "C" __global__ void loads_and_compares(ARGS) {
   asm volatile("v_cmp_neq_f32_e64 %0, %1, %2\n\ts_nop 1" : "=s"(m3) : "v"(b[t]), "v"(c[t]));
   asm volatile("v_cmp_o_f32_e64 %0, %1, %1\n\ts_nop 1" : "=s"(m4) : "v"(b[t]));
   // The VOPC form of v_cmp_o_f32 and the VOP3 form of v_cmp_eq_u32 (both in the attention code
-  // objects, simulator/kernels_test.cpp).
+  // objects, simulator/tests/kernels_test.cpp).
   asm volatile("v_cmp_o_f32_e32 vcc, %1, %1\n\ts_mov_b64 %0, vcc" : "=s"(m5) : "v"(b[t]) : "vcc");
   asm volatile("v_cmp_eq_u32_e64 %0, %1, %2\n\ts_nop 1" : "=s"(m6) : "v"(b[t]), "v"(c[t] & 3u ? c[t] : b[t]));
   o[4 * t] = (uint32_t)us[t * 2 + 1] * 5u;
@@ -431,7 +431,7 @@ extern "C" __global__ void loads_and_compares(ARGS) {
   o[4 * t + 3] = (uint32_t)(((m4 >> t) & 1) | (((m5 >> t) & 1) << 1) | (((m6 >> t) & 1) << 2));
 }
 
-// ---- forms of the attention kernel's non-finite paths (simulator/kernels_test.cpp): 16-bit
+// ---- forms of the attention kernel's non-finite paths (simulator/tests/kernels_test.cpp): 16-bit
 // and f32 compares, s_cmp_lg_u32 with s_cbranch_scc0, s_cbranch_vccz, u16 maxima. o[4t..4t+3]
 extern "C" __global__ void compares_and_branches(ARGS) {
   int t = threadIdx.x;

@@ -1,4 +1,4 @@
-// Scheduling, watchdog and poison-mode kernels (simulator/scheduler_test.cpp).
+// Scheduling, watchdog and poison-mode kernels (simulator/tests/scheduler_test.cpp).
 #include <hip/hip_runtime.h>
 
 // Workgroup 0 waits for the LAST workgroup of the grid: the last one stores a payload and

@@ -1,4 +1,4 @@
-// An instruction the simulator does not implement (v_screen_partition_4se_b32, refused: simulator/unsupported.def) in an otherwise fine kernel.
+// An instruction the simulator does not implement (v_screen_partition_4se_b32, refused: simulator/decode/unsupported.def) in an otherwise fine kernel.
 #include <hip/hip_runtime.h>
 
 extern "C" __global__ void uses_screen_partition(const float* in, int* out) {

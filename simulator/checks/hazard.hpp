@@ -1,0 +1,189 @@
+// Hazards the gfx942 hardware does not interlock (cdna3-facts.md §5; LLVM GCNHazardRecognizer.cpp,
+// the gfx940 paths): some producer/consumer
+// pairs of instructions need a number of independent instructions ("wait states"; s_nop N gives
+// N + 1) in between. The compiler inserts them for its own code but not inside inline asm or
+// hand-written assembly. On hardware a missing wait state gives wrong data silently; the
+// simulator, which computes every result immediately, would otherwise pass such a kernel.
+//
+// Every rule is one entry of a table (hazard_rules.cpp: producer roles, consumer roles, one
+// function per rule giving the wait states needed for a related pair, its source), listed with
+// its numbers in simulator/README.md "Hazard rules". Two users read the table:
+//  - the scheduler checks every dynamic instruction of every wave (check_hazards /
+//    retire_hazards) and reports a violation as an error naming both instructions;
+//  - `cdna-verify lint` (tools/lint_command.cpp) walks every path of a kernel's control flow.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "simulator/decode/isa.hpp"
+
+namespace cdna::simulator {
+
+struct VRange {
+  std::uint16_t row = 0;
+  std::uint8_t n = 0;  // 0: none
+};
+
+// A set of scalar registers (indices of the 128-entry scalar file: SGPRs, VCC 106/107, M0 124,
+// EXEC 126/127; simulator/decode/isa.hpp SregIndex).
+struct SMask {
+  std::uint64_t lo = 0, hi = 0;
+  bool any() const { return (lo | hi) != 0; }
+  bool meets(SMask o) const { return ((lo & o.lo) | (hi & o.hi)) != 0; }
+  void add(unsigned reg, unsigned n) {
+    for (unsigned r = reg; r < reg + n && r < 128; ++r) (r < 64 ? lo : hi) |= std::uint64_t{1} << (r & 63);
+  }
+  static SMask of(unsigned reg, unsigned n) {
+    SMask m;
+    m.add(reg, n);
+    return m;
+  }
+};
+
+// What one instruction is for the rules: its roles (below), the registers it reads and writes,
+// and which rules it can be the producer or the consumer of (bits of the rule table).
+struct HazardInfo {
+  enum class Kind : std::uint8_t { Other, Valu, Vmem, Lds, Mfma };
+  enum Role : std::uint32_t {
+    kValu = 1u << 0,        // VALU, not MFMA (v_*, including DPP/SDWA forms)
+    kTrans = 1u << 1,       // transcendental VALU (LLVM VOP1Instructions.td TRANS = 1)
+    kMfma = 1u << 2,        // v_mfma_* / v_smfmac_*
+    kDgemm = 1u << 3,       // v_mfma_f64_* (LLVM getMAIIsDGEMM)
+    kXdl = 1u << 4,         // MFMA on the XDL unit (gfx940: not f32, not f64; getMAIIsGFX940XDL)
+    kVmem = 1u << 5,        // global/flat/scratch/buffer
+    kLds = 1u << 6,         // ds_*
+    kSalu = 1u << 7,        // s_* that is not SMEM or a branch
+    kDpp = 1u << 8,         // VALU in the DPP encoding
+    kRwLane = 1u << 9,      // v_readlane_b32, v_readfirstlane_b32, v_writelane_b32
+    kReadLane = 1u << 10,   // v_readlane_b32, v_readfirstlane_b32 (src0 read across lanes)
+    kDot = 1u << 11,        // v_dot* (LLVM SIInstrInfo::isDOT)
+    kDivFmas = 1u << 12,    // v_div_fmas_f32/f64
+    kFma64 = 1u << 13,      // v_fma_f64, v_fmac_f64
+    kSetreg = 1u << 14,     // s_setreg_b32, s_setreg_imm32_b32
+    kGetreg = 1u << 15,     // s_getreg_b32
+    kReadsM0 = 1u << 16,    // s_movrel*, ds_*_addtid_b32, LDS DMA loads, s_sendmsg, s_ttracedata
+    kWideStore = 1u << 17,  // VMEM store of more than 64 bits of data (LLVM createsVALUHazard)
+    kShiftedDst = 1u << 18, // VALU writing part of its VGPR at a shift (SDWA dst_sel, op_sel[3])
+    kSmfmac = 1u << 19,     // v_smfmac_* (reads[3] = the index VGPR)
+    kValuVgpr = 1u << 20,   // VALU that writes a VGPR
+    kValuSgpr = 1u << 21,   // VALU that writes an SGPR or VCC (compares, readlane, carry-out)
+    kValuExec = 1u << 22,   // VALU that writes EXEC (v_cmpx)
+    kReadsSgpr = 1u << 23,  // VALU or MFMA that reads an SGPR or VCC
+    kSaluM0 = 1u << 24,     // SALU that writes M0
+  };
+  Kind kind = Kind::Other;
+  std::uint8_t wait_states = 1;  // wait states this instruction provides (s_nop N: N + 1)
+  std::uint8_t passes = 0;       // MFMA passes (LLVM SISchedule.td)
+  std::uint8_t window = 0;       // as a producer: largest wait-state count any rule can need
+  std::uint8_t hwreg = 0xff;     // s_setreg/s_getreg: hardware register id
+  std::uint16_t lane_select = 0xffff;  // v_readlane/v_writelane: the lane-select SGPR
+  Opcode op = Opcode::kUnsupported;
+  std::uint32_t roles = 0;
+  std::uint64_t produces = 0;  // bit r: can be rule r's producer
+  std::uint64_t consumes = 0;  // bit r: can be rule r's consumer
+  std::uint8_t nreads = 0;
+  VRange write;
+  VRange reads[5];  // MFMA: [0] SrcA, [1] SrcB, [2] SrcC, [3] v_smfmac index
+  VRange store_data;  // kWideStore: the data VGPRs
+  SMask swrite, sread;  // scalar registers written / read (VCC and EXEC included)
+};
+
+// Classifies a decoded instruction.
+HazardInfo classify_hazards(const Inst& inst);
+
+// Where a producer and a consumer meet: a VGPR range or one scalar register (for messages).
+struct Clash {
+  VRange v;
+  int sreg = -1;
+};
+
+// One hazard rule (hazard_rules.cpp). `need` returns the wait states the pair needs (0: the
+// two are unrelated) and says in `at` which register they share.
+struct HazardRule {
+  std::string_view id;     // short name, e.g. "trans-use"
+  std::uint32_t producers; // HazardInfo roles that can produce (any bit)
+  std::uint32_t consumers; // HazardInfo roles that can consume (any bit)
+  int (*need)(const HazardInfo& producer, const HazardInfo& consumer, Clash& at);
+  int max_need;            // the largest value `need` returns (the producer's window)
+  std::string_view what;   // message: "<what> (<reg>) N wait states after ..."
+  std::string source;      // where the rule and its numbers come from
+};
+// The table (at most 64 rules: the produces/consumes masks).
+const std::vector<HazardRule>& hazard_rules();
+
+// One violated rule between a producer and a consumer.
+struct HazardHit {
+  const HazardRule* rule = nullptr;
+  int need = 0;
+  std::string reg;  // the shared register, e.g. "v[0:3]", "s4", "EXEC"; may be empty
+};
+// Every rule the pair violates with `present` wait states between them.
+void hazard_hits(const HazardInfo& producer, const HazardInfo& consumer, int present,
+                 std::uint32_t accum_offset, std::vector<HazardHit>& out);
+
+// Per-wave record of recent producers (every producer within its window is kept: a window is at
+// most 19 wait states and every instruction provides at least one).
+struct HazardState {
+  struct Producer {
+    std::uint64_t clock = 0;
+    std::uint32_t index = 0;
+    std::uint8_t window = 0;  // 0: empty slot
+    std::uint64_t produces = 0;
+  };
+  static constexpr unsigned kRing = 32;
+  static constexpr unsigned kMaxRules = 32;
+  std::uint64_t clock = 100;  // wait-state clock of the next instruction
+  // Per rule: no producer of it matters at or after this clock (the scheduler's fast path).
+  std::uint64_t until[kMaxRules] = {};
+  Producer ring[kRing];
+  unsigned next = 0;
+
+  void reset() { *this = HazardState{}; }
+};
+
+// One violated rule found for an instruction about to issue: its producer (instruction index
+// and the wait-state clock it issued at), the wait states present and the rule's hit.
+struct HazardEvent {
+  std::uint32_t producer = 0;
+  std::uint64_t producer_clock = 0;
+  int present = 0;
+  HazardHit hit;
+};
+// Every violation of the instruction about to issue (`h`) against the wave's recent producers,
+// oldest ring slot first; `out` is cleared first.
+void collect_hazards(const HazardState& s, const HazardInfo& h, const Program& program,
+                     std::vector<HazardEvent>& out);
+// The one-line message of a violation ("hazard: ... gfx942 needs N (rule ..., source; ...)").
+std::string hazard_message(const HazardEvent& e, const Program& program);
+// Checks the instruction at `index` (about to issue) against the wave's recent producers;
+// throws SimError naming the producer, the rule, the wait states needed and present (the
+// first producer with a violation, its rule needing the most wait states).
+void check_hazards(HazardState& s, const HazardInfo& h, const Program& program, std::uint32_t index);
+// Records the instruction as a producer and advances the wait-state clock.
+inline void retire_hazards(HazardState& s, const HazardInfo& h, std::uint32_t index);
+// Whether the scheduler must call check_hazards for `h` now (the fast path skips the rest).
+inline bool hazard_check_due(const HazardState& s, const HazardInfo& h) {
+  for (std::uint64_t m = h.consumes; m; m &= m - 1)
+    if (s.until[__builtin_ctzll(m)] > s.clock) return true;
+  return false;
+}
+
+// ---- inline implementation of the hot part
+
+inline void retire_hazards(HazardState& s, const HazardInfo& h, std::uint32_t index) {
+  if (h.produces) {
+    auto& p = s.ring[s.next++ % HazardState::kRing];
+    p.clock = s.clock;
+    p.index = index;
+    p.window = h.window;
+    p.produces = h.produces;
+    const std::uint64_t until = s.clock + 1 + h.window;
+    for (std::uint64_t m = h.produces; m; m &= m - 1) s.until[__builtin_ctzll(m)] = until;
+  }
+  s.clock += h.wait_states;
+}
+
+}  // namespace cdna::simulator
