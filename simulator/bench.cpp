@@ -13,6 +13,8 @@
 // Each figure comes twice: from wall time (the simulator's own stats) and from the thread's CPU
 // time (CLOCK_THREAD_CPUTIME_ID, suffix _cpu). On a machine shared with other work the wall
 // figures drop with the load; the CPU-time ones are the per-core rate the targets mean.
+// The context block at the top of the output names the CPU, cores, load average, compiler and the
+// flags the simulator and the Eigen attention were both built with (CDNA_HOST_ARCH).
 // Usage: simulator_bench [--benchmark_filter=...]; CDNA_BENCH_SEQ overrides 1024, CDNA_BENCH_ITERS
 // the VALU loop's 2000 iterations, CDNA_BENCH_MEMORY_MODEL=cdna3 runs BM_Attention in the
 // memory-model mode (default coherent).
@@ -25,8 +27,12 @@
 #include <cmath>
 #include <cstdint>
 #include <cstdlib>
+#include <cstdio>
 #include <cstring>
+#include <fstream>
 #include <limits>
+#include <string>
+#include <thread>
 #include <time.h>
 
 #include "adapters/kernel_adapter.hpp"
@@ -218,4 +224,56 @@ BENCHMARK(BM_Attention)
     ->UseRealTime();
 BENCHMARK(BM_LdsStaging)->Arg(0)->Arg(2)->Unit(benchmark::kMillisecond)->MinTime(2.0)->UseRealTime();
 
-BENCHMARK_MAIN();
+namespace {
+
+// The first "model name" line of /proc/cpuinfo (Linux), or "unknown".
+std::string cpu_model() {
+  std::ifstream f("/proc/cpuinfo");
+  for (std::string line; std::getline(f, line);)
+    if (line.rfind("model name", 0) == 0) {
+      const auto colon = line.find(':');
+      return colon == std::string::npos ? line : line.substr(line.find_first_not_of(' ', colon + 1));
+    }
+  return "unknown";
+}
+
+// The three load averages of /proc/loadavg (Linux), or "unknown".
+std::string load_average() {
+  double l[3];
+  if (getloadavg(l, 3) != 3) return "unknown";
+  char b[64];
+  std::snprintf(b, sizeof b, "%.2f %.2f %.2f", l[0], l[1], l[2]);
+  return b;
+}
+
+// What every figure was measured on and built with, in the benchmark's context block.
+void add_context() {
+  benchmark::AddCustomContext("cpu_model", cpu_model());
+  benchmark::AddCustomContext("cores_online", std::to_string(std::thread::hardware_concurrency()));
+  benchmark::AddCustomContext("load_average_at_start", load_average());
+#if defined(__clang__)
+  benchmark::AddCustomContext("compiler", "clang " __clang_version__);
+#elif defined(__GNUC__)
+  benchmark::AddCustomContext("compiler", "gcc " __VERSION__);
+#endif
+  benchmark::AddCustomContext("build_type", CDNA_BENCH_BUILD_TYPE);
+  // cdna_simulator, cdna_numerics and this file (its Eigen attention) share these flags
+  // (simulator/CMakeLists.txt, cmake/host_arch.cmake); the simulator's VALU files add
+  // -frounding-math.
+  benchmark::AddCustomContext("simulator_and_eigen_flags", CDNA_BENCH_FLAGS);
+  benchmark::AddCustomContext("eigen_version", std::to_string(EIGEN_WORLD_VERSION) + "." +
+                                                   std::to_string(EIGEN_MAJOR_VERSION) + "." +
+                                                   std::to_string(EIGEN_MINOR_VERSION));
+  benchmark::AddCustomContext("eigen_simd", Eigen::SimdInstructionSetsInUse());
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  benchmark::Initialize(&argc, argv);
+  if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 2;
+  add_context();
+  benchmark::RunSpecifiedBenchmarks();
+  benchmark::Shutdown();
+  return 0;
+}

@@ -136,8 +136,13 @@ struct HazardState {
   static constexpr unsigned kRing = 32;
   static constexpr unsigned kMaxRules = 32;
   std::uint64_t clock = 100;  // wait-state clock of the next instruction
-  // Per rule: no producer of it matters at or after this clock (the scheduler's fast path).
-  std::uint64_t until[kMaxRules] = {};
+  // The scheduler's fast path. A producer's window ends at clock t = its clock + 1 + window
+  // (<= clock + 20: rule windows stay below 20, hazard_rules_test): wheel[t % kWheel] holds the
+  // rules of producers whose window ends at t, for t in (clock, clock + kWheel); `live` is their
+  // union, the rules some producer's window still reaches at `clock`.
+  static constexpr unsigned kWheel = 32;
+  std::uint32_t wheel[kWheel] = {};
+  std::uint32_t live = 0;
   Producer ring[kRing];
   unsigned next = 0;
 
@@ -165,10 +170,11 @@ void check_hazards(HazardState& s, const HazardInfo& h, const Program& program, 
 // Records the instruction as a producer and advances the wait-state clock.
 inline void retire_hazards(HazardState& s, const HazardInfo& h, std::uint32_t index);
 // Whether the scheduler must call check_hazards for `h` now (the fast path skips the rest).
+// One AND: HazardState::live is kept by retire_hazards (the per-rule scan it replaces
+// mispredicted on every VALU instruction). True when some rule `h` consumes has a producer whose
+// window reaches s.clock.
 inline bool hazard_check_due(const HazardState& s, const HazardInfo& h) {
-  for (std::uint64_t m = h.consumes; m; m &= m - 1)
-    if (s.until[__builtin_ctzll(m)] > s.clock) return true;
-  return false;
+  return (static_cast<std::uint32_t>(h.consumes) & s.live) != 0;  // rules < kMaxRules
 }
 
 // ---- inline implementation of the hot part
@@ -180,10 +186,19 @@ inline void retire_hazards(HazardState& s, const HazardInfo& h, std::uint32_t in
     p.index = index;
     p.window = h.window;
     p.produces = h.produces;
-    const std::uint64_t until = s.clock + 1 + h.window;
-    for (std::uint64_t m = h.produces; m; m &= m - 1) s.until[__builtin_ctzll(m)] = until;
+    s.wheel[(s.clock + 1 + h.window) % HazardState::kWheel] |= static_cast<std::uint32_t>(h.produces);
   }
-  s.clock += h.wait_states;
+  // Windows ending in (clock, clock + wait_states] end before the next instruction.
+  const std::uint64_t next = s.clock + h.wait_states;
+  if (h.wait_states >= HazardState::kWheel) {
+    for (auto& b : s.wheel) b = 0;
+  } else {
+    for (std::uint64_t t = s.clock + 1; t <= next; ++t) s.wheel[t % HazardState::kWheel] = 0;
+  }
+  s.clock = next;
+  std::uint32_t live = 0;
+  for (unsigned b = 0; b < HazardState::kWheel; ++b) live |= s.wheel[b];
+  s.live = live;
 }
 
 }  // namespace cdna::simulator

@@ -84,9 +84,9 @@ TEST(SimHazardRules, EveryRuleHasAnIdASourceAndAWindow) {
     EXPECT_TRUE(ids.insert(r.id).second) << r.id;
     EXPECT_FALSE(r.source.empty()) << r.id;
     EXPECT_GT(r.max_need, 0) << r.id;
-    EXPECT_LT(r.max_need, 20) << r.id;  // HazardState keeps 32 producers: windows must stay below
+    EXPECT_LT(r.max_need, 20) << r.id;  // HazardState keeps 32 producers and a 32-clock wheel: windows must stay below
   }
-  EXPECT_LE(hazard_rules().size(), HazardState::kMaxRules);  // HazardState::until has one slot per rule
+  EXPECT_LE(hazard_rules().size(), HazardState::kMaxRules);  // HazardState::wheel has one bit per rule
 }
 
 }  // namespace
