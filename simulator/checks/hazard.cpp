@@ -181,8 +181,17 @@ void attach_rules(HazardInfo& h) {
     }
     if (h.roles & rules[r].consumers) h.consumes |= std::uint64_t{1} << r;
   }
+  set_rule_bytes(h);
 }
 }  // namespace
+
+void set_rule_bytes(HazardInfo& h) {
+  for (unsigned r = 0; r < HazardState::kMaxRules; ++r) {
+    const std::uint64_t byte = std::uint64_t{0xff} << (8 * (r % 8));
+    h.produce_bytes[r / 8] = ((h.produces >> r) & 1) ? h.produce_bytes[r / 8] | byte : h.produce_bytes[r / 8] & ~byte;
+    h.consume_bytes[r / 8] = ((h.consumes >> r) & 1) ? h.consume_bytes[r / 8] | byte : h.consume_bytes[r / 8] & ~byte;
+  }
+}
 
 HazardInfo classify_hazards(const Inst& I) {
   using R = HazardInfo;

@@ -84,6 +84,9 @@ struct HazardInfo {
   std::uint32_t roles = 0;
   std::uint64_t produces = 0;  // bit r: can be rule r's producer
   std::uint64_t consumes = 0;  // bit r: can be rule r's consumer
+  // The same as byte masks (byte r % 8 of word r / 8 is 0xff for rule r), for the scheduler's
+  // fast path (HazardState::remain); set with produces/consumes by classify_hazards.
+  std::uint64_t produce_bytes[4] = {}, consume_bytes[4] = {};
   std::uint8_t nreads = 0;
   VRange write;
   VRange reads[5];  // MFMA: [0] SrcA, [1] SrcB, [2] SrcC, [3] v_smfmac index
@@ -93,6 +96,8 @@ struct HazardInfo {
 
 // Classifies a decoded instruction.
 HazardInfo classify_hazards(const Inst& inst);
+// Sets h.produce_bytes / consume_bytes from h.produces / consumes (classify_hazards does).
+void set_rule_bytes(HazardInfo& h);
 
 // Where a producer and a consumer meet: a VGPR range or one scalar register (for messages).
 struct Clash {
@@ -136,13 +141,11 @@ struct HazardState {
   static constexpr unsigned kRing = 32;
   static constexpr unsigned kMaxRules = 32;
   std::uint64_t clock = 100;  // wait-state clock of the next instruction
-  // The scheduler's fast path. A producer's window ends at clock t = its clock + 1 + window
-  // (<= clock + 20: rule windows stay below 20, hazard_rules_test): wheel[t % kWheel] holds the
-  // rules of producers whose window ends at t, for t in (clock, clock + kWheel); `live` is their
-  // union, the rules some producer's window still reaches at `clock`.
-  static constexpr unsigned kWheel = 32;
-  std::uint32_t wheel[kWheel] = {};
-  std::uint32_t live = 0;
+  // The scheduler's fast path: per rule r (byte r % 8 of remain[r / 8]) the clocks from `clock`
+  // to the end of the latest window of a producer of r, 0 when none reaches `clock`; at most 20
+  // (rule windows stay below 20, hazard_rules_test), so every byte stays below 0x80 and the
+  // byte-wise arithmetic of retire_hazards never borrows across bytes.
+  std::uint64_t remain[kMaxRules / 8] = {};
   Producer ring[kRing];
   unsigned next = 0;
 
@@ -170,35 +173,43 @@ void check_hazards(HazardState& s, const HazardInfo& h, const Program& program, 
 // Records the instruction as a producer and advances the wait-state clock.
 inline void retire_hazards(HazardState& s, const HazardInfo& h, std::uint32_t index);
 // Whether the scheduler must call check_hazards for `h` now (the fast path skips the rest).
-// One AND: HazardState::live is kept by retire_hazards (the per-rule scan it replaces
-// mispredicted on every VALU instruction). True when some rule `h` consumes has a producer whose
-// window reaches s.clock.
+// True when some rule `h` consumes has a producer whose window reaches s.clock. Four ANDs and
+// no branch (the per-rule walk it replaces mispredicted on every VALU instruction).
 inline bool hazard_check_due(const HazardState& s, const HazardInfo& h) {
-  return (static_cast<std::uint32_t>(h.consumes) & s.live) != 0;  // rules < kMaxRules
+  std::uint64_t due = 0;
+  for (unsigned w = 0; w < HazardState::kMaxRules / 8; ++w) due |= s.remain[w] & h.consume_bytes[w];
+  return due != 0;
 }
 
 // ---- inline implementation of the hot part
 
+// Byte-wise (SWAR) on HazardState::remain: 0x80 set in every byte before subtracting keeps each
+// byte's borrow inside it, and the byte's top bit then says whether no borrow happened.
 inline void retire_hazards(HazardState& s, const HazardInfo& h, std::uint32_t index) {
+  constexpr std::uint64_t kOnes = 0x0101010101010101ull, kTops = 0x8080808080808080ull;
   if (h.produces) {
     auto& p = s.ring[s.next++ % HazardState::kRing];
     p.clock = s.clock;
     p.index = index;
     p.window = h.window;
     p.produces = h.produces;
-    s.wheel[(s.clock + 1 + h.window) % HazardState::kWheel] |= static_cast<std::uint32_t>(h.produces);
+    // remain = max(remain, 1 + window) for the rules it produces.
+    const std::uint64_t v = kOnes * (1u + h.window);
+    for (unsigned w = 0; w < HazardState::kMaxRules / 8; ++w) {
+      const std::uint64_t x = s.remain[w];
+      const std::uint64_t keep = ((((x | kTops) - v) & kTops) >> 7) * 0xff;  // bytes with x >= v
+      const std::uint64_t mx = (x & keep) | (v & ~keep);
+      s.remain[w] = (mx & h.produce_bytes[w]) | (x & ~h.produce_bytes[w]);
+    }
   }
-  // Windows ending in (clock, clock + wait_states] end before the next instruction.
-  const std::uint64_t next = s.clock + h.wait_states;
-  if (h.wait_states >= HazardState::kWheel) {
-    for (auto& b : s.wheel) b = 0;
-  } else {
-    for (std::uint64_t t = s.clock + 1; t <= next; ++t) s.wheel[t % HazardState::kWheel] = 0;
+  // remain = max(remain - wait_states, 0).
+  const unsigned k = h.wait_states;
+  for (unsigned w = 0; w < HazardState::kMaxRules / 8; ++w) {
+    const std::uint64_t t = (s.remain[w] | kTops) - kOnes * k;
+    const std::uint64_t keep = ((t & kTops) >> 7) * 0xff;  // bytes with remain >= k
+    s.remain[w] = k >= 0x80 ? 0 : t & keep & ~kTops;
   }
-  s.clock = next;
-  std::uint32_t live = 0;
-  for (unsigned b = 0; b < HazardState::kWheel; ++b) live |= s.wheel[b];
-  s.live = live;
+  s.clock += h.wait_states;
 }
 
 }  // namespace cdna::simulator

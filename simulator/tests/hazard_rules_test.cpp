@@ -3,6 +3,8 @@
 // hand-written kernels of testdata/hazards_asm.s.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <random>
 #include <set>
 
 #include "simulator/checks/hazard.hpp"
@@ -84,9 +86,44 @@ TEST(SimHazardRules, EveryRuleHasAnIdASourceAndAWindow) {
     EXPECT_TRUE(ids.insert(r.id).second) << r.id;
     EXPECT_FALSE(r.source.empty()) << r.id;
     EXPECT_GT(r.max_need, 0) << r.id;
-    EXPECT_LT(r.max_need, 20) << r.id;  // HazardState keeps 32 producers and a 32-clock wheel: windows must stay below
+    EXPECT_LT(r.max_need, 20) << r.id;  // HazardState keeps 32 producers, and remain's bytes below 0x80: windows must stay below
   }
-  EXPECT_LE(hazard_rules().size(), HazardState::kMaxRules);  // HazardState::wheel has one bit per rule
+  EXPECT_LE(hazard_rules().size(), HazardState::kMaxRules);  // HazardState::remain has one byte per rule
+}
+
+}  // namespace
+}  // namespace cdna::simulator
+
+namespace cdna::simulator {
+namespace {
+
+// The scheduler's fast path (hazard_check_due over HazardState::remain, kept byte-wise by
+// retire_hazards) against its definition: some rule the instruction consumes has a producer p
+// with p.clock + 1 + p.window > clock. Random producers, windows 0..19, wait states 1..25 and
+// now and then 200 (past every window); every rule bit used.
+TEST(SimHazardRules, FastPathEqualsTheProducerWindows) {
+  std::mt19937_64 rng(14);
+  HazardState s;
+  std::uint64_t until[HazardState::kMaxRules] = {};  // the definition, per rule
+  std::uint64_t due_count = 0;
+  for (int step = 0; step < 200000; ++step) {
+    HazardInfo h;
+    h.consumes = rng() & rng() & 0xffffffffu;
+    h.produces = (rng() % 3 == 0) ? 0 : rng() & rng() & rng() & 0xffffffffu;
+    h.window = static_cast<std::uint8_t>(rng() % 20);
+    h.wait_states = static_cast<std::uint8_t>(rng() % 50 == 0 ? 200 : 1 + rng() % 25);
+    set_rule_bytes(h);
+    bool want = false;
+    for (unsigned r = 0; r < HazardState::kMaxRules; ++r)
+      want = want || (((h.consumes >> r) & 1) && until[r] > s.clock);
+    ASSERT_EQ(hazard_check_due(s, h), want) << "step " << step;
+    due_count += want;
+    for (unsigned r = 0; r < HazardState::kMaxRules; ++r)
+      if ((h.produces >> r) & 1) until[r] = std::max(until[r], s.clock + 1 + h.window);
+    retire_hazards(s, h, 0);
+  }
+  EXPECT_GT(due_count, 10000u);  // both answers occur often
+  EXPECT_LT(due_count, 190000u);
 }
 
 }  // namespace
