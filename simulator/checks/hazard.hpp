@@ -85,7 +85,7 @@ struct HazardInfo {
   std::uint64_t produces = 0;  // bit r: can be rule r's producer
   std::uint64_t consumes = 0;  // bit r: can be rule r's consumer
   // The same as byte masks (byte r % 8 of word r / 8 is 0xff for rule r), for the scheduler's
-  // fast path (HazardState::remain); set with produces/consumes by classify_hazards.
+  // fast path (HazardState::ends); set with produces/consumes by classify_hazards.
   std::uint64_t produce_bytes[4] = {}, consume_bytes[4] = {};
   std::uint8_t nreads = 0;
   VRange write;
@@ -141,11 +141,14 @@ struct HazardState {
   static constexpr unsigned kRing = 32;
   static constexpr unsigned kMaxRules = 32;
   std::uint64_t clock = 100;  // wait-state clock of the next instruction
-  // The scheduler's fast path: per rule r (byte r % 8 of remain[r / 8]) the clocks from `clock`
-  // to the end of the latest window of a producer of r, 0 when none reaches `clock`; at most 20
-  // (rule windows stay below 20, hazard_rules_test), so every byte stays below 0x80 and the
-  // byte-wise arithmetic of retire_hazards never borrows across bytes.
-  std::uint64_t remain[kMaxRules / 8] = {};
+  // The scheduler's fast path: per rule r (byte r % 8 of ends[r / 8]) the end of the latest
+  // window of a producer of r, as clocks after `base`; rule r matters now when its byte exceeds
+  // clock - base. retire_hazards moves `base` up to `clock` once clock - base reaches kRebase, so
+  // a byte is at most kRebase - 1 + 20 (rule windows stay below 20, hazard_rules_test) < 0x80:
+  // the byte-wise arithmetic never borrows across bytes.
+  static constexpr std::uint64_t kRebase = 100;
+  std::uint64_t base = 100;
+  std::uint64_t ends[kMaxRules / 8] = {};
   Producer ring[kRing];
   unsigned next = 0;
 
@@ -173,43 +176,49 @@ void check_hazards(HazardState& s, const HazardInfo& h, const Program& program, 
 // Records the instruction as a producer and advances the wait-state clock.
 inline void retire_hazards(HazardState& s, const HazardInfo& h, std::uint32_t index);
 // Whether the scheduler must call check_hazards for `h` now (the fast path skips the rest).
-// True when some rule `h` consumes has a producer whose window reaches s.clock. Four ANDs and
-// no branch (the per-rule walk it replaces mispredicted on every VALU instruction).
+// True when some rule `h` consumes has a producer whose window reaches s.clock. Byte-wise
+// (SWAR), no branch: the per-rule walk it replaces mispredicted on every VALU instruction.
 inline bool hazard_check_due(const HazardState& s, const HazardInfo& h) {
+  constexpr std::uint64_t kOnes = 0x0101010101010101ull, kTops = 0x8080808080808080ull;
+  const std::uint64_t now = kOnes * (s.clock - s.base + 1);  // bytes: a byte >= now ends later
   std::uint64_t due = 0;
-  for (unsigned w = 0; w < HazardState::kMaxRules / 8; ++w) due |= s.remain[w] & h.consume_bytes[w];
-  return due != 0;
+  for (unsigned w = 0; w < HazardState::kMaxRules / 8; ++w)
+    due |= ((s.ends[w] | kTops) - now) & h.consume_bytes[w];
+  return (due & kTops) != 0;
 }
 
 // ---- inline implementation of the hot part
 
-// Byte-wise (SWAR) on HazardState::remain: 0x80 set in every byte before subtracting keeps each
+// Byte-wise (SWAR) on HazardState::ends: 0x80 set in every byte before subtracting keeps each
 // byte's borrow inside it, and the byte's top bit then says whether no borrow happened.
 inline void retire_hazards(HazardState& s, const HazardInfo& h, std::uint32_t index) {
   constexpr std::uint64_t kOnes = 0x0101010101010101ull, kTops = 0x8080808080808080ull;
+  // All-ones in the bytes whose top bit is set in `tops` (a mask of kTops bits).
+  const auto bytes_of = [](std::uint64_t tops) { return (tops - (tops >> 7)) | tops; };
   if (h.produces) {
     auto& p = s.ring[s.next++ % HazardState::kRing];
     p.clock = s.clock;
     p.index = index;
     p.window = h.window;
     p.produces = h.produces;
-    // remain = max(remain, 1 + window) for the rules it produces.
-    const std::uint64_t v = kOnes * (1u + h.window);
+    // ends = max(ends, end of this window) for the rules it produces.
+    const std::uint64_t v = kOnes * (s.clock + 1 + h.window - s.base);
     for (unsigned w = 0; w < HazardState::kMaxRules / 8; ++w) {
-      const std::uint64_t x = s.remain[w];
-      const std::uint64_t keep = ((((x | kTops) - v) & kTops) >> 7) * 0xff;  // bytes with x >= v
+      const std::uint64_t x = s.ends[w];
+      const std::uint64_t keep = bytes_of(((x | kTops) - v) & kTops);  // bytes with x >= v
       const std::uint64_t mx = (x & keep) | (v & ~keep);
-      s.remain[w] = (mx & h.produce_bytes[w]) | (x & ~h.produce_bytes[w]);
+      s.ends[w] = (mx & h.produce_bytes[w]) | (x & ~h.produce_bytes[w]);
     }
   }
-  // remain = max(remain - wait_states, 0).
-  const unsigned k = h.wait_states;
-  for (unsigned w = 0; w < HazardState::kMaxRules / 8; ++w) {
-    const std::uint64_t t = (s.remain[w] | kTops) - kOnes * k;
-    const std::uint64_t keep = ((t & kTops) >> 7) * 0xff;  // bytes with remain >= k
-    s.remain[w] = k >= 0x80 ? 0 : t & keep & ~kTops;
-  }
   s.clock += h.wait_states;
+  const std::uint64_t d = s.clock - s.base;
+  if (d >= HazardState::kRebase) [[unlikely]] {  // ends = max(ends - d, 0), base = clock
+    for (unsigned w = 0; w < HazardState::kMaxRules / 8; ++w) {
+      const std::uint64_t t = (s.ends[w] | kTops) - kOnes * (d < 0x80 ? d : 0x7f);
+      s.ends[w] = d < 0x80 ? t & bytes_of(t & kTops) & ~kTops : 0;
+    }
+    s.base = s.clock;
+  }
 }
 
 }  // namespace cdna::simulator

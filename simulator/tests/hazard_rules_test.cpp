@@ -86,9 +86,9 @@ TEST(SimHazardRules, EveryRuleHasAnIdASourceAndAWindow) {
     EXPECT_TRUE(ids.insert(r.id).second) << r.id;
     EXPECT_FALSE(r.source.empty()) << r.id;
     EXPECT_GT(r.max_need, 0) << r.id;
-    EXPECT_LT(r.max_need, 20) << r.id;  // HazardState keeps 32 producers, and remain's bytes below 0x80: windows must stay below
+    EXPECT_LT(r.max_need, 20) << r.id;  // HazardState keeps 32 producers, and ends' bytes below 0x80: windows must stay below
   }
-  EXPECT_LE(hazard_rules().size(), HazardState::kMaxRules);  // HazardState::remain has one byte per rule
+  EXPECT_LE(hazard_rules().size(), HazardState::kMaxRules);  // HazardState::ends has one byte per rule
 }
 
 }  // namespace
@@ -97,7 +97,7 @@ TEST(SimHazardRules, EveryRuleHasAnIdASourceAndAWindow) {
 namespace cdna::simulator {
 namespace {
 
-// The scheduler's fast path (hazard_check_due over HazardState::remain, kept byte-wise by
+// The scheduler's fast path (hazard_check_due over HazardState::ends, kept byte-wise by
 // retire_hazards) against its definition: some rule the instruction consumes has a producer p
 // with p.clock + 1 + p.window > clock. Random producers, windows 0..19, wait states 1..25 and
 // now and then 200 (past every window); every rule bit used.
