@@ -1,0 +1,204 @@
+// The bf16/f16 MFMA block model over a whole output tile (contract: numerics/mfma_tile.hpp;
+// proof of equality with the per-element model, step by step: docs/mfma-tile.md).
+//
+// Units, as in numerics/mfma.cpp: an input is sig * 2^(e - F); a product's exponent is
+// e_a + e_b; the block sum S counts units of 2^(E - 24), E the block's largest product exponent.
+#include "numerics/mfma_tile.hpp"
+
+#include <algorithm>
+#include <bit>
+#include <cfenv>
+#include <cstddef>
+#include <cstdint>
+#include <stdexcept>
+#include <string>
+
+#include "numerics/mfma.hpp"
+
+namespace cdna::numerics {
+namespace {
+
+constexpr int kMax = kMfmaTileMaxDim;
+constexpr int kBlock = 8;      // products per block (cdna3-facts.md §4 step 1)
+constexpr int kZeroExp = -126;  // a zero product's exponent when E is taken (numerics/mfma.hpp)
+// Exponent stored for a zero input: any product exponent with it is below kZeroCut, far below
+// every real one (>= -252), so one compare tells a zero product.
+constexpr std::int32_t kZeroInput = -(1 << 20);
+constexpr std::int32_t kZeroCut = -(1 << 19);
+
+// An IEEE-style 16-bit input format: Frac mantissa bits, ExpBits exponent bits, sign at bit 15.
+template <int Frac, int ExpBits, float (*Definition)(std::span<const std::uint16_t>,
+                                                     std::span<const std::uint16_t>, float)>
+struct Format {
+  static constexpr int kFrac = Frac;
+  static constexpr std::uint32_t kExpMask = (1u << ExpBits) - 1u;
+  static constexpr std::uint32_t kManMask = (1u << Frac) - 1u;
+  static constexpr int kBias = (1 << (ExpBits - 1)) - 1;
+  static constexpr int kEmin = 1 - kBias;  // exponent of subnormals (never flushed)
+  // Puts a product's 2*Frac fraction bits on the 2^(E-24) grid when its exponent is E.
+  static constexpr int kAlign = 24 - 2 * Frac;
+  static float definition(std::span<const std::uint16_t> a, std::span<const std::uint16_t> b,
+                          float c) {
+    return Definition(a, b, c);
+  }
+};
+using Bf16 = Format<7, 8, mfma_dot_bf16>;
+using F16 = Format<10, 5, mfma_dot_f16>;
+
+// One input decoded: signed significand as a float (exact: at most 11 bits), times 2^scale;
+// exponent (kZeroInput for a zero); whether the exponent field is all ones (inf or NaN).
+template <class Fmt>
+inline void decode(std::uint16_t x, int scale, float& sig, std::int32_t& exp, std::uint8_t& special) {
+  const std::uint32_t ef = (x >> Fmt::kFrac) & Fmt::kExpMask;
+  const std::uint32_t man = x & Fmt::kManMask;
+  const std::uint32_t s = ef != 0 ? (man | (Fmt::kManMask + 1u)) : man;
+  const float mag = static_cast<float>(s << scale);  // s << scale < 2^22: exact
+  sig = (x >> 15) != 0 ? -mag : mag;
+  exp = s == 0 ? kZeroInput : (ef != 0 ? static_cast<std::int32_t>(ef) - Fmt::kBias : Fmt::kEmin);
+  special = ef == Fmt::kExpMask ? 1 : 0;
+}
+
+// 2^x as a double, for -1022 <= x <= 1023 (callers stay within [-300, 300]).
+inline double pow2(std::int32_t x) {
+  return std::bit_cast<double>(static_cast<std::uint64_t>(x + 1023) << 52);
+}
+// 2^-d as a float, for 0 <= d <= 31.
+inline float pow2_neg(std::int32_t d) {
+  return std::bit_cast<float>(static_cast<std::uint32_t>(127 - d) << 23);
+}
+
+// The decoded tile: A row-major [m][k], B transposed to [k][n] so that the output index j is
+// innermost and contiguous in the step-2 loops.
+struct Decoded {
+  float a_sig[kMax * kMax];
+  std::int32_t a_exp[kMax * kMax];
+  std::uint8_t a_special[kMax * kMax];
+  float b_sig[kMax * kMax];
+  std::int32_t b_exp[kMax * kMax];
+  std::uint8_t b_special[kMax * kMax];
+};
+
+// Step 2 for output row i and the block [k0, k0 + nb): e[j] = E, s[j] = S of output (i, j).
+inline void align_and_sum(const Decoded& t, int n, int k, int i, int k0, int nb,
+                          std::int32_t* __restrict e, std::int32_t* __restrict s) {
+  // E: the largest product exponent, a zero product counting -126.
+  for (int j = 0; j < n; ++j) e[j] = INT32_MIN;
+  for (int kk = k0; kk < k0 + nb; ++kk) {
+    const std::int32_t ea = t.a_exp[i * k + kk];
+    const std::int32_t* __restrict eb = t.b_exp + kk * n;
+    for (int j = 0; j < n; ++j) {
+      const std::int32_t p = ea + eb[j];
+      e[j] = std::max(e[j], p < kZeroCut ? kZeroExp : p);
+    }
+  }
+  // Each product scaled to 2^(E-24) units and truncated toward zero: sa*sb is the exact
+  // product in those units when its exponent is E (|.| < 2^26, at most 22 significant bits:
+  // exact in float); times 2^-d exact (no underflow); the conversion truncates toward zero.
+  // A zero product is 0 whatever d; d <= 31 keeps 2^-d a normal float and every term of a
+  // product 2^26 or more below E a zero, as the model's shift gives.
+  for (int j = 0; j < n; ++j) s[j] = 0;
+  for (int kk = k0; kk < k0 + nb; ++kk) {
+    const float sa = t.a_sig[i * k + kk];
+    const std::int32_t ea = t.a_exp[i * k + kk];
+    const float* __restrict sb = t.b_sig + kk * n;
+    const std::int32_t* __restrict eb = t.b_exp + kk * n;
+    for (int j = 0; j < n; ++j) {
+      const std::int32_t d = std::min(e[j] - (ea + eb[j]), 31);
+      s[j] += static_cast<std::int32_t>(sa * sb[j] * pow2_neg(d));
+    }
+  }
+}
+
+// Step 3 for one output row: c[j] = RNE_fp32(floor(S to 2^(M-31)) + floor(c to 2^(M-24))),
+// M = max(E, e_c), through doubles in which both terms and their sum are exact.
+inline void combine(int n, const std::int32_t* __restrict e, const std::int32_t* __restrict s,
+                    float* __restrict c) {
+  for (int j = 0; j < n; ++j) {
+    const std::uint32_t cb = std::bit_cast<std::uint32_t>(c[j]);
+    const std::int32_t cf = static_cast<std::int32_t>((cb >> 23) & 0xFFu);
+    const std::int32_t cm = static_cast<std::int32_t>(cb & 0x7FFFFFu) | (cf != 0 ? 0x800000 : 0);
+    const std::int32_t sc = (cb >> 31) != 0 ? -cm : cm;  // c = sc * 2^(e_c - 23)
+    const std::int32_t e_c = cf != 0 ? cf - 127 : -126;
+    const std::int32_t mm = std::max(e[j], e_c);
+    const std::int32_t q = std::max(mm - e[j] - 7, 0);  // bits S loses on the 2^(M-31) grid
+    const std::int32_t qc = std::max(mm - e_c - 1, 0);  // bits c loses on the 2^(M-24) grid
+    const double vb = static_cast<double>(s[j] >> std::min(q, 31)) * pow2(e[j] - 24 + q);
+    const double vc = static_cast<double>(sc >> std::min(qc, 31)) * pow2(e_c - 23 + qc);
+    c[j] = static_cast<float>(vb + vc);
+  }
+}
+
+template <class Fmt>
+void tile(std::span<const std::uint16_t> a, std::span<const std::uint16_t> b, std::span<float> c,
+          int m, int n, int k) {
+  auto bad = [](const std::string& what) {
+    throw std::invalid_argument("mfma_tile: " + what);
+  };
+  if (m < 1 || m > kMax || n < 1 || n > kMax || k < 0 || k > kMax)
+    bad("m, n must be in 1..64 and k in 0..64 (got m " + std::to_string(m) + ", n " +
+        std::to_string(n) + ", k " + std::to_string(k) + ")");
+  const auto mk = static_cast<std::size_t>(m * k), nk = static_cast<std::size_t>(n * k);
+  if (a.size() != mk || b.size() != nk || c.size() != static_cast<std::size_t>(m * n))
+    bad("spans must hold m*k, n*k and m*n elements (got " + std::to_string(a.size()) + ", " +
+        std::to_string(b.size()) + ", " + std::to_string(c.size()) + ")");
+  if (k == 0) return;
+  // The final double -> float conversion rounds in the host's mode; only nearest is the model.
+  if (std::fegetround() != FE_TONEAREST) {
+    for (int i = 0; i < m; ++i)
+      for (int j = 0; j < n; ++j)
+        c[static_cast<std::size_t>(i * n + j)] =
+            Fmt::definition(a.subspan(static_cast<std::size_t>(i * k), static_cast<std::size_t>(k)),
+                            b.subspan(static_cast<std::size_t>(j * k), static_cast<std::size_t>(k)),
+                            c[static_cast<std::size_t>(i * n + j)]);
+    return;
+  }
+
+  Decoded t;  // about 36 KiB on the stack: no allocation
+  for (int x = 0; x < m * k; ++x)
+    decode<Fmt>(a[static_cast<std::size_t>(x)], Fmt::kAlign, t.a_sig[x], t.a_exp[x], t.a_special[x]);
+  for (int j = 0; j < n; ++j)
+    for (int kk = 0; kk < k; ++kk)
+      decode<Fmt>(b[static_cast<std::size_t>(j * k + kk)], 0, t.b_sig[kk * n + j],
+                  t.b_exp[kk * n + j], t.b_special[kk * n + j]);
+
+  std::int32_t e[kMax], s[kMax];
+  std::uint8_t col_special[kMax];
+  for (int k0 = 0; k0 < k; k0 += kBlock) {
+    const int nb = std::min(kBlock, k - k0);
+    for (int j = 0; j < n; ++j) col_special[j] = 0;
+    for (int kk = k0; kk < k0 + nb; ++kk)
+      for (int j = 0; j < n; ++j) col_special[j] |= t.b_special[kk * n + j];
+    for (int i = 0; i < m; ++i) {
+      std::uint8_t row_special = 0;
+      for (int kk = k0; kk < k0 + nb; ++kk) row_special |= t.a_special[i * k + kk];
+      float* crow = c.data() + i * n;
+      float c_in[kMax];
+      std::copy(crow, crow + n, c_in);
+      align_and_sum(t, n, k, i, k0, nb, e, s);
+      combine(n, e, s, crow);
+      // NaN, infinity, or a product that may reach 2^128 (exponent >= 127): the definition
+      // decides (numerics/mfma.cpp special_block); rare, so a plain per-output call.
+      for (int j = 0; j < n; ++j) {
+        const bool c_special = (std::bit_cast<std::uint32_t>(c_in[j]) & 0x7F800000u) == 0x7F800000u;
+        if (row_special | col_special[j] | c_special | (e[j] >= 127))
+          crow[j] = Fmt::definition(
+              a.subspan(static_cast<std::size_t>(i * k + k0), static_cast<std::size_t>(nb)),
+              b.subspan(static_cast<std::size_t>(j * k + k0), static_cast<std::size_t>(nb)), c_in[j]);
+      }
+    }
+  }
+}
+
+}  // namespace
+
+void mfma_tile_bf16(std::span<const std::uint16_t> a, std::span<const std::uint16_t> b,
+                    std::span<float> c, int m, int n, int k) {
+  tile<Bf16>(a, b, c, m, n, k);
+}
+
+void mfma_tile_f16(std::span<const std::uint16_t> a, std::span<const std::uint16_t> b,
+                   std::span<float> c, int m, int n, int k) {
+  tile<F16>(a, b, c, m, n, k);
+}
+
+}  // namespace cdna::numerics
