@@ -176,7 +176,7 @@ std::vector<Crafted> crafted_cases(const Fmt& f) {
   const double tiny = std::ldexp(1.0, 1 - f.bias() - f.frac);  // its smallest subnormal
   const double emax = f.frac == 7 ? 0x1p127 : 0x1p15;
   const double large = f.frac == 7 ? 0x1p60 : 0x1p15;  // products near 2^120 (bf16), 2^30 (f16)
-  return {
+  std::vector<Crafted> cases{
       {"equal exponents, no truncation", {1.5, 1.25, 1.75, 1, 1.5, 1.25, 1.125, 1},
        {1.25, 1.5, 1, 1.75, 1.125, 1, 1.5, 1.25}, 1.5},
       {"spread beyond 24 bits: a product truncated away (d >= 26)", {1, 0x1p-13, 0x1p-15},
@@ -211,6 +211,12 @@ std::vector<Crafted> crafted_cases(const Fmt& f) {
       {"second block takes the first block's result", {1, 0, 0, 0, 0, 0, 0, 0, 0x1p-12},
        {1, 0, 0, 0, 0, 0, 0, 0, 0x1p-12}, 0x1p-30},
   };
+  // bf16 only (f16 products are >= 2^-48): nonzero products below 2^-126, a zero product makes
+  // E = -126 and truncates 1.5 * 2^-150 to 2^-150, which decides the rounding to fp32.
+  if (f.frac == 7)
+    cases.push_back({"zero product sets E = -126 above the nonzero products",
+                     {0x1p-100, 1.5 * 0x1p-100, 0}, {0x1p-27, 0x1p-50, 1}, 0});
+  return cases;
 }
 
 void crafted_tiles(const Fmt& f) {
