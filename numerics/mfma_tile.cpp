@@ -45,17 +45,23 @@ struct Format {
 using Bf16 = Format<7, 8, mfma_dot_bf16>;
 using F16 = Format<10, 5, mfma_dot_f16>;
 
-// One input decoded: signed significand as a float (exact: at most 11 bits), times 2^scale;
-// exponent (kZeroInput for a zero); whether the exponent field is all ones (inf or NaN).
+// Decodes count inputs: signed significand as a float times 2^scale (exact: at most 11 bits),
+// exponent (kZeroInput for a zero), 1 where the exponent field is all ones (inf or NaN).
+// Branch-free element-wise form so that the loop vectorises.
 template <class Fmt>
-inline void decode(std::uint16_t x, int scale, float& sig, std::int32_t& exp, std::uint8_t& special) {
-  const std::uint32_t ef = (x >> Fmt::kFrac) & Fmt::kExpMask;
-  const std::uint32_t man = x & Fmt::kManMask;
-  const std::uint32_t s = ef != 0 ? (man | (Fmt::kManMask + 1u)) : man;
-  const float mag = static_cast<float>(s << scale);  // s << scale < 2^22: exact
-  sig = (x >> 15) != 0 ? -mag : mag;
-  exp = s == 0 ? kZeroInput : (ef != 0 ? static_cast<std::int32_t>(ef) - Fmt::kBias : Fmt::kEmin);
-  special = ef == Fmt::kExpMask ? 1 : 0;
+void decode(const std::uint16_t* __restrict x, int count, int scale, float* __restrict sig,
+            std::int32_t* __restrict exp, std::int32_t* __restrict special) {
+  for (int i = 0; i < count; ++i) {
+    const std::uint32_t v = x[i];
+    const std::uint32_t ef = (v >> Fmt::kFrac) & Fmt::kExpMask;
+    const std::uint32_t s = (v & Fmt::kManMask) | (ef != 0 ? Fmt::kManMask + 1u : 0u);
+    const float mag = static_cast<float>(static_cast<std::int32_t>(s << scale));  // < 2^22: exact
+    sig[i] = std::bit_cast<float>(std::bit_cast<std::uint32_t>(mag) | (v >> 15) << 31);
+    // A subnormal's exponent e_min = 1 - bias, as max(ef, 1) gives.
+    exp[i] = s == 0 ? kZeroInput
+                    : static_cast<std::int32_t>(std::max(ef, 1u)) - Fmt::kBias;
+    special[i] = ef == Fmt::kExpMask ? 1 : 0;
+  }
 }
 
 // 2^x as a double, for -1022 <= x <= 1023 (callers stay within [-300, 300]).
@@ -72,10 +78,10 @@ inline float pow2_neg(std::int32_t d) {
 struct Decoded {
   float a_sig[kMax * kMax];
   std::int32_t a_exp[kMax * kMax];
-  std::uint8_t a_special[kMax * kMax];
+  std::int32_t a_special[kMax * kMax];
   float b_sig[kMax * kMax];
   std::int32_t b_exp[kMax * kMax];
-  std::uint8_t b_special[kMax * kMax];
+  std::int32_t b_special[kMax * kMax];
 };
 
 // Step 2 for output row i and the block [k0, k0 + nb): e[j] = E, s[j] = S of output (i, j).
@@ -153,23 +159,30 @@ void tile(std::span<const std::uint16_t> a, std::span<const std::uint16_t> b, st
     return;
   }
 
-  Decoded t;  // about 36 KiB on the stack: no allocation
-  for (int x = 0; x < m * k; ++x)
-    decode<Fmt>(a[static_cast<std::size_t>(x)], Fmt::kAlign, t.a_sig[x], t.a_exp[x], t.a_special[x]);
-  for (int j = 0; j < n; ++j)
-    for (int kk = 0; kk < k; ++kk)
-      decode<Fmt>(b[static_cast<std::size_t>(j * k + kk)], 0, t.b_sig[kk * n + j],
-                  t.b_exp[kk * n + j], t.b_special[kk * n + j]);
+  Decoded t;  // about 100 KiB on the stack: no allocation
+  decode<Fmt>(a.data(), m * k, Fmt::kAlign, t.a_sig, t.a_exp, t.a_special);
+  {
+    // B decoded in its own order, then transposed to [k][n].
+    float sig[kMax * kMax];
+    std::int32_t exp[kMax * kMax], special[kMax * kMax];
+    decode<Fmt>(b.data(), n * k, 0, sig, exp, special);
+    for (int j = 0; j < n; ++j)
+      for (int kk = 0; kk < k; ++kk) {
+        t.b_sig[kk * n + j] = sig[j * k + kk];
+        t.b_exp[kk * n + j] = exp[j * k + kk];
+        t.b_special[kk * n + j] = special[j * k + kk];
+      }
+  }
 
   std::int32_t e[kMax], s[kMax];
-  std::uint8_t col_special[kMax];
+  std::int32_t col_special[kMax];
   for (int k0 = 0; k0 < k; k0 += kBlock) {
     const int nb = std::min(kBlock, k - k0);
     for (int j = 0; j < n; ++j) col_special[j] = 0;
     for (int kk = k0; kk < k0 + nb; ++kk)
       for (int j = 0; j < n; ++j) col_special[j] |= t.b_special[kk * n + j];
     for (int i = 0; i < m; ++i) {
-      std::uint8_t row_special = 0;
+      std::int32_t row_special = 0;
       for (int kk = k0; kk < k0 + nb; ++kk) row_special |= t.a_special[i * k + kk];
       float* crow = c.data() + i * n;
       float c_in[kMax];
