@@ -21,10 +21,12 @@ namespace {
 constexpr int kMax = kMfmaTileMaxDim;
 constexpr int kBlock = 8;      // products per block (cdna3-facts.md §4 step 1)
 constexpr int kZeroExp = -126;  // a zero product's exponent when E is taken (numerics/mfma.hpp)
-// Exponent stored for a zero input: any product exponent with it is below kZeroCut, far below
-// every real one (>= -252), so one compare tells a zero product.
+// Exponent stored for a zero input: a product exponent with it (<= -2^20 + 127) never exceeds
+// a real one (>= -252), so a zero product never sets E by itself (the -126 rule is applied
+// apart). Exponent stored for inf/NaN: every product exponent with it is >= 2^20, so such an
+// output has E >= 127 and goes to the definition with the products that may overflow.
 constexpr std::int32_t kZeroInput = -(1 << 20);
-constexpr std::int32_t kZeroCut = -(1 << 19);
+constexpr std::int32_t kSpecialInput = 1 << 21;
 
 // An IEEE-style 16-bit input format: Frac mantissa bits, ExpBits exponent bits, sign at bit 15.
 template <int Frac, int ExpBits, float (*Definition)(std::span<const std::uint16_t>,
@@ -46,11 +48,11 @@ using Bf16 = Format<7, 8, mfma_dot_bf16>;
 using F16 = Format<10, 5, mfma_dot_f16>;
 
 // Decodes count inputs: signed significand as a float times 2^scale (exact: at most 11 bits),
-// exponent (kZeroInput for a zero), 1 where the exponent field is all ones (inf or NaN).
-// Branch-free element-wise form so that the loop vectorises.
+// exponent (kZeroInput for a zero, kSpecialInput for inf or NaN). Branch-free element-wise
+// form so that the loop vectorises.
 template <class Fmt>
 void decode(const std::uint16_t* __restrict x, int count, int scale, float* __restrict sig,
-            std::int32_t* __restrict exp, std::int32_t* __restrict special) {
+            std::int32_t* __restrict exp) {
   for (int i = 0; i < count; ++i) {
     const std::uint32_t v = x[i];
     const std::uint32_t ef = (v >> Fmt::kFrac) & Fmt::kExpMask;
@@ -58,9 +60,8 @@ void decode(const std::uint16_t* __restrict x, int count, int scale, float* __re
     const float mag = static_cast<float>(static_cast<std::int32_t>(s << scale));  // < 2^22: exact
     sig[i] = std::bit_cast<float>(std::bit_cast<std::uint32_t>(mag) | (v >> 15) << 31);
     // A subnormal's exponent e_min = 1 - bias, as max(ef, 1) gives.
-    exp[i] = s == 0 ? kZeroInput
-                    : static_cast<std::int32_t>(std::max(ef, 1u)) - Fmt::kBias;
-    special[i] = ef == Fmt::kExpMask ? 1 : 0;
+    const std::int32_t e = s == 0 ? kZeroInput : static_cast<std::int32_t>(std::max(ef, 1u)) - Fmt::kBias;
+    exp[i] = ef == Fmt::kExpMask ? kSpecialInput : e;
   }
 }
 
@@ -78,25 +79,24 @@ inline float pow2_neg(std::int32_t d) {
 struct Decoded {
   float a_sig[kMax * kMax];
   std::int32_t a_exp[kMax * kMax];
-  std::int32_t a_special[kMax * kMax];
   float b_sig[kMax * kMax];
   std::int32_t b_exp[kMax * kMax];
-  std::int32_t b_special[kMax * kMax];
 };
 
 // Step 2 for output row i and the block [k0, k0 + nb): e[j] = E, s[j] = S of output (i, j).
+// row_zero: row i of A has a zero in the block; col_zero[j]: column j of B has one. Output
+// (i, j) has a zero product exactly when row_zero | col_zero[j].
 inline void align_and_sum(const Decoded& t, int n, int k, int i, int k0, int nb,
+                          std::int32_t row_zero, const std::int32_t* __restrict col_zero,
                           std::int32_t* __restrict e, std::int32_t* __restrict s) {
   // E: the largest product exponent, a zero product counting -126.
   for (int j = 0; j < n; ++j) e[j] = INT32_MIN;
   for (int kk = k0; kk < k0 + nb; ++kk) {
     const std::int32_t ea = t.a_exp[i * k + kk];
     const std::int32_t* __restrict eb = t.b_exp + kk * n;
-    for (int j = 0; j < n; ++j) {
-      const std::int32_t p = ea + eb[j];
-      e[j] = std::max(e[j], p < kZeroCut ? kZeroExp : p);
-    }
+    for (int j = 0; j < n; ++j) e[j] = std::max(e[j], ea + eb[j]);
   }
+  for (int j = 0; j < n; ++j) e[j] = (row_zero | col_zero[j]) != 0 ? std::max(e[j], kZeroExp) : e[j];
   // Each product scaled to 2^(E-24) units and truncated toward zero: sa*sb is the exact
   // product in those units when its exponent is E (|.| < 2^26, at most 22 significant bits:
   // exact in float); times 2^-d exact (no underflow); the conversion truncates toward zero.
@@ -159,45 +159,46 @@ void tile(std::span<const std::uint16_t> a, std::span<const std::uint16_t> b, st
     return;
   }
 
-  Decoded t;  // about 100 KiB on the stack: no allocation
-  decode<Fmt>(a.data(), m * k, Fmt::kAlign, t.a_sig, t.a_exp, t.a_special);
+  Decoded t;  // about 64 KiB on the stack (plus 32 KiB while B is transposed): no allocation
+  decode<Fmt>(a.data(), m * k, Fmt::kAlign, t.a_sig, t.a_exp);
   {
     // B decoded in its own order, then transposed to [k][n].
     float sig[kMax * kMax];
-    std::int32_t exp[kMax * kMax], special[kMax * kMax];
-    decode<Fmt>(b.data(), n * k, 0, sig, exp, special);
+    std::int32_t exp[kMax * kMax];
+    decode<Fmt>(b.data(), n * k, 0, sig, exp);
     for (int j = 0; j < n; ++j)
       for (int kk = 0; kk < k; ++kk) {
         t.b_sig[kk * n + j] = sig[j * k + kk];
         t.b_exp[kk * n + j] = exp[j * k + kk];
-        t.b_special[kk * n + j] = special[j * k + kk];
       }
   }
 
-  std::int32_t e[kMax], s[kMax];
-  std::int32_t col_special[kMax];
+  std::int32_t e[kMax], s[kMax], col_zero[kMax];
+  float c_in[kMax];
   for (int k0 = 0; k0 < k; k0 += kBlock) {
     const int nb = std::min(kBlock, k - k0);
-    for (int j = 0; j < n; ++j) col_special[j] = 0;
+    for (int j = 0; j < n; ++j) col_zero[j] = 0;
     for (int kk = k0; kk < k0 + nb; ++kk)
-      for (int j = 0; j < n; ++j) col_special[j] |= t.b_special[kk * n + j];
+      for (int j = 0; j < n; ++j) col_zero[j] |= t.b_exp[kk * n + j] == kZeroInput ? 1 : 0;
     for (int i = 0; i < m; ++i) {
-      std::int32_t row_special = 0;
-      for (int kk = k0; kk < k0 + nb; ++kk) row_special |= t.a_special[i * k + kk];
+      std::int32_t row_zero = 0;
+      for (int kk = k0; kk < k0 + nb; ++kk) row_zero |= t.a_exp[i * k + kk] == kZeroInput ? 1 : 0;
       float* crow = c.data() + i * n;
-      float c_in[kMax];
       std::copy(crow, crow + n, c_in);
-      align_and_sum(t, n, k, i, k0, nb, e, s);
+      align_and_sum(t, n, k, i, k0, nb, row_zero, col_zero, e, s);
       combine(n, e, s, crow);
-      // NaN, infinity, or a product that may reach 2^128 (exponent >= 127): the definition
-      // decides (numerics/mfma.cpp special_block); rare, so a plain per-output call.
-      for (int j = 0; j < n; ++j) {
-        const bool c_special = (std::bit_cast<std::uint32_t>(c_in[j]) & 0x7F800000u) == 0x7F800000u;
-        if (row_special | col_special[j] | c_special | (e[j] >= 127))
+      // NaN or infinity among the inputs or in c, or a product that may reach 2^128 (exponent
+      // >= 127): the definition decides (numerics/mfma.cpp special_block). Rare: one vector
+      // test per row, the per-output calls only when it finds one.
+      std::int32_t any = 0;
+      for (int j = 0; j < n; ++j)
+        any |= (e[j] >= 127) | ((std::bit_cast<std::uint32_t>(c_in[j]) & 0x7F800000u) == 0x7F800000u);
+      if (any == 0) continue;
+      for (int j = 0; j < n; ++j)
+        if (e[j] >= 127 || (std::bit_cast<std::uint32_t>(c_in[j]) & 0x7F800000u) == 0x7F800000u)
           crow[j] = Fmt::definition(
               a.subspan(static_cast<std::size_t>(i * k + k0), static_cast<std::size_t>(nb)),
               b.subspan(static_cast<std::size_t>(j * k + k0), static_cast<std::size_t>(nb)), c_in[j]);
-      }
     }
   }
 }
