@@ -133,6 +133,60 @@ void init_wave(Wave& w, DispatchEnv& env, Workgroup& wg, std::uint32_t index,
   w.set_exec(exec);
 }
 
+
+// What every wave turn of a dispatch reads (fixed for the dispatch).
+struct TurnContext {
+  const DispatchEnv& env;
+  const Program& prog;
+  const Inst* insts;
+  const HazardInfo* hz;
+  std::uint32_t ninsts;
+  bool check;                  // SchedulerOptions::check_hazards
+  HazardMonitor* monitor;      // null unless the hazard policy needs one
+  InstStats* stats;            // null unless statistics were asked for
+  const InstFootprint* foot;   // per instruction, when stats
+};
+
+// One turn of wave `wave` of `r`: at most `turn` instructions; it ends early when the wave
+// ends or waits at s_barrier, at a taken backward branch and at s_sleep. Returns the number of
+// instructions executed (the caller adds them to the wave's count). Errors become a KernelFault
+// naming kernel, workgroup, wave and pc (fail_at).
+std::uint64_t run_wave_turn(const TurnContext& c, Resident& r, std::uint32_t wave, std::uint32_t turn) {
+  Wave& w = r.waves[wave];
+  std::uint32_t index = 0;
+  std::uint64_t n = 0;
+  try {
+    while (n < turn && w.state == WaveState::Running) {
+      index = w.pc;
+      if (index >= c.ninsts) sim_fail("control left the decoded code");
+      const Inst& I = c.insts[index];
+      const HazardInfo& h = c.hz[index];
+      bool swapped = false;
+      if (c.check && hazard_check_due(w.hazards, h)) {
+        if (!c.monitor) check_hazards(w.hazards, h, c.prog, index);
+        else swapped = c.monitor->before(w, r.shadows[wave], r.wg.id, wave, index, h);
+      }
+      if (c.monitor && c.monitor->saves_at(index)) c.monitor->save(w, r.shadows[wave], index, h);
+      w.pc = index + 1;
+      ++n;
+      if (c.stats) {
+        const InstFootprint& f = c.foot[index];
+        ++c.stats->by_class[static_cast<std::size_t>(f.cls)];
+        if ((f.read_per_lane | f.write_per_lane) != 0) c.stats->count_traffic(f, w.exec());
+      }
+      if (w.vector_mode == 0) [[likely]] I.fn(w, I);
+      else run_vector_mode(w, I, h.kind);
+      if (swapped) c.monitor->restore(w, h);
+      retire_hazards(w.hazards, h, index);
+      // Yield points: a taken backward branch (a loop, perhaps a spin) and s_sleep.
+      if (w.pc <= index || I.op == Opcode::s_sleep) break;
+    }
+  } catch (const std::exception& e) {
+    fail_at(c.env, r.wg, w, index, e.what());
+  }
+  return n;
+}
+
 }  // namespace
 
 namespace {
@@ -178,6 +232,8 @@ void run_dispatch(DispatchEnv& env, const LaunchAddresses& addresses,
   InstStats* const stats = current_inst_stats();
   std::vector<InstFootprint> foot(stats ? ninsts : 0);
   for (std::size_t i = 0; i < foot.size() && i < prog.text.size(); ++i) foot[i] = classify_instruction(prog.text[i]);
+
+  const TurnContext ctx{env, prog, insts, hz, ninsts, check, monitor, stats, foot.data()};
 
   std::vector<std::unique_ptr<Resident>> resident, pool;
   std::uint64_t next_wg = 0;
@@ -290,37 +346,7 @@ void run_dispatch(DispatchEnv& env, const LaunchAddresses& addresses,
       Wave& w = t.r->waves[t.wave];
       const std::uint32_t turn =
           random ? 1 + static_cast<std::uint32_t>(rng() % quantum) : quantum;
-      std::uint32_t index = 0;
-      std::uint64_t n = 0;
-      try {
-        while (n < turn && w.state == WaveState::Running) {
-          index = w.pc;
-          if (index >= ninsts) sim_fail("control left the decoded code");
-          const Inst& I = insts[index];
-          const HazardInfo& h = hz[index];
-          bool swapped = false;
-          if (check && hazard_check_due(w.hazards, h)) {
-            if (!monitor) check_hazards(w.hazards, h, prog, index);
-            else swapped = monitor->before(w, t.r->shadows[t.wave], wg.id, t.wave, index, h);
-          }
-          if (monitor && monitor->saves_at(index)) monitor->save(w, t.r->shadows[t.wave], index, h);
-          w.pc = index + 1;
-          ++n;
-          if (stats) {
-            const InstFootprint& f = foot[index];
-            ++stats->by_class[static_cast<std::size_t>(f.cls)];
-            if ((f.read_per_lane | f.write_per_lane) != 0) stats->count_traffic(f, w.exec());
-          }
-          if (w.vector_mode == 0) [[likely]] I.fn(w, I);
-          else run_vector_mode(w, I, h.kind);
-          if (swapped) monitor->restore(w, h);
-          retire_hazards(w.hazards, h, index);
-          // Yield points: a taken backward branch (a loop, perhaps a spin) and s_sleep.
-          if (w.pc <= index || I.op == Opcode::s_sleep) break;
-        }
-      } catch (const std::exception& e) {
-        fail_at(env, wg, w, index, e.what());
-      }
+      const std::uint64_t n = run_wave_turn(ctx, *t.r, t.wave, turn);
       w.instructions += n;
       total_instructions += n;
       if (w.state == WaveState::Done) {
