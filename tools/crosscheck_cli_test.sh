@@ -132,7 +132,7 @@ fi
 import json, sys
 d = json.load(open(sys.argv[1])).get("executor_description", {})
 r = json.load(open(sys.argv[1]))
-ok = d.get("executor") == "simulator" and d.get("host_cpu") == sys.argv[2] and d.get("threads") == "1" and r.get("build_hip", "").startswith(("Debian HIP", "ROCm"))
+ok = d.get("executor") == "simulator" and d.get("host_cpu") == sys.argv[2] and d.get("threads") == str(len(__import__("os").sched_getaffinity(0))) and r.get("build_hip", "").startswith(("Debian HIP", "ROCm"))
 print(("ok   " if ok else "FAIL ") + "report.json build_hip " + r.get("build_hip", "(none)") + ", executor_description: " + json.dumps(d))
 sys.exit(0 if ok else 1)
 EOF
