@@ -168,6 +168,7 @@ TEST_F(DecodeMonokernel, CommunicatingWorkgroupsRunSeriallyUnderThreads) {
   ex_.options().threads = 2;
   const DecodeResult threaded = run_decode(ex_, l);
   const std::string how = ex_.last_stats().parallel;
+  std::printf("[ figures  ] threads 2: parallel: %s\n", how.c_str());
   EXPECT_EQ(how.rfind("no (", 0), 0u) << how;
   EXPECT_NE(how.find("reran on the serial scheduler"), std::string::npos) << how;
   expect_identical(serial, threaded);
