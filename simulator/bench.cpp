@@ -216,8 +216,8 @@ void BM_Attention(benchmark::State& state) {
 void BM_AttentionThreads(benchmark::State& state) {
   const std::int64_t seq = env_int("CDNA_BENCH_SEQ", 1024), d = 128, heads = 8;
   const unsigned cores = usable_cores();
-  state.SetLabel("attention-fwd B1 H8/8 Sq=Sk=" + std::to_string(seq) + " D128 RTNE, threads 1.." +
-                 std::to_string(cores));
+  std::string label = "attention-fwd B1 H8/8 Sq=Sk=" + std::to_string(seq) + " D128 RTNE, threads 1.." +
+                      std::to_string(cores);
   auto adapter = cdna::adapters::make_adapter("attention-fwd");
   adapter->load(cdna::numerics::Rounding::RTNE, CDNA_SIM_DEVICE_DIR);
   cdna::reference::AttentionProblem p;
@@ -244,10 +244,12 @@ void BM_AttentionThreads(benchmark::State& state) {
         state.SkipWithError(("threads " + std::to_string(t) + ": O or LSE differ from 1 thread's").c_str());
         return;
       }
+      if (t == cores) label += ", parallel at " + std::to_string(t) + ": " + ex.last_stats().parallel;
       state.counters["wall_s_t" + std::to_string(t)] = wall;
       state.counters["speedup_t" + std::to_string(t)] = wall1 / wall;
     }
   }
+  state.SetLabel(label);
 }
 
 }  // namespace
