@@ -159,6 +159,21 @@ TEST_F(DecodeMonokernel, WorkgroupWithoutLmHeadRowsChangesNothing) {
   expect_identical(one, run_decode(ex_, l));
 }
 
+// Its workgroups wait for each other's NaN-sentinel partials: the parallel dispatch must see
+// that they communicate, rerun on the serial scheduler and give the serial bits.
+TEST_F(DecodeMonokernel, CommunicatingWorkgroupsRunSeriallyUnderThreads) {
+  const DecodeLaunch l = launch(3, 5);
+  ex_.options().threads = 1;
+  const DecodeResult serial = run_decode(ex_, l);
+  ex_.options().threads = 2;
+  const DecodeResult threaded = run_decode(ex_, l);
+  const std::string how = ex_.last_stats().parallel;
+  std::printf("[ figures  ] threads 2: parallel: %s\n", how.c_str());
+  EXPECT_EQ(how.rfind("no (", 0), 0u) << how;
+  EXPECT_NE(how.find("reran on the serial scheduler"), std::string::npos) << how;
+  expect_identical(serial, threaded);
+}
+
 TEST_F(DecodeMonokernel, DeterministicUnderRandomSchedules) {
   const DecodeLaunch l = launch(3, 5);
   const DecodeResult base = run_decode(ex_, l);

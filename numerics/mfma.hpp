@@ -21,7 +21,8 @@
 //
 // Cost: integer arithmetic only, no allocation, no shared state (thread-safe); about 72 ns
 // per k = 16 element on the 2-core development machine (numerics_mfma_bench); the costs of the
-// other types are given at their declarations.
+// other types are given at their declarations. A whole bf16/f16 tile at once, same bits:
+// numerics/mfma_tile.hpp (what the simulator runs).
 #pragma once
 
 #include <cstdint>

@@ -1,14 +1,16 @@
 // Rough throughput of the MFMA models for one output element (bf16/f16 k = 16: two blocks;
-// the other types at their instruction's k), on pre-generated random normal inputs so the
-// data pattern does not make it look faster.
+// the other types at their instruction's k) and of the bf16/f16 tile form per output element,
+// on pre-generated random normal inputs so the data pattern does not make it look faster.
 #include <benchmark/benchmark.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <random>
 #include <span>
 #include <vector>
 
 #include "numerics/mfma.hpp"
+#include "numerics/mfma_tile.hpp"
 
 namespace {
 
@@ -46,6 +48,35 @@ void BM_MfmaDotF16K16(benchmark::State& state) {
 }
 BENCHMARK(BM_MfmaDotBf16K16);
 BENCHMARK(BM_MfmaDotF16K16);
+
+// The tile form on the same inputs: one 16 x 16 x 16 tile (v_mfma_f32_16x16x16_*) per
+// iteration, items = its 256 output elements, so items_per_second compares with the per-element
+// figures above (ns per output element = 1e9 / items_per_second).
+template <void (*Tile)(std::span<const std::uint16_t>, std::span<const std::uint16_t>,
+                       std::span<float>, int, int, int)>
+void tile_16x16x16(benchmark::State& state, std::uint16_t exp_lo, std::uint16_t exp_hi, int frac) {
+  constexpr int kM = 16, kK = 16;
+  constexpr std::size_t kTiles = 256, kIn = kM * kK;
+  const auto a = random_inputs(kIn * kTiles, exp_lo, exp_hi, frac, 1);
+  const auto b = random_inputs(kIn * kTiles, exp_lo, exp_hi, frac, 2);
+  std::vector<float> c(kM * kM);
+  std::size_t i = 0;
+  for (auto _ : state) {
+    std::fill(c.begin(), c.end(), 0.5f);  // independent tiles, as for the per-element figure
+    Tile(std::span(a.data() + i * kIn, kIn), std::span(b.data() + i * kIn, kIn), c, kM, kM, kK);
+    benchmark::DoNotOptimize(c.data());
+    i = (i + 1) % kTiles;
+  }
+  state.SetItemsProcessed(static_cast<std::int64_t>(state.iterations()) * kM * kM);
+}
+void BM_MfmaTileBf16K16(benchmark::State& state) {
+  tile_16x16x16<cdna::numerics::mfma_tile_bf16>(state, 120, 134, 7);
+}
+void BM_MfmaTileF16K16(benchmark::State& state) {
+  tile_16x16x16<cdna::numerics::mfma_tile_f16>(state, 8, 22, 10);
+}
+BENCHMARK(BM_MfmaTileBf16K16);
+BENCHMARK(BM_MfmaTileF16K16);
 
 // fp8 x bf8, k = 32 (v_mfma_f32_16x16x32_fp8_bf8: two blocks of 16), normal inputs.
 void BM_MfmaDotFp8Bf8K32(benchmark::State& state) {

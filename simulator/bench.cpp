@@ -10,6 +10,12 @@
 //                  (S = Q·Kᵀ·scale, row softmax, O = P·V) of the same problem, measured in the
 //                  same run on the same thread. A peer kernel whose folder is absent is skipped
 //                  with the reason.
+//   BM_AttentionThreads — ours at H 8 (B 1, Sq = Sk = CDNA_BENCH_SEQ, D 128, RTNE) with 1, 2, ...
+//                  up to the usable cores threads per dispatch (SchedulerOptions::threads), in one
+//                  run: wall_s_t<N> and speedup_t<N> = wall_s_t1 / wall_s_t<N>; every thread count's
+//                  O and LSE must be bitwise those of 1 thread (else the benchmark fails).
+// The other benchmarks run with one thread per dispatch (SchedulerOptions::threads = 1): their
+// figures are per core.
 // Each figure comes twice: from wall time (the simulator's own stats) and from the thread's CPU
 // time (CLOCK_THREAD_CPUTIME_ID, suffix _cpu). On a machine shared with other work the wall
 // figures drop with the load; the CPU-time ones are the per-core rate the targets mean.
@@ -36,6 +42,7 @@
 #include <time.h>
 
 #include "adapters/kernel_adapter.hpp"
+#include "simulator/schedule/parallel.hpp"
 #include "device/attention_launcher.hpp"
 #include "reference/inputs.hpp"
 #include "simulator/tests/test_util.hpp"
@@ -61,6 +68,7 @@ void BM_ValuLoop(benchmark::State& state) {
   const int iters = static_cast<int>(env_int("CDNA_BENCH_ITERS", 2000));
   const auto co = testdata("bench");
   SimulatorExecutor ex;
+  ex.options().threads = 1;  // per-core figure
   std::vector<float> out(64 * 256);
   std::uint64_t insts = 0;
   double seconds = 0, cpu = 0;
@@ -79,6 +87,7 @@ void BM_ValuLoop(benchmark::State& state) {
 void BM_LdsStaging(benchmark::State& state) {
   const auto co = testdata("bench");
   SimulatorExecutor ex;
+  ex.options().threads = 1;  // per-core figure
   ex.options().lds_races = static_cast<LdsRaces>(state.range(0));
   std::vector<float> in(256 * 4, 1.0f), out(64 * 256);
   std::uint64_t insts = 0;
@@ -162,6 +171,7 @@ void BM_Attention(benchmark::State& state) {
   p.v = cdna::reference::randn_bf16(static_cast<std::size_t>(p.shape.kv_elements()), 3);
 
   SimulatorExecutor ex;
+  ex.options().threads = 1;  // per-core figure
   // A peer's wait-state violations (AITER reads MFMA results early) are listed, not stopped at:
   // the time measured is that of one run as written (a differential run would be two).
   if (kernel != "attention-fwd") ex.options().hazard_policy = HazardPolicy::Report;
@@ -209,6 +219,45 @@ void BM_Attention(benchmark::State& state) {
   state.counters["sim_over_eigen_cpu"] = sim_cpu / static_cast<double>(runs) / eigen_best_cpu;
 }
 
+void BM_AttentionThreads(benchmark::State& state) {
+  const std::int64_t seq = env_int("CDNA_BENCH_SEQ", 1024), d = 128, heads = 8;
+  const unsigned cores = usable_cores();
+  std::string label = "attention-fwd B1 H8/8 Sq=Sk=" + std::to_string(seq) + " D128 RTNE, threads 1.." +
+                      std::to_string(cores);
+  auto adapter = cdna::adapters::make_adapter("attention-fwd");
+  adapter->load(cdna::numerics::Rounding::RTNE, CDNA_SIM_DEVICE_DIR);
+  cdna::reference::AttentionProblem p;
+  p.shape = {1, seq, seq, heads, heads, d};
+  p.scale = static_cast<float>(1.0 / std::sqrt(static_cast<double>(d)));
+  p.q = cdna::reference::randn_bf16(static_cast<std::size_t>(p.shape.q_elements()), 1);
+  p.k = cdna::reference::randn_bf16(static_cast<std::size_t>(p.shape.kv_elements()), 2);
+  p.v = cdna::reference::randn_bf16(static_cast<std::size_t>(p.shape.kv_elements()), 3);
+  for (auto _ : state) {
+    double wall1 = 0;
+    std::string first;  // O and LSE bytes of 1 thread
+    for (unsigned t = 1; t <= cores; ++t) {
+      SimulatorExecutor ex;
+      ex.options().threads = t;
+      const auto t0 = std::chrono::steady_clock::now();
+      const auto out = adapter->run(ex, p, cdna::numerics::Rounding::RTNE);
+      const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+      std::string bytes(reinterpret_cast<const char*>(out.o.data()), out.o.size() * sizeof(out.o[0]));
+      bytes.append(reinterpret_cast<const char*>(out.lse.data()), out.lse.size() * sizeof(out.lse[0]));
+      if (t == 1) {
+        wall1 = wall;
+        first = std::move(bytes);
+      } else if (bytes != first) {
+        state.SkipWithError(("threads " + std::to_string(t) + ": O or LSE differ from 1 thread's").c_str());
+        return;
+      }
+      if (t == cores) label += ", parallel at " + std::to_string(t) + ": " + ex.last_stats().parallel;
+      state.counters["wall_s_t" + std::to_string(t)] = wall;
+      state.counters["speedup_t" + std::to_string(t)] = wall1 / wall;
+    }
+  }
+  state.SetLabel(label);
+}
+
 }  // namespace
 
 BENCHMARK(BM_ValuLoop)->Unit(benchmark::kMillisecond)->MinTime(2.0)->UseRealTime();
@@ -222,6 +271,7 @@ BENCHMARK(BM_Attention)
     ->Unit(benchmark::kSecond)
     ->Iterations(1)
     ->UseRealTime();
+BENCHMARK(BM_AttentionThreads)->Unit(benchmark::kSecond)->Iterations(1)->UseRealTime();
 BENCHMARK(BM_LdsStaging)->Arg(0)->Arg(2)->Unit(benchmark::kMillisecond)->MinTime(2.0)->UseRealTime();
 
 namespace {

@@ -111,8 +111,9 @@ bad sim-settings-with-hip "apply to the simulator only" "$set" --executor hip --
 "$cli" device --executor simulator >"$tmp/out" 2>"$tmp/err"
 rc=$?
 cpu=$(grep -m1 '^model name' /proc/cpuinfo | sed 's/^[^:]*: *//')
+cores=$(nproc)  # the usable cores (sched_getaffinity), the simulator's default threads per dispatch
 if [ $rc -ne 0 ] || ! grep -qxF "host_cpu: $cpu" "$tmp/out" || ! grep -qx 'executor: simulator' "$tmp/out" ||
-   ! grep -qx 'threads: 1' "$tmp/out"; then
+   ! grep -qx "threads: $cores" "$tmp/out"; then
   fail "device --executor simulator: exit $rc, want host_cpu: $cpu:"; cat "$tmp/out" "$tmp/err"
 else
   ok "device --executor simulator: $(tr '\n' ';' <"$tmp/out")"
@@ -132,7 +133,7 @@ fi
 import json, sys
 d = json.load(open(sys.argv[1])).get("executor_description", {})
 r = json.load(open(sys.argv[1]))
-ok = d.get("executor") == "simulator" and d.get("host_cpu") == sys.argv[2] and d.get("threads") == "1" and r.get("build_hip", "").startswith(("Debian HIP", "ROCm"))
+ok = d.get("executor") == "simulator" and d.get("host_cpu") == sys.argv[2] and d.get("threads") == str(len(__import__("os").sched_getaffinity(0))) and r.get("build_hip", "").startswith(("Debian HIP", "ROCm"))
 print(("ok   " if ok else "FAIL ") + "report.json build_hip " + r.get("build_hip", "(none)") + ", executor_description: " + json.dumps(d))
 sys.exit(0 if ok else 1)
 EOF

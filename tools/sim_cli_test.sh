@@ -160,6 +160,16 @@ else
 fi
 ls ./*.tmp-* >/dev/null 2>&1 && { echo "FAIL temporaries left"; failures=$((failures + 1)); }
 
+# --threads: the 4 workgroups on 2 threads, or serially; same bytes either way.
+"$cli" sim "$co" vector_add --args good.json --grid 4 --block 256 --threads 1 >out1.txt 2>err.txt && cp c.bin c1.bin
+if "$cli" sim "$co" vector_add --args good.json --grid 4 --block 256 --threads 2 >out.txt 2>err.txt &&
+   grep -q "^parallel: yes (2 threads)$" out.txt && grep -q "^parallel: no (1 thread)$" out1.txt && cmp -s c.bin c1.bin &&
+   grep -q "global bytes read: 8000" out.txt; then
+  echo "ok   threads: parallel yes (2 threads) / no (1 thread), same output"
+else
+  echo "FAIL threads:"; cat out.txt out1.txt err.txt; failures=$((failures + 1))
+fi
+
 # A null b the kernel never reads (n = 0): the run succeeds.
 printf '[{"buffer": "a.bin"}, {"null": true}, {"output": "c.bin", "bytes": 4000}, {"i32": 0}]' >nullok.json
 if "$cli" sim "$co" vector_add --args nullok.json --grid 4 --block 256 >out.txt 2>err.txt && [ ! -s err.txt ]; then

@@ -1,3 +1,4 @@
+#include "tools/sim_settings.hpp"
 #include "tools/sim_command.hpp"
 
 #include <array>
@@ -118,6 +119,7 @@ SimCommand::SimCommand(CLI::App& app) {
   add_hazards_option(sim_, hazards_);
   add_lds_races_option(sim_, lds_races_);
   add_memory_model_option(sim_, memory_model_);
+  add_threads_option(sim_, threads_);
   sim_->add_option("--max-instructions", max_instructions_,
                    "Stop the dispatch (exit 1, as hung) once its waves have executed this many instructions in all")
       ->check(unsigned_integer())
@@ -158,6 +160,7 @@ int SimCommand::run() {
   simulator::parse_lds_races(lds_races_, ex.options().lds_races);  // CLI11 checked the spelling
   simulator::parse_memory_model(memory_model_, ex.options().memory_model);
   ex.options().max_total_instructions = max_instructions_;
+  ex.options().threads = threads_.value_or(0);
   const simulator::KernelInfo& k = ex.code_object(code).kernel(kernel_);
 
   std::vector<simulator::ArgInfo> explicit_args;
@@ -246,6 +249,7 @@ int SimCommand::run() {
     o << "  (per-class counts unavailable: the scheduler did not count them)\n";
   }
   o << "MFMA instructions: " << s.mfma_instructions << "\n";
+  o << "parallel: " << s.parallel << "\n";
   o << "global bytes read: " << human_bytes(stats.global_read_bytes) << ", written: " << human_bytes(stats.global_write_bytes) << "\n";
   o << "LDS bytes read: " << human_bytes(stats.lds_read_bytes) << ", written: " << human_bytes(stats.lds_write_bytes) << "\n";
   if (stats.scratch_read_bytes || stats.scratch_write_bytes)

@@ -14,6 +14,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <filesystem>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -43,6 +44,7 @@ class SimCommand {
   std::string memory_model_ = "coherent";
   // The scheduler's own limit by default (simulator/schedule/scheduler.hpp max_total_instructions).
   std::uint64_t max_instructions_ = simulator::SchedulerOptions{}.max_total_instructions;
+  std::optional<unsigned> threads_;
   // 2^24 workgroups: about 2^26 wave turns at the 4 waves of a 256-item block; far past any grid
   // the repository's kernels launch (e.g. attention at B 64, Hq 64, Sq 4096 / 64 rows: 2^18).
   std::uint64_t max_workgroups_ = std::uint64_t{1} << 24;

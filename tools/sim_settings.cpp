@@ -8,6 +8,14 @@
 
 namespace cdna::tools {
 
+void add_threads_option(CLI::App* cmd, std::optional<unsigned>& threads) {
+  cmd->add_option("--threads", threads,
+                  "Simulator threads per dispatch: workgroups that do not communicate run in parallel, with results "
+                  "bitwise those of the serial scheduler (simulator/README.md \"Parallel dispatch\"); 1 = serial "
+                  "(default: the cores this process may use)")
+      ->check(CLI::Range(1u, 4096u));
+}
+
 void add_sim_options(CLI::App* cmd, SimSettings& s) {
   cmd->add_option("--schedule", s.schedule,
                   "Simulator wave schedule: round-robin, or random (seeded interleaving; simulator/README.md)")
@@ -23,6 +31,7 @@ void add_sim_options(CLI::App* cmd, SimSettings& s) {
   add_hazards_option(cmd, s.hazards);
   add_lds_races_option(cmd, s.lds_races);
   add_memory_model_option(cmd, s.memory_model);
+  add_threads_option(cmd, s.threads);
 }
 
 std::string default_hazards(const std::string& kernel) { return kernel == "attention-fwd" ? "error" : "differential"; }
@@ -33,7 +42,7 @@ std::vector<std::pair<std::string, std::string>> apply_sim_settings(const Chosen
   if (s.hazards.empty()) s.hazards = default_hazards(kernel);
   if (!c.sim) {
     if (s.any())
-      throw CLI::ValidationError("--schedule/--schedule-seed/--envelope-seed/--hazards/--lds-races/--memory-model",
+      throw CLI::ValidationError("--schedule/--schedule-seed/--envelope-seed/--hazards/--lds-races/--memory-model/--threads",
                                  "apply to the simulator only");
     return {};
   }
@@ -44,6 +53,7 @@ std::vector<std::pair<std::string, std::string>> apply_sim_settings(const Chosen
   o.schedule = s.schedule == "random" ? simulator::Schedule::Random : simulator::Schedule::RoundRobin;
   o.seed = s.schedule_seed.value_or(0);
   o.transcendental_envelope = s.envelope_seed;
+  o.threads = s.threads.value_or(0);
   simulator::parse_lds_races(s.lds_races, o.lds_races);  // CLI11 checked the spelling
   simulator::parse_memory_model(s.memory_model, o.memory_model);
   std::vector<std::pair<std::string, std::string>> out{{"schedule", s.schedule}};

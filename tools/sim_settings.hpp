@@ -21,13 +21,15 @@ struct SimSettings {
   std::string hazards;  // "": error for our kernel, differential for a peer (default_hazards)
   std::string lds_races = "error";
   std::string memory_model = "coherent";
+  std::optional<unsigned> threads;  // SchedulerOptions::threads; results do not depend on it
   bool any() const {
     return schedule != "round-robin" || schedule_seed || envelope_seed || !hazards.empty() || lds_races != "error" ||
-           memory_model != "coherent";
+           memory_model != "coherent" || threads;
   }
 };
 
-// Registers --schedule, --schedule-seed, --envelope-seed, --hazards, --lds-races, --memory-model.
+// Registers --schedule, --schedule-seed, --envelope-seed, --hazards, --lds-races, --memory-model, --threads.
+void add_threads_option(CLI::App* cmd, std::optional<unsigned>& threads);
 void add_sim_options(CLI::App* cmd, SimSettings& s);
 
 // The hazard policy when --hazards is not given: error for our kernel (its wait states are ours

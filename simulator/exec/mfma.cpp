@@ -7,7 +7,8 @@
 //   f32:      v_mfma_f32_{16x16x4, 32x32x2, 32x32x1_2b, 16x16x1_4b, 4x4x1_16b}_f32
 //   f64:      v_mfma_f64_{16x16x4_f64, 4x4x4_4b_f64}
 //
-// Arithmetic: cdna::numerics::mfma_dot_* per output element (cdna3-facts.md §4); MODE's
+// Arithmetic: cdna::numerics::mfma_dot_* per output element (cdna3-facts.md §4), bf16/f16 through
+// its tile form numerics::mfma_tile_* (same bits, one call per matrix block); MODE's
 // rounding field does not apply. The f32 MFMAs honour MODE.FP_DENORM for fp32 (bits 5:4): 3 keeps
 // denormals, 0 flushes inputs and outputs; the split modes 1 and 2 are refused (not modelled).
 // f64 keeps denormals whatever MODE says. i8 wraps on int32 overflow (numerics::I8Overflow::Wrap).
@@ -34,6 +35,7 @@
 
 #include "numerics/fp8.hpp"
 #include "numerics/mfma.hpp"
+#include "numerics/mfma_tile.hpp"
 #include "simulator/exec/mfma_layout.hpp"
 #include "simulator/exec/handlers.hpp"
 #include "simulator/state/wave.hpp"
@@ -57,6 +59,59 @@ constexpr int blgp_lane(int lane, int blgp) {
     case 4: case 5: case 6: case 7: return lane % 16 + 16 * (blgp - 4);
     default: return lane;
   }
+}
+
+// bf16/f16: A, B and C gathered once from the register rows into the tile layout of
+// numerics/mfma_tile.hpp (A [block][i][k], B [block][j][k], C [block][i][j]), then the whole
+// M x N tile of each block in one call; same bits as mfma_dot_bf16/f16 per element.
+template <int M, int K, int B, In T>
+void mfma_tile16(Wave& w, const Inst& I, std::uint32_t (&out)[M * M * B / 64][kLanes]) {
+  constexpr int N = M;
+  constexpr int kpl = M * K * B / 64;
+  const Operand& A = I.ops[1];
+  const Operand& Bo = I.ops[2];
+  const Operand& C = I.ops[3];
+  std::array<std::uint16_t, B * M * K> a{}, b{};
+  std::array<float, B * M * N> c{};
+  for (int k = 0; k < K; ++k) {
+    // Element k % kpl of a lane: register (k % kpl) / 2, half (k % kpl) % 2 (packed
+    // little-endian, exec/mfma_layout.hpp).
+    const int e = k % kpl;
+    const std::uint32_t* ra = w.row(A.reg + static_cast<std::uint32_t>(e / 2));
+    const std::uint32_t* rb = w.row(Bo.reg + static_cast<std::uint32_t>(e / 2));
+    const int shift = 16 * (e % 2);
+    for (int blk = 0; blk < B; ++blk) {
+      const int ablock = ((blk >> I.cbsz) << I.cbsz) + I.abid;
+      for (int i = 0; i < M; ++i) {
+        const int row_lane = M * B * (k / kpl) + i;
+        a[static_cast<std::size_t>((blk * M + i) * K + k)] =
+            static_cast<std::uint16_t>(ra[M * ablock + row_lane] >> shift);
+        b[static_cast<std::size_t>((blk * N + i) * K + k)] =
+            static_cast<std::uint16_t>(rb[blgp_lane(M * blk + row_lane, I.blgp)] >> shift);
+      }
+    }
+  }
+  for (int blk = 0; blk < B; ++blk)
+    for (int i = 0; i < M; ++i)
+      for (int j = 0; j < N; ++j) {
+        const auto [reg, lane] = out_pos<M, B, false>(i, j, blk);
+        c[static_cast<std::size_t>((blk * M + i) * N + j)] =
+            as_float(C.kind == OperandKind::Const ? C.k32
+                                                  : w.row(C.reg + static_cast<std::uint32_t>(reg))[lane]);
+      }
+  for (int blk = 0; blk < B; ++blk) {
+    const auto ab = std::span<const std::uint16_t>(a).subspan(blk * M * K, M * K);
+    const auto bb = std::span<const std::uint16_t>(b).subspan(blk * N * K, N * K);
+    const auto cb = std::span<float>(c).subspan(blk * M * N, M * N);
+    if constexpr (T == In::Bf16) numerics::mfma_tile_bf16(ab, bb, cb, M, N, K);
+    else numerics::mfma_tile_f16(ab, bb, cb, M, N, K);
+  }
+  for (int blk = 0; blk < B; ++blk)
+    for (int i = 0; i < M; ++i)
+      for (int j = 0; j < N; ++j) {
+        const auto [reg, lane] = out_pos<M, B, false>(i, j, blk);
+        out[reg][lane] = fbits(c[static_cast<std::size_t>((blk * M + i) * N + j)]);
+      }
 }
 
 template <int M, int K, int B, In T>
@@ -85,6 +140,12 @@ void mfma(Wave& w, const Inst& I) {
       sim_fail("f32 MFMA with MODE.FP_DENORM(fp32) = " + std::to_string(dm) +
                " (split flush modes are not modelled; 0 and 3 are)");
     flush = dm == 0;
+  }
+  if constexpr (T == In::Bf16 || T == In::F16) {
+    std::uint32_t out[out_regs][kLanes];
+    mfma_tile16<M, K, B, T>(w, I, out);
+    mai::write_result(w, D, out);
+    return;
   }
 
   // Inputs per block, row-major [b][i][k] / [b][j][k], raw bits. CBSZ/ABID: block b takes its A
@@ -125,15 +186,7 @@ void mfma(Wave& w, const Inst& I) {
         const std::uint64_t* pb = &rb[static_cast<std::size_t>((b * N + j) * K)];
         const std::uint64_t c = cbits(reg, lane);
         std::uint64_t d = 0;
-        if constexpr (T == In::Bf16 || T == In::F16) {
-          std::array<std::uint16_t, K> a, bb;
-          for (int k = 0; k < K; ++k) {
-            a[static_cast<std::size_t>(k)] = static_cast<std::uint16_t>(pa[k]);
-            bb[static_cast<std::size_t>(k)] = static_cast<std::uint16_t>(pb[k]);
-          }
-          const float cf = as_float(static_cast<std::uint32_t>(c));
-          d = fbits(T == In::Bf16 ? numerics::mfma_dot_bf16(a, bb, cf) : numerics::mfma_dot_f16(a, bb, cf));
-        } else if constexpr (T == In::Xf32 || T == In::F32) {
+        if constexpr (T == In::Xf32 || T == In::F32) {
           std::array<float, K> a, bb;
           for (int k = 0; k < K; ++k) {
             a[static_cast<std::size_t>(k)] = as_float(static_cast<std::uint32_t>(pa[k]));

@@ -1,10 +1,15 @@
 #include "simulator/schedule/scheduler.hpp"
 #include "simulator/decode/inst_class.hpp"
 #include "simulator/checks/watchdog.hpp"
+#include "simulator/schedule/parallel.hpp"
 #include "simulator/state/kernel_fault.hpp"
 
 #include <algorithm>
+#include <atomic>
 #include <cstring>
+#include <mutex>
+#include <string>
+#include <thread>
 #include <memory>
 #include <optional>
 #include <random>
@@ -133,6 +138,119 @@ void init_wave(Wave& w, DispatchEnv& env, Workgroup& wg, std::uint32_t index,
   w.set_exec(exec);
 }
 
+
+// What every wave turn of a dispatch reads (fixed for the dispatch).
+struct TurnContext {
+  const DispatchEnv& env;
+  const Program& prog;
+  const Inst* insts;
+  const HazardInfo* hz;
+  std::uint32_t ninsts;
+  bool check;                  // SchedulerOptions::check_hazards
+  HazardMonitor* monitor;      // null unless the hazard policy needs one
+  InstStats* stats;            // null unless statistics were asked for
+  const InstFootprint* foot;   // per instruction, when stats
+};
+
+// One turn of wave `wave` of `r`: at most `turn` instructions; it ends early when the wave
+// ends or waits at s_barrier, at a taken backward branch and at s_sleep. Returns the number of
+// instructions executed (the caller adds them to the wave's count). Errors become a KernelFault
+// naming kernel, workgroup, wave and pc (fail_at).
+std::uint64_t run_wave_turn(const TurnContext& c, Resident& r, std::uint32_t wave, std::uint32_t turn) {
+  Wave& w = r.waves[wave];
+  std::uint32_t index = 0;
+  std::uint64_t n = 0;
+  try {
+    while (n < turn && w.state == WaveState::Running) {
+      index = w.pc;
+      if (index >= c.ninsts) sim_fail("control left the decoded code");
+      const Inst& I = c.insts[index];
+      const HazardInfo& h = c.hz[index];
+      bool swapped = false;
+      if (c.check && hazard_check_due(w.hazards, h)) {
+        if (!c.monitor) check_hazards(w.hazards, h, c.prog, index);
+        else swapped = c.monitor->before(w, r.shadows[wave], r.wg.id, wave, index, h);
+      }
+      if (c.monitor && c.monitor->saves_at(index)) c.monitor->save(w, r.shadows[wave], index, h);
+      w.pc = index + 1;
+      ++n;
+      if (c.stats) {
+        const InstFootprint& f = c.foot[index];
+        ++c.stats->by_class[static_cast<std::size_t>(f.cls)];
+        if ((f.read_per_lane | f.write_per_lane) != 0) c.stats->count_traffic(f, w.exec());
+      }
+      if (w.vector_mode == 0) [[likely]] I.fn(w, I);
+      else run_vector_mode(w, I, h.kind);
+      if (swapped) c.monitor->restore(w, h);
+      retire_hazards(w.hazards, h, index);
+      // Yield points: a taken backward branch (a loop, perhaps a spin) and s_sleep.
+      if (w.pc <= index || I.op == Opcode::s_sleep) break;
+    }
+  } catch (const std::exception& e) {
+    fail_at(c.env, r.wg, w, index, e.what());
+  }
+  return n;
+}
+
+// What every workgroup of a dispatch needs allocated and cleared.
+struct WorkgroupShape {
+  std::uint32_t nwaves;
+  std::size_t live_rows;  // VGPR rows the kernel can touch (cleared per workgroup)
+  bool race_check;        // LDS race shadow
+  bool shadows;           // hazard monitor shadows
+};
+
+std::unique_ptr<Resident> new_resident(const DispatchEnv& env, const WorkgroupShape& s) {
+  auto r = std::make_unique<Resident>();
+  r->wg.lds.assign(env.lds_bytes, 0);
+  r->waves.resize(s.nwaves);
+  r->vregs = std::make_unique<VectorFiles>(s.nwaves);
+  if (s.race_check) r->lds_shadow = std::make_unique<LdsShadow>(env.lds_bytes, s.nwaves);
+  for (std::uint32_t i = 0; i < s.nwaves; ++i)
+    r->priv.emplace_back(std::size_t{kLanes} * env.private_lane_bytes, std::uint8_t{0});
+  return r;
+}
+
+// Makes `r` workgroup number `lin` (grid order, x fastest) with its waves at their entry.
+void start_workgroup(Resident& r, DispatchEnv& env, const LaunchAddresses& addresses,
+                     const WorkgroupShape& s, std::uint64_t lin) {
+  Workgroup& wg = r.wg;
+  wg.id = {static_cast<std::uint32_t>(lin % env.grid[0]),
+           static_cast<std::uint32_t>(lin / env.grid[0] % env.grid[1]),
+           static_cast<std::uint32_t>(lin / env.grid[0] / env.grid[1])};
+  std::fill(wg.lds.begin(), wg.lds.end(), std::uint8_t{0});
+  wg.waves = s.nwaves;
+  wg.waves_at_barrier = 0;
+  wg.waves_done = 0;
+  wg.lds_shadow = r.lds_shadow.get();
+  wg.barriers = 0;
+  wg.cu = cu_of_workgroup(lin);
+  for (std::uint32_t i = 0; i < s.nwaves; ++i) {
+    r.vregs->clear(i, s.live_rows);
+    std::fill(r.priv[i].begin(), r.priv[i].end(), std::uint8_t{0});
+    Wave& w = r.waves[i];
+    w.v = r.vregs->wave(i);
+    w.priv = r.priv[i].empty() ? nullptr : r.priv[i].data();
+    init_wave(w, env, wg, i, addresses);
+  }
+  if (s.shadows) {
+    r.shadows.resize(s.nwaves);
+    for (auto& sh : r.shadows) sh.reset();
+  }
+}
+
+// Releases the workgroup's s_barrier when every wave that has not ended waits at it; true if so.
+bool release_barrier(DispatchEnv& env, Resident& r) {
+  Workgroup& wg = r.wg;
+  if (wg.waves_at_barrier == 0 || wg.waves_at_barrier != wg.waves - wg.waves_done) return false;
+  for (auto& w : r.waves)
+    if (w.state == WaveState::AtBarrier) w.state = WaveState::Running;
+  wg.waves_at_barrier = 0;
+  if (wg.lds_shadow) end_lds_interval(env, wg);  // accesses before the barrier are ordered
+  ++wg.barriers;                                 // before those after it
+  return true;
+}
+
 }  // namespace
 
 namespace {
@@ -151,17 +269,34 @@ std::uint64_t hash_bytes(const std::vector<std::uint8_t>& b, std::uint64_t h) {
 
 }  // namespace
 
-void run_dispatch(DispatchEnv& env, const LaunchAddresses& addresses,
-                  const SchedulerOptions& options, RunCounters& counters, HazardMonitor* monitor) {
-  const KernelInfo& k = *env.kernel;
-  const Program& prog = *env.program;
+namespace {
+
+WorkgroupShape shape_of(const DispatchEnv& env, const SchedulerOptions& options, bool shadows) {
   const std::uint32_t items = env.block[0] * env.block[1] * env.block[2];
   const std::uint32_t nwaves = (items + kLanes - 1) / kLanes;
-  const std::uint64_t total_wgs = std::uint64_t{env.grid[0]} * env.grid[1] * env.grid[2];
-  const std::size_t cap = std::max<std::uint32_t>(options.max_resident_workgroups, 1);
   // Registers beyond the descriptor's allocation are never accessed (the decoder refuses
   // them), so only the allocated rows are cleared per workgroup.
-  const std::size_t live_rows = std::min<std::size_t>(k.descriptor.allocated_vgprs(), kVgprFileRows);
+  const std::size_t live_rows = std::min<std::size_t>(env.kernel->descriptor.allocated_vgprs(), kVgprFileRows);
+  // LDS race check: only where two waves share LDS.
+  const bool race_check = options.lds_races != LdsRaces::Off && nwaves >= 2 && env.lds_bytes > 0;
+  return WorkgroupShape{nwaves, live_rows, race_check, shadows};
+}
+
+// Per instruction, its class and traffic (inst_class.hpp); empty without statistics.
+std::vector<InstFootprint> footprints(const Program& prog, const InstStats* stats) {
+  std::vector<InstFootprint> foot(stats ? prog.insts.size() : 0);
+  for (std::size_t i = 0; i < foot.size() && i < prog.text.size(); ++i) foot[i] = classify_instruction(prog.text[i]);
+  return foot;
+}
+
+// The interleaved scheduler described in scheduler.hpp (every workgroup of the dispatch).
+void run_serial(DispatchEnv& env, const LaunchAddresses& addresses, const SchedulerOptions& options,
+                RunCounters& counters, HazardMonitor* monitor) {
+  const Program& prog = *env.program;
+  const WorkgroupShape shape = shape_of(env, options, monitor != nullptr);
+  const std::uint32_t nwaves = shape.nwaves;
+  const std::uint64_t total_wgs = std::uint64_t{env.grid[0]} * env.grid[1] * env.grid[2];
+  const std::size_t cap = std::max<std::uint32_t>(options.max_resident_workgroups, 1);
 
   const Inst* insts = prog.insts.data();
   const HazardInfo* hz = prog.hazards.data();
@@ -170,14 +305,13 @@ void run_dispatch(DispatchEnv& env, const LaunchAddresses& addresses,
   const std::uint32_t quantum = std::max<std::uint32_t>(options.quantum, 1);
   const std::uint32_t ninsts = static_cast<std::uint32_t>(prog.insts.size());
   std::mt19937_64 rng(options.seed);
-  // LDS race check: only where two waves share LDS.
-  const bool race_check = options.lds_races != LdsRaces::Off && nwaves >= 2 && env.lds_bytes > 0;
   env.lds_races = options.lds_races;
   env.lds_race_log = &counters.lds_races;
   // Statistics by instruction class (simulator/decode/inst_class.hpp), when someone asked for them.
   InstStats* const stats = current_inst_stats();
-  std::vector<InstFootprint> foot(stats ? ninsts : 0);
-  for (std::size_t i = 0; i < foot.size() && i < prog.text.size(); ++i) foot[i] = classify_instruction(prog.text[i]);
+  const std::vector<InstFootprint> foot = footprints(prog, stats);
+
+  const TurnContext ctx{env, prog, insts, hz, ninsts, check, monitor, stats, foot.data()};
 
   std::vector<std::unique_ptr<Resident>> resident, pool;
   std::uint64_t next_wg = 0;
@@ -190,39 +324,9 @@ void run_dispatch(DispatchEnv& env, const LaunchAddresses& addresses,
         r = std::move(pool.back());
         pool.pop_back();
       } else {
-        r = std::make_unique<Resident>();
-        r->wg.lds.assign(env.lds_bytes, 0);
-        r->waves.resize(nwaves);
-        r->vregs = std::make_unique<VectorFiles>(nwaves);
-        if (race_check) r->lds_shadow = std::make_unique<LdsShadow>(env.lds_bytes, nwaves);
-        for (std::uint32_t i = 0; i < nwaves; ++i) {
-          r->priv.emplace_back(std::size_t{kLanes} * env.private_lane_bytes, std::uint8_t{0});
-        }
+        r = new_resident(env, shape);
       }
-      std::uint64_t lin = next_wg++;
-      Workgroup& wg = r->wg;
-      wg.id = {static_cast<std::uint32_t>(lin % env.grid[0]),
-               static_cast<std::uint32_t>(lin / env.grid[0] % env.grid[1]),
-               static_cast<std::uint32_t>(lin / env.grid[0] / env.grid[1])};
-      std::fill(wg.lds.begin(), wg.lds.end(), std::uint8_t{0});
-      wg.waves = nwaves;
-      wg.waves_at_barrier = 0;
-      wg.waves_done = 0;
-      wg.lds_shadow = r->lds_shadow.get();
-      wg.barriers = 0;
-      wg.cu = cu_of_workgroup(lin);
-      for (std::uint32_t i = 0; i < nwaves; ++i) {
-        r->vregs->clear(i, live_rows);
-        std::fill(r->priv[i].begin(), r->priv[i].end(), std::uint8_t{0});
-        Wave& w = r->waves[i];
-        w.v = r->vregs->wave(i);
-        w.priv = r->priv[i].empty() ? nullptr : r->priv[i].data();
-        init_wave(w, env, wg, i, addresses);
-      }
-      if (monitor) {
-        r->shadows.resize(nwaves);
-        for (auto& sh : r->shadows) sh.reset();
-      }
+      start_workgroup(*r, env, addresses, shape, next_wg++);
       resident.push_back(std::move(r));
     }
   };
@@ -290,37 +394,7 @@ void run_dispatch(DispatchEnv& env, const LaunchAddresses& addresses,
       Wave& w = t.r->waves[t.wave];
       const std::uint32_t turn =
           random ? 1 + static_cast<std::uint32_t>(rng() % quantum) : quantum;
-      std::uint32_t index = 0;
-      std::uint64_t n = 0;
-      try {
-        while (n < turn && w.state == WaveState::Running) {
-          index = w.pc;
-          if (index >= ninsts) sim_fail("control left the decoded code");
-          const Inst& I = insts[index];
-          const HazardInfo& h = hz[index];
-          bool swapped = false;
-          if (check && hazard_check_due(w.hazards, h)) {
-            if (!monitor) check_hazards(w.hazards, h, prog, index);
-            else swapped = monitor->before(w, t.r->shadows[t.wave], wg.id, t.wave, index, h);
-          }
-          if (monitor && monitor->saves_at(index)) monitor->save(w, t.r->shadows[t.wave], index, h);
-          w.pc = index + 1;
-          ++n;
-          if (stats) {
-            const InstFootprint& f = foot[index];
-            ++stats->by_class[static_cast<std::size_t>(f.cls)];
-            if ((f.read_per_lane | f.write_per_lane) != 0) stats->count_traffic(f, w.exec());
-          }
-          if (w.vector_mode == 0) [[likely]] I.fn(w, I);
-          else run_vector_mode(w, I, h.kind);
-          if (swapped) monitor->restore(w, h);
-          retire_hazards(w.hazards, h, index);
-          // Yield points: a taken backward branch (a loop, perhaps a spin) and s_sleep.
-          if (w.pc <= index || I.op == Opcode::s_sleep) break;
-        }
-      } catch (const std::exception& e) {
-        fail_at(env, wg, w, index, e.what());
-      }
+      const std::uint64_t n = run_wave_turn(ctx, *t.r, t.wave, turn);
       w.instructions += n;
       total_instructions += n;
       if (w.state == WaveState::Done) {
@@ -346,17 +420,8 @@ void run_dispatch(DispatchEnv& env, const LaunchAddresses& addresses,
           if (!w.pending.empty()) w.pending.complete_youngest(*caches, r->wg.cu);
 
     // s_barrier: released when every wave that has not ended is waiting at it.
-    for (const auto& r : resident) {
-      Workgroup& wg = r->wg;
-      if (wg.waves_at_barrier > 0 && wg.waves_at_barrier == nwaves - wg.waves_done) {
-        for (auto& w : r->waves)
-          if (w.state == WaveState::AtBarrier) w.state = WaveState::Running;
-        wg.waves_at_barrier = 0;
-        if (wg.lds_shadow) end_lds_interval(env, wg);  // accesses before the barrier are ordered
-        ++wg.barriers;                                 // before those after it
-        progress = true;
-      }
-    }
+    for (const auto& r : resident)
+      if (release_barrier(env, *r)) progress = true;
     // Retire finished workgroups (their storage is reused by the next admitted ones) once their
     // waves' stores are all performed.
     auto stores_pending = [](const Resident& r) {
@@ -412,6 +477,206 @@ void run_dispatch(DispatchEnv& env, const LaunchAddresses& addresses,
   // End of the dispatch: dirty L2 lines reach memory (the CP's end-of-kernel release).
   if (caches) caches->end_dispatch();
   env.caches = nullptr;
+}
+
+// Why the dispatch cannot take the parallel path, or "" if it can.
+std::string serial_only(const DispatchEnv& env, const SchedulerOptions& options, const HazardMonitor* monitor,
+                        std::uint64_t total_wgs) {
+  if (total_wgs < 2) return "one workgroup";
+  if (options.schedule == Schedule::Random) return "Schedule::Random interleaves all workgroups";
+  if (options.memory_model != MemoryModel::Cdna3 && !monitor && !options.poison &&
+      options.lds_races != LdsRaces::Report && !env.lds_watches && options.max_resident_workgroups >= 2)
+    return "";
+  if (options.memory_model == MemoryModel::Cdna3) return "the memory-model mode's caches are shared";
+  if (monitor) return "the hazard monitor runs serially";
+  if (options.poison) return "poison mode's written-byte maps are shared";
+  if (options.lds_races == LdsRaces::Report) return "LDS races are reported in the serial order";
+  if (env.lds_watches) return "the LDS race rerun records pcs serially";
+  return "max_resident_workgroups < 2";
+}
+
+// State shared by the threads of a parallel dispatch.
+struct ParallelRun {
+  const SchedulerOptions& options;
+  std::uint64_t total_wgs;
+  std::atomic<std::uint64_t> next{0};
+  std::atomic<bool> abort{false};
+  std::atomic<std::uint64_t> total_instructions{0};
+  std::mutex mutex;                     // guards what follows and options.workgroup_done
+  std::string abort_reason;             // the first thread's
+  RunCounters counters;                 // summed over the threads
+  InstStats stats;                      // summed over the threads, when asked for
+  std::vector<std::vector<AccessInterval>> logs;  // by linear workgroup id
+  void stop(std::string why) {
+    std::lock_guard<std::mutex> lock(mutex);
+    if (abort_reason.empty()) abort_reason = std::move(why);
+    abort = true;
+  }
+};
+
+// Runs one workgroup alone to its end with the serial scheduler's rounds restricted to its waves
+// (the same turns in the same order, so the same results when workgroups do not communicate).
+// Returns "" or why the parallel run must be abandoned: an error (the serial rerun reports it as
+// today), a limit, or no progress for hang_rounds rounds (it may wait on another workgroup).
+std::string run_alone(const TurnContext& ctx, DispatchEnv& env, Resident& r, ParallelRun& run,
+                      const AccessLog& log) {
+  const SchedulerOptions& o = run.options;
+  const std::uint32_t quantum = std::max<std::uint32_t>(o.quantum, 1);
+  std::uint64_t idle_rounds = 0, last_writes = log.writes;
+  const std::string who = wave_name(r.wg, 0);
+  const std::string wg_text = who.substr(0, who.find(" wave"));
+  try {
+    for (;; ++env.round) {
+      if (run.abort) return "stopped";
+      bool progress = false;
+      for (std::uint32_t i = 0; i < r.waves.size(); ++i) {
+        Wave& w = r.waves[i];
+        if (w.state != WaveState::Running) continue;
+        const std::uint64_t n = run_wave_turn(ctx, r, i, quantum);
+        w.instructions += n;
+        if (w.state == WaveState::Done) {
+          ++r.wg.waves_done;
+          progress = true;
+        }
+        if (w.instructions > o.max_wave_instructions ||
+            (run.total_instructions += n) > o.max_total_instructions)
+          return "an instruction limit was reached in " + wg_text;
+      }
+      if (release_barrier(env, r)) progress = true;
+      if (r.wg.waves_done == r.waves.size()) {
+        if (r.wg.lds_shadow) end_lds_interval(env, r.wg);
+        return "";
+      }
+      if (log.writes != last_writes) progress = true;
+      last_writes = log.writes;
+      if (progress) idle_rounds = 0;
+      else if (++idle_rounds >= o.hang_rounds)
+        return wg_text + " made no progress for " + std::to_string(o.hang_rounds) +
+               " rounds (it may wait for another workgroup)";
+    }
+  } catch (const std::exception& e) {
+    return std::string("an error in ") + wg_text;
+  }
+}
+
+// One thread of a parallel dispatch: takes workgroups in grid order until none is left.
+void parallel_worker(const DispatchEnv& shared_env, const LaunchAddresses& addresses, const WorkgroupShape& shape,
+                     const std::vector<InstFootprint>& foot, bool with_stats, ParallelRun& run) try {
+  DispatchEnv env = shared_env;  // own round counter and race log; memory and program are shared
+  std::vector<LdsRace> races;    // LdsRaces::Report runs serially: stays empty
+  env.lds_race_log = &races;
+  AccessLog log;
+  GlobalMemory::bind_log(&log);
+  InstStats stats;
+  const Program& prog = *env.program;
+  const TurnContext ctx{env, prog, prog.insts.data(), prog.hazards.data(),
+                        static_cast<std::uint32_t>(prog.insts.size()), run.options.check_hazards, nullptr,
+                        with_stats ? &stats : nullptr, foot.data()};
+  RunCounters mine;
+  std::unique_ptr<Resident> r = new_resident(env, shape);
+  for (std::uint64_t lin; !run.abort && (lin = run.next++) < run.total_wgs;) {
+    log.clear();
+    env.round = 0;
+    start_workgroup(*r, env, addresses, shape, lin);
+    std::string why = run_alone(ctx, env, *r, run, log);
+    if (!why.empty()) {
+      run.stop(std::move(why));
+      break;
+    }
+    for (const Wave& w : r->waves) {
+      mine.wave_instructions += w.instructions;
+      mine.mfma_instructions += w.mfma_instructions;
+    }
+    std::lock_guard<std::mutex> lock(run.mutex);
+    run.logs[lin] = std::move(log.intervals);
+    log.intervals = {};
+    ++run.counters.workgroups;
+    if (run.options.workgroup_done) run.options.workgroup_done(run.counters.workgroups, run.total_wgs);
+  }
+  GlobalMemory::bind_log(nullptr);
+  std::lock_guard<std::mutex> lock(run.mutex);
+  run.counters.wave_instructions += mine.wave_instructions;
+  run.counters.mfma_instructions += mine.mfma_instructions;
+  for (std::size_t i = 0; i < stats.by_class.size(); ++i) run.stats.by_class[i] += stats.by_class[i];
+  run.stats.global_read_bytes += stats.global_read_bytes;
+  run.stats.global_write_bytes += stats.global_write_bytes;
+  run.stats.scratch_read_bytes += stats.scratch_read_bytes;
+  run.stats.scratch_write_bytes += stats.scratch_write_bytes;
+  run.stats.lds_read_bytes += stats.lds_read_bytes;
+  run.stats.lds_write_bytes += stats.lds_write_bytes;
+} catch (const std::exception& e) {
+  GlobalMemory::bind_log(nullptr);
+  run.stop(std::string("a thread failed: ") + e.what());
+}
+
+// The optimistic parallel run: "" if kept (counters and statistics added), else why not (the
+// buffers are then restored to their contents before the dispatch).
+std::string run_parallel(DispatchEnv& env, const LaunchAddresses& addresses, const SchedulerOptions& options,
+                         RunCounters& counters, unsigned threads, std::uint64_t total_wgs) {
+  const WorkgroupShape shape = shape_of(env, options, false);
+  InstStats* const stats = current_inst_stats();
+  const std::vector<InstFootprint> foot = footprints(*env.program, stats);
+  env.lds_races = options.lds_races;
+  env.caches = nullptr;
+  env.trace_loads = false;
+  env.global_hooks = false;
+  env.round = 0;
+  const BufferSnapshot before(*env.memory);
+  ParallelRun run{options, total_wgs};
+  run.logs.resize(total_wgs);
+  env.memory->set_logging(true);
+  {
+    std::vector<std::jthread> pool;
+    for (unsigned t = 0; t < threads; ++t)
+      pool.emplace_back([&] { parallel_worker(env, addresses, shape, foot, stats != nullptr, run); });
+  }
+  env.memory->set_logging(false);
+  std::string why = run.abort_reason;
+  if (why.empty()) why = find_communication(run.logs, env.grid, env.memory->regions()).value_or("");
+  if (!why.empty()) {
+    before.restore();
+    return why;
+  }
+  counters.wave_instructions += run.counters.wave_instructions;
+  counters.mfma_instructions += run.counters.mfma_instructions;
+  counters.workgroups += run.counters.workgroups;
+  if (stats) {
+    for (std::size_t i = 0; i < stats->by_class.size(); ++i) stats->by_class[i] += run.stats.by_class[i];
+    stats->global_read_bytes += run.stats.global_read_bytes;
+    stats->global_write_bytes += run.stats.global_write_bytes;
+    stats->scratch_read_bytes += run.stats.scratch_read_bytes;
+    stats->scratch_write_bytes += run.stats.scratch_write_bytes;
+    stats->lds_read_bytes += run.stats.lds_read_bytes;
+    stats->lds_write_bytes += run.stats.lds_write_bytes;
+  }
+  return "";
+}
+
+}  // namespace
+
+void run_dispatch(DispatchEnv& env, const LaunchAddresses& addresses, const SchedulerOptions& options,
+                  RunCounters& counters, HazardMonitor* monitor) {
+  const std::uint64_t total_wgs = std::uint64_t{env.grid[0]} * env.grid[1] * env.grid[2];
+  const unsigned threads = static_cast<unsigned>(std::min<std::uint64_t>(
+      {options.threads == 0 ? usable_cores() : options.threads, total_wgs,
+       std::max<std::uint32_t>(options.max_resident_workgroups, 1)}));
+  if (threads <= 1) {
+    counters.parallel = "no (" + std::string(total_wgs < 2 ? "one workgroup" : "1 thread") + ")";
+    return run_serial(env, addresses, options, counters, monitor);
+  }
+  if (std::string why = serial_only(env, options, monitor, total_wgs); !why.empty()) {
+    counters.parallel = "no (" + why + ")";
+    return run_serial(env, addresses, options, counters, monitor);
+  }
+  const std::size_t races_before = counters.lds_races.size();
+  std::string why = run_parallel(env, addresses, options, counters, threads, total_wgs);
+  if (why.empty()) {
+    counters.parallel = "yes (" + std::to_string(threads) + " threads)";
+    return;
+  }
+  counters.lds_races.resize(races_before);
+  counters.parallel = "no (" + why + "; reran on the serial scheduler)";
+  run_serial(env, addresses, options, counters, monitor);
 }
 
 }  // namespace cdna::simulator

@@ -19,6 +19,16 @@
 // watchdog suspects a hang it records the waves' global loads (simulator/checks/watchdog.hpp), and its
 // error names, for each wave, the buffer element it polls and the value it keeps reading.
 //
+// Parallel dispatch (SchedulerOptions::threads, simulator/schedule/parallel.hpp): unless the
+// options need the serial scheduler (Random, memory model, hazard monitor, poison, reported LDS
+// races), the workgroups first run each alone on a pool of threads, every access to a writable
+// buffer logged; if no workgroup loaded or stored bytes another stored, and none failed, hit a
+// limit or waited hang_rounds rounds without progress, that run is the result (the same bits as
+// the serial scheduler: each workgroup saw the same memory and ran the same turns). Otherwise
+// the writable buffers get their contents from before the dispatch back and the serial
+// scheduler runs it; its errors and hang reports are exactly today's. RunCounters::parallel says
+// which happened.
+//
 // Workgroups are placed on CUs and XCDs as on MI300X (memory_model.hpp: cu_of_workgroup); this
 // matters only in the memory-model mode (SchedulerOptions::memory_model).
 #pragma once
@@ -27,6 +37,7 @@
 #include <cstdint>
 #include <functional>
 #include <optional>
+#include <string>
 #include <vector>
 
 #include "simulator/decode/code_object.hpp"
@@ -78,7 +89,12 @@ struct SchedulerOptions {
   // Progress of a long dispatch: called with (workgroups finished, workgroups in the grid) each
   // time a workgroup retires. Empty by default, so tests and the audit stay quiet; `sim` and
   // `run` print a throttled line from it (tools/progress.hpp).
+  // Called from the threads of a parallel dispatch one at a time (under a lock).
   std::function<void(std::uint64_t, std::uint64_t)> workgroup_done;
+  // Threads for the workgroups of a dispatch (parallel dispatch, simulator/schedule/parallel.hpp):
+  // 0 = the cores this process may use (sched_getaffinity), 1 = the interleaved serial
+  // scheduler only. Results are bitwise those of the serial scheduler either way.
+  unsigned threads = 0;
 };
 
 struct RunCounters {
@@ -86,6 +102,10 @@ struct RunCounters {
   std::uint64_t mfma_instructions = 0;
   std::uint64_t workgroups = 0;
   std::vector<LdsRace> lds_races;  // SchedulerOptions::lds_races == LdsRaces::Report
+  // How the last dispatch ran: "yes (N threads)", or "no (why)"; e.g. "no (workgroup (1,0,0)
+  // loads bytes [0, 4) of buffer 'out' that workgroup (0,0,0) stores; reran on the serial
+  // scheduler)".
+  std::string parallel;
 };
 
 // Device addresses the initial SGPRs point at.

@@ -1,4 +1,5 @@
 #include "simulator/schedule/simulator_executor.hpp"
+#include "simulator/schedule/parallel.hpp"
 
 #include <algorithm>
 #include <chrono>
@@ -75,7 +76,7 @@ device::Description SimulatorExecutor::describe() const {
   return {{"executor", "simulator"},
           {"device", "CDNA3 functional simulator (gfx942 code objects on the CPU)"},
           {"host_cpu", host_cpu_model()},
-          {"threads", "1"},
+          {"threads", std::to_string(options_.threads ? options_.threads : usable_cores())},
           {"schedule", options_.schedule == Schedule::Random ? "random seed " + std::to_string(options_.seed)
                                                              : "round-robin"},
           {"transcendental_envelope",
@@ -389,6 +390,7 @@ void SimulatorExecutor::run_once(std::span<const std::byte> bytes, const device:
     stats_.wave_instructions = counters.wave_instructions;
     stats_.mfma_instructions = counters.mfma_instructions;
     stats_.workgroups = counters.workgroups;
+  stats_.parallel = counters.parallel;
     stats_.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     if (!watches) merge_hazards();  // a watched rerun (LDS race pcs) would count the sites twice
     throw;
@@ -405,6 +407,7 @@ void SimulatorExecutor::run_once(std::span<const std::byte> bytes, const device:
   stats_.wave_instructions = counters.wave_instructions;
   stats_.mfma_instructions = counters.mfma_instructions;
   stats_.workgroups = counters.workgroups;
+  stats_.parallel = counters.parallel;
   stats_.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
 }
 

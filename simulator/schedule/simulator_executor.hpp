@@ -24,6 +24,7 @@ struct SimStats {
   std::uint64_t mfma_instructions = 0;
   std::uint64_t workgroups = 0;
   double seconds = 0;                   // wall time of the run (load + decode + execute)
+  std::string parallel;                 // RunCounters::parallel of the dispatch
 };
 
 class SimulatorExecutor : public device::Executor {
@@ -32,8 +33,9 @@ class SimulatorExecutor : public device::Executor {
   ~SimulatorExecutor() override;
 
   std::string name() const override { return "simulator"; }
-  // executor "simulator", device, host_cpu ("model name" of /proc/cpuinfo), threads (1: every
-  // wave of a dispatch interleaved on the calling thread), schedule and transcendental_envelope
+  // executor "simulator", device, host_cpu ("model name" of /proc/cpuinfo), threads (options().threads,
+  // 0 resolved to the usable cores: workgroups of a dispatch that do not communicate run on that
+  // many threads, scheduler.hpp), schedule and transcendental_envelope
   // (options()).
   device::Description describe() const override;
   void run(std::span<const std::byte> code_object, const device::Dispatch& dispatch) override;

@@ -1,6 +1,8 @@
 #include "simulator/state/memory.hpp"
 
+#include <algorithm>
 #include <sstream>
+#include <stdexcept>
 
 namespace cdna::simulator {
 namespace {
@@ -9,7 +11,39 @@ std::string hex(std::uint64_t v) {
   o << "0x" << std::hex << v;
   return o.str();
 }
+thread_local AccessLog* t_log = nullptr;
 }  // namespace
+
+void AccessLog::add(std::uint32_t region, std::uint64_t off, std::uint32_t n, bool write) {
+  writes += write ? 1u : 0u;
+  if (!intervals.empty()) {
+    AccessInterval& last = intervals.back();
+    // Lanes of one instruction usually touch consecutive or repeated bytes: extend the last run.
+    if (last.region == region && last.write == write && off <= last.end && off + n >= last.begin) {
+      last.begin = std::min(last.begin, off);
+      last.end = std::max(last.end, off + n);
+      return;
+    }
+  }
+  intervals.push_back(AccessInterval{region, off, off + n, write});
+}
+
+void GlobalMemory::bind_log(AccessLog* log) { t_log = log; }
+
+std::uint8_t* GlobalMemory::translate_logged(std::uint64_t addr, std::uint32_t n, bool write) {
+  if (!t_log) throw std::logic_error("simulator: global memory access logging without a bound log");
+  auto inside = [&](const Region& r) { return addr - r.base < r.size && n <= r.size - (addr - r.base); };
+  std::size_t i = t_log->hint < regions_.size() && inside(regions_[t_log->hint]) ? t_log->hint : regions_.size();
+  for (std::size_t j = 0; i == regions_.size() && j < regions_.size(); ++j)
+    if (inside(regions_[j])) i = j;
+  if (i == regions_.size()) return nullptr;
+  const Region& r = regions_[i];
+  if (write && !r.writable) return nullptr;
+  t_log->hint = i;
+  // Read-only buffers cannot carry anything between workgroups: only writable ones are logged.
+  if (r.writable) t_log->add(static_cast<std::uint32_t>(i), addr - r.base, n, write);
+  return r.data + (addr - r.base);
+}
 
 void GlobalMemory::clear() {
   regions_.clear();

@@ -7,6 +7,11 @@
 // never-written byte of such a buffer is an error (describe_fault says which byte). Atomics
 // count as stores (their read half is not checked). writes() counts successful store
 // translations; the scheduler's progress watchdog watches it.
+//
+// Access logging (the parallel dispatch, schedule/parallel.hpp): while on, each translation of a
+// byte range inside a writable buffer is appended to the calling thread's AccessLog (bound with
+// bind_log), which also counts that thread's stores; the shared lookup hint and write counter
+// are then not touched, so threads may translate at once.
 #pragma once
 
 #include <cstdint>
@@ -24,6 +29,26 @@ struct Region {
   std::vector<std::uint64_t> written;  // poison mode: bit i = byte i was stored (else empty)
 };
 
+// One run of bytes [begin, end) of buffer `region` (index into GlobalMemory::regions()) that a
+// workgroup loaded (write false) or stored (write true; atomics too).
+struct AccessInterval {
+  std::uint32_t region = 0;
+  std::uint64_t begin = 0, end = 0;
+  bool write = false;
+};
+
+// The accesses to writable buffers of the workgroup a thread is running (access logging).
+struct AccessLog {
+  std::vector<AccessInterval> intervals;  // adjacent runs of one kind are merged
+  std::uint64_t writes = 0;               // store translations (the workgroup's watchdog)
+  std::size_t hint = 0;                   // this thread's lookup hint
+  void add(std::uint32_t region, std::uint64_t off, std::uint32_t n, bool write);
+  void clear() {
+    intervals.clear();
+    writes = 0;
+  }
+};
+
 class GlobalMemory {
  public:
   // First device address handed out; buffers are 64 KiB aligned with a 64 KiB unmapped gap
@@ -38,7 +63,19 @@ class GlobalMemory {
               std::string name);
 
   // Poison mode: buffers mapped writable by map() from now on track their written bytes.
-  void set_track_writes(bool on) { track_ = on; }
+  void set_track_writes(bool on) {
+    track_ = on;
+    special_ = track_ || logging_;
+  }
+  // Access logging on or off (not together with write tracking: the parallel dispatch does not
+  // run in poison mode). Every thread translating while it is on must have bound a log.
+  void set_logging(bool on) {
+    logging_ = on;
+    special_ = track_ || logging_;
+  }
+  bool logging() const { return logging_; }
+  // The calling thread's log (nullptr unbinds).
+  static void bind_log(AccessLog* log);
   bool tracks_writes() const { return track_; }
   // Number of store translations so far (progress watchdog).
   std::uint64_t writes() const { return writes_; }
@@ -46,7 +83,7 @@ class GlobalMemory {
   // Host pointer for [addr, addr+n) if it lies inside one region, else nullptr (also for a
   // load of never-written bytes of a tracked buffer).
   std::uint8_t* translate(std::uint64_t addr, std::uint32_t n, bool write) {
-    if (track_) return translate_tracked(addr, n, write);
+    if (special_) return track_ ? translate_tracked(addr, n, write) : translate_logged(addr, n, write);
     const Region& h = regions_.empty() ? empty_ : regions_[hint_];
     if (addr - h.base < h.size && n <= h.size - (addr - h.base) && (!write || h.writable)) {
       writes_ += write ? 1u : 0u;
@@ -65,6 +102,7 @@ class GlobalMemory {
  private:
   std::uint8_t* translate_slow(std::uint64_t addr, std::uint32_t n, bool write);
   std::uint8_t* translate_tracked(std::uint64_t addr, std::uint32_t n, bool write);
+  std::uint8_t* translate_logged(std::uint64_t addr, std::uint32_t n, bool write);
   // First never-written byte of [off, off+n) in a tracked region, or ~0 if all were written.
   static std::uint64_t first_unwritten(const Region& r, std::uint64_t off, std::uint32_t n);
   std::vector<Region> regions_;  // sorted by base
@@ -72,6 +110,8 @@ class GlobalMemory {
   std::uint64_t next_ = kBase;
   Region empty_{};
   bool track_ = false;
+  bool logging_ = false;
+  bool special_ = false;  // track_ || logging_: one test on the fast path
   std::uint64_t writes_ = 0;
 };
 

@@ -87,3 +87,14 @@ extern "C" __global__ void lds_oob(const int* idx, int* out) {
   __syncthreads();
   out[t] = s[idx[t]];
 }
+
+// Parallel dispatch: workgroup b stores buf[b], then reads buf[b - 1] (another workgroup's
+// store) without waiting: communicating, and order-dependent.
+extern "C" __global__ void read_neighbour(int* buf, int* out) {
+  const int b = static_cast<int>(blockIdx.x);
+  if (threadIdx.x == 0) {
+    buf[b] = b + 1;
+    __threadfence();
+    out[b] = b > 0 ? buf[b - 1] : -1;
+  }
+}

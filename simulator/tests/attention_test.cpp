@@ -131,6 +131,35 @@ TEST(AttentionOnSimulatorSchedules, RandomInterleavingsAreBitwiseEqualToRoundRob
     }
   }
 }
+
+// Our kernel's workgroups share no written byte: the parallel dispatch keeps its threaded run,
+// and O and LSE are bitwise those of the serial scheduler.
+TEST(AttentionOnSimulatorSchedules, ParallelDispatchIsBitwiseEqualToSerial) {
+  auto path = device::attention_code_object(numerics::Rounding::RTNE, CDNA_SIM_DEVICE_DIR);
+  auto co = device::read_file(path, "attention code object");
+  std::vector<Case> cases = {
+      {"d64 causal", problem(2, 20, 33, 2, 2, 64, Mask::CausalBottomRight, 12)},
+      {"d128 none gqa", problem(1, 70, 70, 4, 2, 128, Mask::None, 13)},
+  };
+  for (auto& c : cases) {
+    SCOPED_TRACE(c.name);
+    SimulatorExecutor serial;
+    serial.options().threads = 1;
+    auto base = device::run_attention(serial, co, c.p);
+    for (unsigned threads : {2u, 3u}) {
+      SCOPED_TRACE("threads " + std::to_string(threads));
+      SimulatorExecutor ex;
+      ex.options().threads = threads;
+      auto out = device::run_attention(ex, co, c.p);
+      EXPECT_EQ(ex.last_stats().parallel.rfind("yes (", 0), 0u) << ex.last_stats().parallel;
+      EXPECT_EQ(ex.last_stats().wave_instructions, serial.last_stats().wave_instructions);
+      ASSERT_EQ(out.o.size(), base.o.size());
+      ASSERT_EQ(out.lse.size(), base.lse.size());
+      EXPECT_EQ(std::memcmp(out.o.data(), base.o.data(), base.o.size() * sizeof(base.o[0])), 0);
+      EXPECT_EQ(std::memcmp(out.lse.data(), base.lse.data(), base.lse.size() * sizeof(base.lse[0])), 0);
+    }
+  }
+}
 #endif
 
 INSTANTIATE_TEST_SUITE_P(Modes, CDNA_SIM_ATTENTION_SUITE,
