@@ -54,7 +54,7 @@ TEST_P(EveryRowSampled, EqualsTheWholeComparison) {
     const AttentionProblem p = randn_problem({2, 9, 37, 4, 2, 64}, GetParam(), 31);
     const Output out = correct_output(p, mode);
     const AttentionComparison whole = compare_attention(p, attention_forward_exact(p), out.o, out.lse, mode);
-    const SampledComparison s = compare_sampled(p, out.o, out.lse, mode, true, 9, 5);
+    const SampledComparison s = compare_sampled(p, exact_sample(p, 9, 5), out.o, out.lse, mode, true);
     const AttentionComparison& c = s.comparison;
     EXPECT_TRUE(whole.pass()) << whole.first_failure;
     EXPECT_EQ(c.pass(), whole.pass()) << c.first_failure;
@@ -77,7 +77,7 @@ INSTANTIATE_TEST_SUITE_P(Masks, EveryRowSampled,
 TEST(CompareSampled, JudgesTheSeededRowsAndChecksTheRestFinite) {
   const AttentionProblem p = randn_problem({1, 40, 50, 2, 1, 64}, Mask::None, 7);
   const Output out = correct_output(p, Rounding::RTNE);
-  const SampledComparison s = compare_sampled(p, out.o, out.lse, Rounding::RTNE, true, 3, 11);
+  const SampledComparison s = compare_sampled(p, exact_sample(p, 3, 11), out.o, out.lse, Rounding::RTNE, true);
   EXPECT_TRUE(s.comparison.pass()) << s.comparison.first_failure;
   EXPECT_EQ(s.rows_judged, 2 * 3);
   EXPECT_EQ(s.rows_checked_finite, 2 * 40 - 6);
@@ -94,7 +94,7 @@ TEST(CompareSampled, AWrongSampledRowFails) {
   Output out = correct_output(p, Rounding::RTNE);
   const auto [unsampled, sampled] = unsampled_and_sampled(p.shape, 0, 1, 3, 11);
   out.o[o_index(p.shape, 0, 1, sampled, 5)] ^= 0x0040;  // a flipped exponent bit: far outside the bound
-  const SampledComparison s = compare_sampled(p, out.o, out.lse, Rounding::RTNE, true, 3, 11);
+  const SampledComparison s = compare_sampled(p, exact_sample(p, 3, 11), out.o, out.lse, Rounding::RTNE, true);
   EXPECT_FALSE(s.comparison.pass());
   EXPECT_EQ(s.comparison.o_violations, 1);
   EXPECT_NE(s.comparison.first_failure.find("query row (b=0, h=1, i=" + std::to_string(sampled) + ")"), std::string::npos)
@@ -110,7 +110,7 @@ TEST(CompareSampled, ANonFiniteUnsampledRowFails) {
       out.lse[static_cast<std::size_t>(unsampled)] = std::numeric_limits<float>::infinity();
     else
       out.o[o_index(p.shape, 0, 0, unsampled, 3)] = 0x7FC0;  // NaN
-    const SampledComparison s = compare_sampled(p, out.o, out.lse, Rounding::RTNE, true, 3, 11);
+    const SampledComparison s = compare_sampled(p, exact_sample(p, 3, 11), out.o, out.lse, Rounding::RTNE, true);
     EXPECT_FALSE(s.comparison.pass()) << in_lse;
     EXPECT_EQ(s.comparison.semantic_violations, 1);
     EXPECT_NE(s.comparison.first_failure.find("query row (b=0, h=0, i=" + std::to_string(unsampled) + ") (not sampled"),
@@ -125,19 +125,19 @@ TEST(CompareSampled, AFiniteErrorOutsideTheSampleIsNotSeen) {
   Output out = correct_output(p, Rounding::RTNE);
   const auto [unsampled, sampled] = unsampled_and_sampled(p.shape, 0, 0, 3, 11);
   out.o[o_index(p.shape, 0, 0, unsampled, 3)] ^= 0x0040;
-  EXPECT_TRUE(compare_sampled(p, out.o, out.lse, Rounding::RTNE, true, 3, 11).comparison.pass());
-  EXPECT_FALSE(compare_sampled(p, out.o, out.lse, Rounding::RTNE, true, 40, 11).comparison.pass());
+  EXPECT_TRUE(compare_sampled(p, exact_sample(p, 3, 11), out.o, out.lse, Rounding::RTNE, true).comparison.pass());
+  EXPECT_FALSE(compare_sampled(p, exact_sample(p, 40, 11), out.o, out.lse, Rounding::RTNE, true).comparison.pass());
 }
 
 // Rows without a visible key are judged by their exact facts whether sampled or not.
 TEST(CompareSampled, RowsWithoutKeysAreAlwaysJudged) {
   const AttentionProblem p = randn_problem({1, 30, 10, 1, 1, 64}, Mask::CausalBottomRight, 8);  // rows 0-19: no key
   Output out = correct_output(p, Rounding::RTNE);
-  SampledComparison s = compare_sampled(p, out.o, out.lse, Rounding::RTNE, true, 2, 3);
+  SampledComparison s = compare_sampled(p, exact_sample(p, 2, 3), out.o, out.lse, Rounding::RTNE, true);
   EXPECT_TRUE(s.comparison.pass()) << s.comparison.first_failure;
   EXPECT_GE(s.rows_judged, 20);
   out.o[o_index(p.shape, 0, 0, 4, 0)] = 0x8000;  // -0.0: not the +0.0 the definition gives
-  s = compare_sampled(p, out.o, out.lse, Rounding::RTNE, true, 2, 3);
+  s = compare_sampled(p, exact_sample(p, 2, 3), out.o, out.lse, Rounding::RTNE, true);
   EXPECT_FALSE(s.comparison.pass());
   EXPECT_NE(s.comparison.first_failure.find("query row (b=0, h=0, i=4)"), std::string::npos) << s.comparison.first_failure;
 }
@@ -145,14 +145,17 @@ TEST(CompareSampled, RowsWithoutKeysAreAlwaysJudged) {
 TEST(CompareSampled, RefusesWhatItCannotJudge) {
   AttentionProblem p = randn_problem({1, 8, 8, 1, 1, 64}, Mask::None, 9);
   const Output out = correct_output(p, Rounding::RTNE);
-  EXPECT_THROW(compare_sampled(p, out.o, out.lse, Rounding::RTNE, true, 0, 1), std::invalid_argument);
+  EXPECT_THROW(compare_sampled(p, exact_sample(p, 0, 1), out.o, out.lse, Rounding::RTNE, true), std::invalid_argument);
   p.window_left = 2;
-  EXPECT_THROW(compare_sampled(p, out.o, out.lse, Rounding::RTNE, true, 2, 1), std::invalid_argument);
+  EXPECT_THROW(compare_sampled(p, exact_sample(p, 2, 1), out.o, out.lse, Rounding::RTNE, true), std::invalid_argument);
   p.window_left = -1;
   p.softcap = 30;
-  EXPECT_THROW(compare_sampled(p, out.o, out.lse, Rounding::RTNE, true, 2, 1), std::invalid_argument);
+  EXPECT_THROW(compare_sampled(p, exact_sample(p, 2, 1), out.o, out.lse, Rounding::RTNE, true), std::invalid_argument);
   p.softcap = 0;
-  EXPECT_THROW(compare_sampled(p, std::span(out.o).first(10), out.lse, Rounding::RTNE, true, 2, 1),
+  EXPECT_THROW(compare_sampled(p, exact_sample(p, 2, 1), std::span(out.o).first(10), out.lse, Rounding::RTNE, true),
+               std::invalid_argument);
+  const AttentionProblem larger = randn_problem({1, 20, 8, 2, 1, 64}, Mask::None, 9);
+  EXPECT_THROW(compare_sampled(p, exact_sample(larger, 20, 1), out.o, out.lse, Rounding::RTNE, true),
                std::invalid_argument);
 }
 
