@@ -5,14 +5,14 @@
 #include <limits>
 #include <sstream>
 #include <stdexcept>
+#include <thread>
+
+#include <mpfr.h>
 
 #include "reference/bound.hpp"
 #include "reference/fast_reference.hpp"
 #include "reference/floor.hpp"
 #include "reference/parallel_for.hpp"
-
-#include <mpfr.h>
-#include <thread>
 
 namespace cdna::reference {
 namespace {
@@ -98,7 +98,8 @@ ExactSample exact_sample(const AttentionProblem& problem, std::int64_t rows_per_
         if (std::binary_search(rows.begin(), rows.end(), i) || visible_range(problem, i).count == 0)
           sample.rows.push_back({b, h, i, {}});
     }
-  unsigned threads = mpfr_buildopt_tls_p() ? std::max(1u, std::thread::hardware_concurrency()) : 1u;
+  // MPFR without thread-local state allows one thread only (as attention_forward_exact).
+  const unsigned threads = mpfr_buildopt_tls_p() ? std::max(1u, std::thread::hardware_concurrency()) : 1u;
   parallel_for(std::ssize(sample.rows), threads, [&](unsigned, std::int64_t t) {
     SampledRow& r = sample.rows[static_cast<std::size_t>(t)];
     ExactOptions one;
