@@ -211,6 +211,22 @@ void judge_floor_rule(AttentionComparison& c, std::span<const double> got, std::
   }
 }
 
+void merge_elements(AttentionComparison& c, const AttentionComparison& s, const std::string& piece) {
+  c.max_abs_err_o = std::max(c.max_abs_err_o, s.max_abs_err_o);
+  c.max_ulp_err_o = std::max(c.max_ulp_err_o, s.max_ulp_err_o);
+  c.max_err_to_bound_o = std::max(c.max_err_to_bound_o, s.max_err_to_bound_o);
+  c.max_abs_err_lse = std::max(c.max_abs_err_lse, s.max_abs_err_lse);
+  c.max_err_to_bound_lse = std::max(c.max_err_to_bound_lse, s.max_err_to_bound_lse);
+  c.o_violations += s.o_violations;
+  c.lse_violations += s.lse_violations;
+  c.semantic_violations += s.semantic_violations;
+  c.convention_rows += s.convention_rows;
+  c.o_judged += s.o_judged;
+  c.lse_judged += s.lse_judged;
+  c.o_exact_facts += s.o_exact_facts;
+  if (c.first_failure.empty() && !s.first_failure.empty()) c.first_failure = piece + s.first_failure;
+}
+
 AttentionComparison compare_attention(const AttentionProblem& problem, const AttentionResult& exact,
                                       std::span<const std::uint16_t> o, std::span<const float> lse,
                                       numerics::Rounding mode, bool lse_given) {

@@ -74,5 +74,9 @@ AttentionComparison compare_elements(const AttentionProblem& problem, const Atte
 // is empty) when the first exceeds twice the second. got, exact, flush, floor: O values, one layout.
 void judge_floor_rule(AttentionComparison& c, std::span<const double> got, std::span<const double> exact,
                       std::span<const double> flush, std::span<const double> floor);
+// Adds rules 1–3 and the counts of `part` (a compare_elements result of one piece of a larger
+// output: a varlen sequence, a sampled query row) to `into`: maxima of the figures, sums of the
+// counts, and `part`'s first failure prefixed with `piece` ("sequence 2: ") if `into` has none.
+void merge_elements(AttentionComparison& into, const AttentionComparison& part, const std::string& piece);
 
 }  // namespace cdna::reference

@@ -10,6 +10,7 @@
 //      per row the shifted exponents, weights W and W∘r; then W·[V | |V|] and (W∘r)·|V|.
 //   3. Per row O = (W·V)/l, LSE = scale·c + log l, and the bounds.
 #include "reference/fast_reference.hpp"
+#include "reference/parallel_for.hpp"
 
 #include <Eigen/Core>
 
@@ -510,34 +511,6 @@ class Evaluator {
   double scale_ = 0, scale_abs_ = 0, gamma_d_ = 0;
   int exact_budget_ = 0;
 };
-
-// Runs fn(t) for t in [0, tasks) on up to `threads` std::threads; rethrows the first error.
-template <class Fn>
-void parallel_for(std::int64_t tasks, unsigned threads, Fn&& fn) {
-  if (tasks <= 0) return;
-  threads = static_cast<unsigned>(std::min<std::int64_t>(threads, tasks));
-  std::atomic<std::int64_t> next{0};
-  std::exception_ptr error;
-  std::mutex error_mutex;
-  auto work = [&](unsigned worker) {
-    try {
-      for (std::int64_t t = next.fetch_add(1); t < tasks; t = next.fetch_add(1)) fn(worker, t);
-    } catch (...) {
-      const std::lock_guard<std::mutex> lock(error_mutex);
-      if (!error) error = std::current_exception();
-      next.store(tasks);
-    }
-  };
-  if (threads <= 1) {
-    work(0);
-  } else {
-    std::vector<std::thread> pool;
-    pool.reserve(threads);
-    for (unsigned w = 0; w < threads; ++w) pool.emplace_back(work, w);
-    for (std::thread& th : pool) th.join();
-  }
-  if (error) std::rethrow_exception(error);
-}
 
 }  // namespace
 

@@ -287,19 +287,7 @@ AttentionComparison compare_varlen(const VarlenProblem& p, const AttentionResult
     gather_sequence(p, b, o_all, lse_all, seq_o, seq_lse);
     const AttentionBounds bounds = attention_bounds(seq, seq_exact, mode);
     const AttentionComparison s = compare_elements(seq, seq_exact, seq_o, seq_lse, mode, lse_given, bounds);
-    c.max_abs_err_o = std::max(c.max_abs_err_o, s.max_abs_err_o);
-    c.max_ulp_err_o = std::max(c.max_ulp_err_o, s.max_ulp_err_o);
-    c.max_err_to_bound_o = std::max(c.max_err_to_bound_o, s.max_err_to_bound_o);
-    c.max_abs_err_lse = std::max(c.max_abs_err_lse, s.max_abs_err_lse);
-    c.max_err_to_bound_lse = std::max(c.max_err_to_bound_lse, s.max_err_to_bound_lse);
-    c.o_violations += s.o_violations;
-    c.lse_violations += s.lse_violations;
-    c.semantic_violations += s.semantic_violations;
-    c.convention_rows += s.convention_rows;
-    c.o_judged += s.o_judged;
-    c.lse_judged += s.lse_judged;
-    c.o_exact_facts += s.o_exact_facts;
-    if (c.first_failure.empty() && !s.first_failure.empty()) c.first_failure = "sequence " + std::to_string(b) + ": " + s.first_failure;
+    merge_elements(c, s, "sequence " + std::to_string(b) + ": ");
     // Rule 4 once over every sequence (below).
     const std::vector<double> f = attention_floor_output(seq, mode);
     for (std::size_t n = 0; n < seq_o.size(); ++n) got.push_back(numerics::f32_from_bf16(seq_o[n]));

@@ -18,6 +18,8 @@
 #include "device/hip_executor.hpp"
 #include "golden/digest.hpp"
 #include "reference/profiles.hpp"
+#include "reference/sampled_compare.hpp"
+#include "tools/audit_production_cases.hpp"
 #include "adapters/code_object_mode.hpp"
 #include "tools/plots.hpp"
 #include "tools/report_html.hpp"
@@ -170,6 +172,10 @@ AuditResult run_audit(const AuditOptions& options, device::Executor& executor,
     auto t = tile_cases();
     cases.insert(cases.end(), std::make_move_iterator(t.begin()), std::make_move_iterator(t.end()));
   }
+  if (options.production) {
+    auto p = production_cases(options.kernel);
+    cases.insert(cases.end(), std::make_move_iterator(p.begin()), std::make_move_iterator(p.end()));
+  }
   if (!options.case_filter.empty()) {
     const std::regex re(options.case_filter);
     std::erase_if(cases, [&](const AuditCase& c) { return !std::regex_search(c.id, re); });
@@ -223,7 +229,7 @@ AuditResult run_audit(const AuditOptions& options, device::Executor& executor,
     std::string detail(to_string(r.verdict));
     if (r.compared) detail += "  max|err| " + fmt(r.comparison.max_abs_err_o);
     detail += "  (" + fmt(r.kernel_seconds + r.oracle_seconds, 2) + " s)";
-    if (!r.note.empty() && r.verdict != Verdict::Pass) detail += "  " + r.note;
+    if (!r.note.empty() && (r.verdict != Verdict::Pass || r.rows_total > 0)) detail += "  " + r.note;
     line.step(done, r.id + " " + r.mode, detail);
   };
 
@@ -233,6 +239,8 @@ AuditResult run_audit(const AuditOptions& options, device::Executor& executor,
     // Varlen outputs are judged under the definition's conventions only (as golden files are).
     if (!why && c.varlen && profile.name != "ours")
       why = "a varlen case is judged under the profile 'ours' only, not '" + std::string(profile.name) + "'";
+    if (!why && c.sample_rows > 0 && profile.name != "ours")
+      why = "a sampled production case is judged under the profile 'ours' only, not '" + std::string(profile.name) + "'";
     if (c.expect_rejection || why || !c.unsupported_feature.empty()) {
       CaseResult r = base_row(c, position.at(c.id));
       done += options.modes.size();
@@ -249,8 +257,17 @@ AuditResult run_audit(const AuditOptions& options, device::Executor& executor,
     }
 
     const auto t_oracle = Clock::now();
-    const reference::AttentionResult exact =
-        c.varlen ? reference::varlen_forward_exact(*c.varlen) : reference::attention_forward_exact(c.problem);
+    // A production case: the oracle on its seeded sample of rows only (reference/sampled_compare.hpp).
+    reference::ExactSample sample;
+    reference::AttentionResult exact;
+    if (c.sample_rows > 0) {
+      if (options.progress)
+        *options.progress << "audit: " << c.id << ": the MPFR oracle on " << c.sample_rows
+                          << " seeded query rows per head (of " << c.problem.shape.seqlen_q << ")\n";
+      sample = reference::exact_sample(c.problem, c.sample_rows, c.seed);
+    } else {
+      exact = c.varlen ? reference::varlen_forward_exact(*c.varlen) : reference::attention_forward_exact(c.problem);
+    }
     const double oracle_seconds = seconds_since(t_oracle);
 
     for (numerics::Rounding mode : options.modes) {
@@ -258,13 +275,26 @@ AuditResult run_audit(const AuditOptions& options, device::Executor& executor,
       r.mode = std::string(numerics::to_string(mode));
       r.oracle_seconds = mode == options.modes.front() ? oracle_seconds : 0.0;
       const auto t_kernel = Clock::now();
+      if (c.sample_rows > 0 && options.progress)  // minutes long: the dispatch's own lines follow
+        *options.progress << "audit: " << c.id << " " << r.mode << ": the kernel on " << shape_text(c.problem.shape) << "\n";
       try {
         const device::AttentionOutput out = run_case(c, false, mode);
         r.kernel_seconds = seconds_since(t_kernel);
         if (wave_instructions) r.wave_instructions = wave_instructions();
-        r.comparison = c.varlen ? reference::compare_varlen(*c.varlen, exact, out.o, out.lse, mode, lse_given)
-                                : reference::compare_with_profile(profile, c.problem, exact, out.o, out.lse, mode, lse_given);
-        r.o_sums = o_error_sums(out.o, exact.o);
+        std::string sampling;
+        if (c.sample_rows > 0) {
+          const reference::SampledComparison s =
+              reference::compare_sampled(c.problem, sample, out.o, out.lse, mode, lse_given);
+          r.comparison = s.comparison;
+          r.o_sums = o_error_sums(s.o_sampled, s.exact_o_sampled);
+          r.rows_total = s.rows_total;
+          r.rows_judged = s.rows_judged;
+          sampling = s.summary();
+        } else {
+          r.comparison = c.varlen ? reference::compare_varlen(*c.varlen, exact, out.o, out.lse, mode, lse_given)
+                                  : reference::compare_with_profile(profile, c.problem, exact, out.o, out.lse, mode, lse_given);
+          r.o_sums = o_error_sums(out.o, exact.o);
+        }
         r.compared = true;
         std::string facts = c.exact_facts ? c.exact_facts(widen(out)) : "";
         if (facts.empty() && (c.twin || c.varlen_twin)) {
@@ -273,6 +303,7 @@ AuditResult run_audit(const AuditOptions& options, device::Executor& executor,
         }
         r.verdict = r.comparison.pass() && facts.empty() ? Verdict::Pass : Verdict::Fail;
         r.note = !r.comparison.first_failure.empty() ? r.comparison.first_failure : facts;
+        if (!sampling.empty()) r.note = r.note.empty() ? sampling : r.note + "; " + sampling;
       } catch (const std::exception& e) {
         r.kernel_seconds = seconds_since(t_kernel);
         r.verdict = Verdict::Fail;
@@ -359,7 +390,7 @@ std::string summary_table(const AuditResult& result) {
       o << std::setw(11) << "-" << std::setw(9) << "-" << std::setw(11) << "-" << std::setw(9) << "-";
     }
     o << "  " << to_string(r.verdict);
-    if (r.verdict != Verdict::Pass && !r.note.empty()) o << ": " << r.note;
+    if ((r.verdict != Verdict::Pass || r.rows_total > 0) && !r.note.empty()) o << ": " << r.note;
     o << "\n";
   }
   const CaseResult* largest = nullptr;

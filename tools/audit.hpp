@@ -38,6 +38,7 @@ struct AuditOptions {
   bool matrix = true;       // run the default matrix
   bool handed = true;       // run C01–C14
   bool tiles = true;        // run the shapes around the peers' query tiles (tile_cases)
+  bool production = false;  // run the kernel's production cases (tools/audit_production_cases.hpp), sampled
   // The kernel audited: an adapter name (adapters/kernel_adapter.hpp, adapter_names()).
   std::string kernel = "attention-fwd";
   // Code object source (a file or a directory, as KernelAdapter::load takes it) for every mode;
@@ -67,6 +68,9 @@ struct CaseResult {
   std::string hazards;
   double kernel_seconds = 0, oracle_seconds = 0;
   std::uint64_t wave_instructions = 0;  // simulator only; 0 on hardware
+  // A sampled case (AuditCase::sample_rows): query rows in all, and of them judged exactly against
+  // the oracle; 0 and 0 for a case whose every row was judged. The note then says so, pass or not.
+  std::int64_t rows_total = 0, rows_judged = 0;
   // Index of the case in the unsharded enumeration (matrix, handed, tiles, after --cases): where
   // `report merge` puts the rows of shards back (all rows of a case share it).
   std::size_t position = 0;

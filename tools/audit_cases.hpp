@@ -46,6 +46,10 @@ struct AuditCase {
   // Case-specific exact facts of the handed cases on an output (kernel's or oracle's): "" if they
   // hold, else one line naming the first element that breaks them.
   std::function<std::string(const CaseOutput&)> exact_facts;
+  // > 0: a production shape whose every row the exact oracle cannot evaluate in an audit's time:
+  // this many seeded query rows per (batch, head) are judged exactly (seed `seed`), the others by
+  // the facts derivable without the oracle (reference/sampled_compare.hpp; docs/pass-rule.md).
+  std::int64_t sample_rows = 0;
 };
 
 // "" if `a` and `b` are equal bit for bit (O bits and LSE bits), else one line naming the first

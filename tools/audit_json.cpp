@@ -78,6 +78,10 @@ json row_json(const CaseResult& r) {
               {"o_exact_facts", r.comparison.o_exact_facts},
               {"lse_judged", r.comparison.lse_judged},
               {"compared", r.compared}};
+  if (r.rows_total > 0) {  // a sampled production case: how many query rows the oracle judged
+    row["query_rows"] = r.rows_total;
+    row["query_rows_judged_exactly"] = r.rows_judged;
+  }
   if (r.compared) {
     const auto& c = r.comparison;
     row["max_abs_err_o"] = number(c.max_abs_err_o);
@@ -135,6 +139,8 @@ CaseResult row_from(const json& j) {
   c.o_exact_facts = j.at("o_exact_facts").get<std::int64_t>();
   c.lse_judged = j.at("lse_judged").get<std::int64_t>();
   r.compared = j.at("compared").get<bool>();
+  r.rows_total = j.value("query_rows", std::int64_t{0});
+  r.rows_judged = j.value("query_rows_judged_exactly", std::int64_t{0});
   if (!r.compared) return r;
   c.max_abs_err_o = number_from(j.at("max_abs_err_o"));
   c.max_ulp_err_o = number_from(j.at("max_ulp_err_o"));

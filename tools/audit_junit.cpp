@@ -86,7 +86,11 @@ std::vector<junit::TestSuite> audit_junit(const AuditResult& result, const std::
   for (const CaseResult& r : result.rows) {
     const double seconds = r.kernel_seconds + r.oracle_seconds;
     if (r.mode != "-") {
-      audit.cases.push_back(verdict_case(classname, r.id + " " + r.mode, seconds, status_of(r.verdict), r.note));
+      // A sampled production case says so in its name, pass or not (docs/pass-rule.md).
+      const std::string sampled = r.rows_total > 0 ? " (sampled: " + std::to_string(r.rows_judged) + " of " +
+                                                         std::to_string(r.rows_total) + " rows exact)"
+                                                   : "";
+      audit.cases.push_back(verdict_case(classname, r.id + " " + r.mode + sampled, seconds, status_of(r.verdict), r.note));
       continue;
     }
     for (numerics::Rounding m : modes)  // decided before any mode ran: the same for each
