@@ -29,6 +29,7 @@
 // decoder refuses values outside the ranges the AMD Matrix Instruction Calculator gives
 // (check_mai_modifiers in decoder.cpp). Refused here: other neg/clamp/op_sel modifiers, a partial
 // EXEC (inactive-lane behaviour is not modelled), A/B given as constants.
+#include <algorithm>
 #include <array>
 #include <cstring>
 #include <span>
@@ -64,7 +65,9 @@ constexpr int blgp_lane(int lane, int blgp) {
 // bf16/f16: A, B and C gathered once from the register rows into the tile layout of
 // numerics/mfma_tile.hpp (A [block][i][k], B [block][j][k], C [block][i][j]), then the whole
 // M x N tile of each block in one call; same bits as mfma_dot_bf16/f16 per element.
-template <int M, int K, int B, In T>
+// Plain: no CBSZ/ABID/BLGP (what compilers emit), so the lane of an element is a constant
+// expression of (block, i, k) and the gathering loops carry no modifier arithmetic.
+template <int M, int K, int B, In T, bool Plain>
 void mfma_tile16(Wave& w, const Inst& I, std::uint32_t (&out)[M * M * B / 64][kLanes]) {
   constexpr int N = M;
   constexpr int kpl = M * K * B / 64;
@@ -81,24 +84,28 @@ void mfma_tile16(Wave& w, const Inst& I, std::uint32_t (&out)[M * M * B / 64][kL
     const std::uint32_t* rb = w.row(Bo.reg + static_cast<std::uint32_t>(e / 2));
     const int shift = 16 * (e % 2);
     for (int blk = 0; blk < B; ++blk) {
-      const int ablock = ((blk >> I.cbsz) << I.cbsz) + I.abid;
+      const int ablock = Plain ? blk : ((blk >> I.cbsz) << I.cbsz) + I.abid;
       for (int i = 0; i < M; ++i) {
         const int row_lane = M * B * (k / kpl) + i;
         a[static_cast<std::size_t>((blk * M + i) * K + k)] =
             static_cast<std::uint16_t>(ra[M * ablock + row_lane] >> shift);
-        b[static_cast<std::size_t>((blk * N + i) * K + k)] =
-            static_cast<std::uint16_t>(rb[blgp_lane(M * blk + row_lane, I.blgp)] >> shift);
+        const int b_lane = Plain ? M * blk + row_lane : blgp_lane(M * blk + row_lane, I.blgp);
+        b[static_cast<std::size_t>((blk * N + i) * K + k)] = static_cast<std::uint16_t>(rb[b_lane] >> shift);
       }
     }
   }
+  // Row i of a block's C/D occupies N consecutive lanes of one register (out_pos: lane =
+  // lane0 + j), so rows are copied whole.
   for (int blk = 0; blk < B; ++blk)
-    for (int i = 0; i < M; ++i)
-      for (int j = 0; j < N; ++j) {
-        const auto [reg, lane] = out_pos<M, B, false>(i, j, blk);
-        c[static_cast<std::size_t>((blk * M + i) * N + j)] =
-            as_float(C.kind == OperandKind::Const ? C.k32
-                                                  : w.row(C.reg + static_cast<std::uint32_t>(reg))[lane]);
+    for (int i = 0; i < M; ++i) {
+      float* dst = &c[static_cast<std::size_t>((blk * M + i) * N)];
+      if (C.kind == OperandKind::Const) {
+        std::fill_n(dst, N, as_float(C.k32));
+        continue;
       }
+      const auto [reg, lane0] = out_pos<M, B, false>(i, 0, blk);
+      std::memcpy(dst, w.row(C.reg + static_cast<std::uint32_t>(reg)) + lane0, N * sizeof(float));
+    }
   for (int blk = 0; blk < B; ++blk) {
     const auto ab = std::span<const std::uint16_t>(a).subspan(blk * M * K, M * K);
     const auto bb = std::span<const std::uint16_t>(b).subspan(blk * N * K, N * K);
@@ -107,11 +114,10 @@ void mfma_tile16(Wave& w, const Inst& I, std::uint32_t (&out)[M * M * B / 64][kL
     else numerics::mfma_tile_f16(ab, bb, cb, M, N, K);
   }
   for (int blk = 0; blk < B; ++blk)
-    for (int i = 0; i < M; ++i)
-      for (int j = 0; j < N; ++j) {
-        const auto [reg, lane] = out_pos<M, B, false>(i, j, blk);
-        out[reg][lane] = fbits(c[static_cast<std::size_t>((blk * M + i) * N + j)]);
-      }
+    for (int i = 0; i < M; ++i) {
+      const auto [reg, lane0] = out_pos<M, B, false>(i, 0, blk);
+      std::memcpy(&out[reg][lane0], &c[static_cast<std::size_t>((blk * M + i) * N)], N * sizeof(float));
+    }
 }
 
 template <int M, int K, int B, In T>
@@ -143,7 +149,8 @@ void mfma(Wave& w, const Inst& I) {
   }
   if constexpr (T == In::Bf16 || T == In::F16) {
     std::uint32_t out[out_regs][kLanes];
-    mfma_tile16<M, K, B, T>(w, I, out);
+    if (I.cbsz == 0 && I.abid == 0 && I.blgp == 0) mfma_tile16<M, K, B, T, true>(w, I, out);
+    else mfma_tile16<M, K, B, T, false>(w, I, out);
     mai::write_result(w, D, out);
     return;
   }
