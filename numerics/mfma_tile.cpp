@@ -8,6 +8,9 @@
 #include <algorithm>
 #include <bit>
 #include <cfenv>
+#if defined(__SSE__) || defined(__x86_64__)
+#include <xmmintrin.h>
+#endif
 #include <cstddef>
 #include <cstdint>
 #include <stdexcept>
@@ -17,6 +20,15 @@
 
 namespace cdna::numerics {
 namespace {
+
+bool host_arithmetic_is_ieee_nearest() {
+  if (std::fegetround() != FE_TONEAREST) return false;
+#if defined(__SSE__) || defined(__x86_64__)
+  constexpr unsigned kFtz = 1u << 15, kDaz = 1u << 6;
+  if ((_mm_getcsr() & (kFtz | kDaz)) != 0) return false;
+#endif
+  return true;
+}
 
 constexpr int kMax = kMfmaTileMaxDim;
 constexpr int kBlock = 8;      // products per block (cdna3-facts.md §4 step 1)
@@ -148,8 +160,11 @@ void tile(std::span<const std::uint16_t> a, std::span<const std::uint16_t> b, st
     bad("spans must hold m*k, n*k and m*n elements (got " + std::to_string(a.size()) + ", " +
         std::to_string(b.size()) + ", " + std::to_string(c.size()) + ")");
   if (k == 0) return;
-  // The final double -> float conversion rounds in the host's mode; only nearest is the model.
-  if (std::fegetround() != FE_TONEAREST) {
+  // The float products and the final double -> float conversion must be IEEE 754 with gradual
+  // underflow, rounding to nearest: the host's rounding mode, and on x86 MXCSR's FTZ (bit 15,
+  // flush subnormal results) and DAZ (bit 6, read subnormal inputs as zero) bits, which e.g. a
+  // host process built with -ffast-math sets (Intel SDM vol. 1 §10.2.3). Otherwise the definition.
+  if (!host_arithmetic_is_ieee_nearest()) {
     for (int i = 0; i < m; ++i)
       for (int j = 0; j < n; ++j)
         c[static_cast<std::size_t>(i * n + j)] =

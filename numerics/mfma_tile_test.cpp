@@ -9,6 +9,9 @@
 
 #include <bit>
 #include <cfenv>
+#if defined(__SSE__) || defined(__x86_64__)
+#include <xmmintrin.h>
+#endif
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
@@ -259,6 +262,32 @@ TEST(MfmaTile, OtherHostRoundingModeGivesTheSameBits) {
   }
   EXPECT_EQ(bad, 0);
 }
+
+#if defined(__SSE__) || defined(__x86_64__)
+// With MXCSR's FTZ or DAZ set (a host built with -ffast-math) float arithmetic flushes
+// subnormals; the tile form must then fall back to the definition, which keeps them.
+TEST(MfmaTile, FlushToZeroHostGivesTheSameBits) {
+  std::mt19937 rng(11);
+  const unsigned saved = _mm_getcsr();
+  int bad = 0;
+  for (unsigned bits : {1u << 15, 1u << 6, (1u << 15) | (1u << 6)}) {
+    for (int r = 0; r < 20; ++r) {
+      const Tile t = random_tile(kBf16, 16, 16, 16, Profile::Subnormal, rng);
+      std::vector<float> got = t.c;
+      _mm_setcsr(saved | bits);
+      kBf16.tile(t.a, t.b, got, 16, 16, 16);
+      _mm_setcsr(saved);
+      for (int i = 0; i < 16 * 16; ++i) {
+        const auto row = std::span(t.a).subspan(static_cast<std::size_t>(i / 16 * 16), 16);
+        const auto col = std::span(t.b).subspan(static_cast<std::size_t>(i % 16 * 16), 16);
+        bad += std::bit_cast<std::uint32_t>(got[static_cast<std::size_t>(i)]) !=
+               std::bit_cast<std::uint32_t>(mfma_dot_bf16(row, col, t.c[static_cast<std::size_t>(i)]));
+      }
+    }
+  }
+  EXPECT_EQ(bad, 0);
+}
+#endif
 
 TEST(MfmaTile, KZeroLeavesCUnchanged) {
   std::vector<float> c{1.5f, -0.0f};

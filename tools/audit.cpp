@@ -105,6 +105,7 @@ AuditCounts AuditResult::counts() const {
     c.cases_rejected += r.verdict == Verdict::Rejected;
     if (!r.compared) continue;
     c.cases_judged += r.comparison.judged();
+    c.cases_sampled += r.comparison.judged() && r.rows_total > 0;
     c.o_judged += r.comparison.o_judged;
     c.lse_judged += r.comparison.lse_judged;
     c.convention_rows += r.comparison.convention_rows;
@@ -146,6 +147,9 @@ std::string outcome_line(const AuditResult& result) {
   line += ": " + std::to_string(c.cases_judged) + " case(s) judged (" + std::to_string(c.o_judged) +
           " O elements, " + std::to_string(c.lse_judged) + " LSE values), " + std::to_string(c.cases_failed) +
           " failed, " + std::to_string(c.cases_rejected) + " rejected";
+  if (c.cases_sampled > 0)
+    line += "; " + std::to_string(c.cases_sampled) + " of the judged case(s) sampled (query rows judged exactly on a " +
+            "seeded sample only, docs/pass-rule.md \"Production cases\")";
   if (result.decode)
     line += "; decode: " + std::to_string(result.decode->rows.size()) + " run(s), " +
             std::to_string(result.decode->count(DecodeOutcome::Pass)) + " passed, " +

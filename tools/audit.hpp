@@ -100,6 +100,9 @@ struct ShardInfo {
 struct AuditCounts {
   int cases_judged = 0;  // rows whose kernel output was judged (at least one O element or LSE value)
   int cases_passed = 0, cases_failed = 0, cases_rejected = 0;
+  // Judged rows of sampled production cases (CaseResult::rows_total > 0): a seeded sample of their
+  // query rows judged exactly, the others checked finite only (docs/pass-rule.md "Production cases").
+  int cases_sampled = 0;
   std::int64_t o_judged = 0, lse_judged = 0;  // O elements and LSE values judged in all
   // Failures on rows of the definition's special classes (reference/conventions.hpp): the rows,
   // and the failed cases with at least one. Counted apart, never excused: those cases failed.

@@ -233,6 +233,7 @@ int AuditCommand::run_checked() {
   summary().set("judged", static_cast<std::uint64_t>(counts.cases_judged));
   summary().set("failed", static_cast<std::uint64_t>(counts.cases_failed));
   summary().set("rejected", static_cast<std::uint64_t>(counts.cases_rejected));
+  if (counts.cases_sampled > 0) summary().set("sampled", static_cast<std::uint64_t>(counts.cases_sampled));
   if (result.decode) {
     summary().set("decode_passed", static_cast<std::uint64_t>(result.decode->count(DecodeOutcome::Pass)));
     summary().set("decode_failed", static_cast<std::uint64_t>(result.decode->count(DecodeOutcome::Fail)));

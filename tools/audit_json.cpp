@@ -333,7 +333,8 @@ json audit_json(const AuditResult& result) {
                  {"cases_failed", counts.cases_failed},     {"cases_rejected", counts.cases_rejected},
                  {"o_elements_judged", counts.o_judged},    {"lse_values_judged", counts.lse_judged},
                  {"convention_rows", counts.convention_rows},
-                 {"cases_with_convention_rows", counts.cases_with_convention_rows}};
+                 {"cases_with_convention_rows", counts.cases_with_convention_rows},
+                 {"cases_sampled", counts.cases_sampled}};
   if (result.outcome() == AuditOutcome::NothingJudged) j["nothing_judged_reason"] = result.nothing_judged_reason();
   auto& code_objects = j["code_objects"] = json::array();
   for (const auto& c : result.code_objects)

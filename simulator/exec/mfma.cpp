@@ -27,7 +27,7 @@
 // Modifiers: CBSZ/ABID (A-block broadcast, multi-block MFMAs), BLGP (B lane-group pattern, every
 // non-f64 MFMA), and on f64 the BLGP field as neg:[A,B,C] (sources at the code below). The
 // decoder refuses values outside the ranges the AMD Matrix Instruction Calculator gives
-// (check_mai_modifiers in decoder.cpp). Refused here: other neg/clamp/op_sel modifiers, a partial
+// (check_mai_modifiers in decode/decoder.cpp). Refused here: other neg/clamp/op_sel modifiers, a partial
 // EXEC (inactive-lane behaviour is not modelled), A/B given as constants.
 #include <algorithm>
 #include <array>

@@ -19,7 +19,7 @@
 // block model of the type: numerics/smfmac.hpp, an unpublished detail chosen there). fp32 MODE
 // does not apply (as for the dense MFMAs).
 // Refused: a partial EXEC, neg/clamp/op_sel, blgp (LLVM has no blgp for v_smfmac), ABID beyond
-// the index segments (decoder.cpp), the index in an AGPR or a constant.
+// the index segments (decode/decoder.cpp), the index in an AGPR or a constant.
 #include <array>
 #include <span>
 

@@ -1,7 +1,7 @@
 // Scalar ALU (SOP1, SOP2, SOPC, SOPK), program control (SOPP) and scalar memory (SMEM).
 //
 // Loads complete immediately: their data is in the registers before the next instruction runs.
-// s_waitcnt waits only for the stores the memory-model mode holds back (pending_stores.hpp).
+// s_waitcnt waits only for the stores the memory-model mode holds back (checks/pending_stores.hpp).
 #include <bit>
 #include <cstring>
 
@@ -291,7 +291,7 @@ void s_setreg_imm32_b32(Wave& w, const Inst& I) { set_hwreg(w, I, read_s32(w, I.
 
 void s_nop(Wave&, const Inst&) {}
 // Loads complete at once; in the memory-model mode stores may still be pending
-// (pending_stores.hpp): until at most vmcnt (I.simm) operations are outstanding the wave stalls
+// (checks/pending_stores.hpp): until at most vmcnt (I.simm) operations are outstanding the wave stalls
 // here, retrying in its next turn (the scheduler ends a turn whose pc does not advance).
 void s_waitcnt(Wave& w, const Inst& I) {
   if (w.env->caches && !w.pending.met(static_cast<std::uint32_t>(I.simm))) --w.pc;
@@ -319,7 +319,7 @@ void s_sethalt(Wave&, const Inst& I) {
 
 // ---- SMEM
 
-// In the memory-model mode the bytes come through the CU's scalar cache (memory_model.hpp); glc
+// In the memory-model mode the bytes come through the CU's scalar cache (checks/memory_model.hpp); glc
 // (which asks for a coherent read) is refused there rather than guessed.
 void smem_read(Wave& w, u64 addr, u32* dst, u32 n, const Inst& I) {
   addr &= ~u64{3};  // scalar memory accesses are dword aligned

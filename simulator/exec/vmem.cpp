@@ -2,7 +2,7 @@
 //
 // Accesses complete immediately and in lane order (lane 0 first), so s_waitcnt has nothing
 // to wait for, except in the memory-model mode, which holds global stores back
-// (pending_stores.hpp). Global addresses must fall inside a buffer the host allocated; flat addresses
+// (checks/pending_stores.hpp). Global addresses must fall inside a buffer the host allocated; flat addresses
 // are routed by aperture (shared -> LDS, private -> the lane's scratch, else global); scratch
 // addresses are offsets into the lane's private segment.
 #include <bit>
@@ -146,7 +146,7 @@ void hooked_store(Wave& w, Space space, u64 addr, u32 n, int lane, const Inst& I
   std::uint8_t* p = locate(w, space, addr, n, true, lane);
   CacheModel* c = w.env->caches;
   if (!c || !is_global(space, addr)) return static_cast<void>(std::memcpy(p, src, n));
-  // Performed later (pending_stores.hpp), after the wave's earlier stores to the same dwords.
+  // Performed later (checks/pending_stores.hpp), after the wave's earlier stores to the same dwords.
   if (w.pending.overlaps(addr, n)) w.pending.complete_all(*c, w.wg->cu);
   w.pending.add(w.stamp(), addr, n, scope_of(I.sc0, I.sc1), src);
 }
@@ -323,7 +323,7 @@ void bstore(Wave& w, const Inst& I) {
 }
 
 // buffer_inv, buffer_wbl2 at the scope of their sc bits; buffer_wbinvl1_vol invalidates the L1.
-// Without the memory-model mode memory is coherent and they do nothing (memory_model.hpp).
+// Without the memory-model mode memory is coherent and they do nothing (checks/memory_model.hpp).
 void cache_control(Wave& w, const Inst& I) {
   CacheModel* c = w.env->caches;
   if (!c) return;

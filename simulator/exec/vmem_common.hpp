@@ -45,7 +45,7 @@ void hooked_load(Wave& w, Space space, u64 addr, u32 n, int lane, const Inst& I,
 void hooked_store(Wave& w, Space space, u64 addr, u32 n, int lane, const Inst& I, const void* src);
 // Memory-model mode, before a load or atomic of [addr, addr + n) by w: the wave's pending stores
 // to those dwords are performed first, and the access takes its place in vmcnt's count
-// (pending_stores.hpp).
+// (checks/pending_stores.hpp).
 void order_after_pending(Wave& w, CacheModel& c, u64 addr, u32 n);
 
 // The n bytes lane `lane` loads from `addr` (checked as locate() does), into dst. Every vector
@@ -72,7 +72,7 @@ inline void store_lane(Wave& w, Space space, u64 addr, u32 n, int lane, const In
   store_lane<false>(w, space, addr, n, lane, I, src);
 }
 // An atomic read-modify-write of n bytes: f(p) reads and writes them at p (memory: atomics are
-// performed past the caches; memory_model.hpp).
+// performed past the caches; checks/memory_model.hpp).
 template <class F>
 void atomic_lane(Wave& w, Space space, u64 addr, u32 n, int lane, F&& f) {
   std::uint8_t* p = locate(w, space, addr, n, true, lane, /*atomic=*/true);

@@ -249,7 +249,7 @@ void format_store(Wave& w, const Inst& I) {
 }
 
 // buffer_wbinvl1: invalidates the L1 (write-through: nothing to write back) in the memory-model
-// mode; memory is coherent otherwise (memory_model.hpp).
+// mode; memory is coherent otherwise (checks/memory_model.hpp).
 void wbinvl1(Wave& w, const Inst&) {
   if (w.env->caches) w.env->caches->invalidate(w.wg->cu, Scope::Workgroup);
 }

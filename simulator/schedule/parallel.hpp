@@ -2,12 +2,12 @@
 // of a dispatch communicated, and the pre-dispatch contents of the buffers a rerun needs.
 //
 // The scheduler (scheduler.hpp) runs the workgroups of a dispatch optimistically on threads,
-// each alone, with access logging on (memory.hpp: AccessLog, one log per workgroup). The run is
+// each alone, with access logging on (state/memory.hpp: AccessLog, one log per workgroup). The run is
 // kept only if no two workgroups communicated: no workgroup loaded or stored a byte that
 // another workgroup stored (global atomics count as stores). Otherwise the run's outcome may
 // depend on the order of the workgroups, so the buffers are restored and the dispatch runs on
 // the interleaved serial scheduler. Loads of read-only buffers are not logged: nobody stores
-// into them (memory.hpp refuses such stores).
+// into them (state/memory.hpp refuses such stores).
 #pragma once
 
 #include <array>

@@ -413,7 +413,7 @@ void run_serial(DispatchEnv& env, const LaunchAddresses& addresses, const Schedu
     }
 
     // Memory-model mode: per round each wave (ended ones too) performs the stores of its youngest
-    // instruction that has pending stores: later stores overtake earlier ones (pending_stores.hpp).
+    // instruction that has pending stores: later stores overtake earlier ones (checks/pending_stores.hpp).
     if (caches)
       for (const auto& r : resident)
         for (Wave& w : r->waves)

@@ -29,7 +29,7 @@
 // scheduler runs it; its errors and hang reports are exactly today's. RunCounters::parallel says
 // which happened.
 //
-// Workgroups are placed on CUs and XCDs as on MI300X (memory_model.hpp: cu_of_workgroup); this
+// Workgroups are placed on CUs and XCDs as on MI300X (checks/memory_model.hpp: cu_of_workgroup); this
 // matters only in the memory-model mode (SchedulerOptions::memory_model).
 #pragma once
 

@@ -49,7 +49,7 @@ struct Workgroup {
   // LDS race check (lds_race.hpp): null when the check is off or the workgroup has one wave.
   LdsShadow* lds_shadow = nullptr;
   std::uint32_t barriers = 0;  // s_barriers this workgroup has passed
-  std::uint32_t cu = 0;        // the CU it runs on (memory_model.hpp: cu_of_workgroup)
+  std::uint32_t cu = 0;        // the CU it runs on (checks/memory_model.hpp: cu_of_workgroup)
 };
 
 // What all waves of one dispatch share.
@@ -66,7 +66,7 @@ struct DispatchEnv {
   LdsRaces lds_races = LdsRaces::Error;                  // SchedulerOptions, same name
   std::vector<LdsRace>* lds_race_log = nullptr;          // where LdsRaces::Report puts races
   std::vector<LdsWatch>* lds_watches = nullptr;          // set on the run that recovers pcs
-  // Memory-model mode (memory_model.hpp): the caches, or null (coherent memory).
+  // Memory-model mode (checks/memory_model.hpp): the caches, or null (coherent memory).
   CacheModel* caches = nullptr;
   // Set by the progress watchdog once it suspects a hang: global loads are recorded per wave
   // (Wave::polls) so that the hang report names what each wave polls. `round` is the
@@ -117,7 +117,7 @@ struct Wave {
   std::uint8_t vector_mode = 0;
   HazardState hazards;
   std::array<PolledLoad, kPolledLoads> polls{};  // DispatchEnv::trace_loads
-  // Memory-model mode: stores issued and not yet performed (pending_stores.hpp).
+  // Memory-model mode: stores issued and not yet performed (checks/pending_stores.hpp).
   PendingStores pending;
   // Unique per executed instruction of this wave (a pc repeats only in a later turn: a turn
   // ends at every branch that does not advance the pc).
