@@ -7,9 +7,11 @@
 #include <cmath>
 #include <cstdio>
 #include <fstream>
+#include <algorithm>
 #include <iomanip>
 #include <iostream>
 #include <mutex>
+#include <numeric>
 #include <nlohmann/json.hpp>
 #include <regex>
 #include <sstream>
@@ -338,9 +340,21 @@ AuditResult run_audit(const AuditOptions& options, const std::vector<AuditWorker
     line.step(done, r.id + " " + r.mode, detail);
   };
 
+  // Several workers take the costliest cases first (score elements, B*Hq*Sq*Sk*D): a long case
+  // taken last would run alone at the end. One worker keeps the case order.
+  std::vector<std::size_t> order(cases.size());
+  std::iota(order.begin(), order.end(), std::size_t{0});
+  if (runners.size() > 1) {
+    const auto cost = [&](std::size_t i) {
+      const auto& s = cases[i].problem.shape;
+      return static_cast<double>(s.batch) * s.heads_q * s.seqlen_q * s.seqlen_k * s.head_dim;
+    };
+    std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return cost(a) > cost(b); });
+  }
   // Each case's rows in its slot, so the reports keep the case order whatever ran first.
   std::vector<std::vector<CaseResult>> slots(cases.size());
-  for_each_index(cases.size(), static_cast<unsigned>(runners.size()), [&](unsigned w, std::size_t i) {
+  for_each_index(cases.size(), static_cast<unsigned>(runners.size()), [&](unsigned w, std::size_t k) {
+    const std::size_t i = order[k];
     slots[i] = audit_case(options, profile, runners[w], cases[i], position.at(cases[i].id), progress);
   });
   for (auto& rows : slots)

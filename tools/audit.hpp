@@ -160,14 +160,16 @@ struct AuditWorker {
 
 // Runs the cases on the workers, one thread per worker (one worker: on the calling thread, in
 // case order, as before --jobs). A case — the oracle once, then every mode — runs on one worker,
-// which takes the next case from a shared index when it is done (tools/case_jobs.hpp); each
+// which takes the next case when it is done (tools/case_jobs.hpp; several workers take the
+// costliest cases first, by B*Hq*Sq*Sk*D, so that no long case runs alone at the end); each
 // worker has its own adapter, loaded like the first. The rows come back in case order and the
 // progress lines count finished rows ("case k of n"), so everything but the times is the same
 // for any number of workers. A kernel run that throws is a failed row. Throws
 // std::runtime_error (one line) before running any case if a code object cannot be read or
 // parsed, lacks a kernel, or records a mode other than the one it is audited for
 // (adapters/code_object_mode.hpp); std::regex_error for a bad case_filter; std::invalid_argument
-// for no worker; and the oracle's error, if it throws, for the first such case in case order.
+// for no worker; and the oracle's error, if it throws, for the first such case in the order the
+// cases are taken (case order for one worker).
 AuditResult run_audit(const AuditOptions& options, const std::vector<AuditWorker>& workers);
 // The same on one executor.
 AuditResult run_audit(const AuditOptions& options, device::Executor& executor,
