@@ -1,4 +1,5 @@
-// `cdna-verify audit`: runs the default matrix and the handed cases on one executor, compares
+// `cdna-verify audit`: runs the default matrix and the handed cases on one executor or several
+// at once (--jobs, one per worker thread), compares
 // each kernel output with the exact oracle under the pass rule of docs/pass-rule.md, and
 // writes report.json, report.md and report.html.
 #pragma once
@@ -14,6 +15,7 @@
 #include "device/executor.hpp"
 #include "numerics/bf16.hpp"
 #include "reference/compare.hpp"
+#include "simulator/checks/hazard_policy.hpp"
 #include "tools/audit_cases.hpp"
 #include "tools/decode_audit.hpp"
 #include "tools/mutants.hpp"
@@ -50,6 +52,9 @@ struct AuditOptions {
   std::string profile = "ours";
   // Run only the cases of this shard (tools/shard.hpp); nullopt: every matched case.
   std::optional<ShardSpec> shard;
+  // Threads of each case's oracle (reference::ExactOptions::threads; 0: the hardware's). Its
+  // result does not depend on them: each row is evaluated alone.
+  unsigned oracle_threads = 0;
 };
 
 struct CaseResult {
@@ -66,6 +71,9 @@ struct CaseResult {
   // Simulator hazard policy findings of this case's launches ("" if none): a site whose value
   // changes the output (differential) fails the case, whatever its figures say.
   std::string hazards;
+  // The sites behind `hazards`, for the caller's audit-wide list (merged in row order:
+  // simulator::merge_hazard_sites); not written to the reports.
+  std::vector<simulator::HazardViolation> hazard_sites;
   double kernel_seconds = 0, oracle_seconds = 0;
   std::uint64_t wave_instructions = 0;  // simulator only; 0 on hardware
   // A sampled case (AuditCase::sample_rows): query rows in all, and of them judged exactly against
@@ -141,17 +149,36 @@ struct AuditResult {
   std::string nothing_judged_reason() const;
 };
 
-// `stats` (optional) returns the wave-instructions of the executor's last run. Throws
-// std::runtime_error (one line) before running any case if a code object cannot be read or
-// parsed, lacks a kernel, or records a mode other than the one it is audited for
-// (adapters/code_object_mode.hpp); and std::regex_error for a bad case_filter.
 // What the executor's hazard policy found in the launches since the last call: a one-line
-// summary ("" if nothing) and, if a site changed the output, the failure line
-// (tools/hazard_option.hpp hazard_failure).
+// summary ("" if nothing), if a site changed the output the failure line
+// (tools/hazard_option.hpp hazard_failure), and the sites themselves.
 struct CaseHazards {
   std::string summary, failure;
+  std::vector<simulator::HazardViolation> sites;
 };
 
+// One worker of the audit: an executor of its own and the callbacks reading that executor's
+// state, both optional: `wave_instructions` of its last run, `hazards` since the last call.
+struct AuditWorker {
+  device::Executor* executor = nullptr;
+  std::function<std::uint64_t()> wave_instructions;
+  std::function<CaseHazards()> hazards;
+};
+
+// Runs the cases on the workers, one thread per worker (one worker: on the calling thread, in
+// case order, as before --jobs). A case — the oracle once, then every mode — runs on one worker,
+// which takes the next case when it is done (tools/case_jobs.hpp; several workers take the
+// costliest cases first, by B*Hq*Sq*Sk*D, so that no long case runs alone at the end); each
+// worker has its own adapter, loaded like the first. The rows come back in case order and the
+// progress lines count finished rows ("case k of n"), so everything but the times is the same
+// for any number of workers. A kernel run that throws is a failed row. Throws
+// std::runtime_error (one line) before running any case if a code object cannot be read or
+// parsed, lacks a kernel, or records a mode other than the one it is audited for
+// (adapters/code_object_mode.hpp); std::regex_error for a bad case_filter; std::invalid_argument
+// for no worker; and the oracle's error, if it throws, for the first such case in the order the
+// cases are taken (case order for one worker).
+AuditResult run_audit(const AuditOptions& options, const std::vector<AuditWorker>& workers);
+// The same on one executor.
 AuditResult run_audit(const AuditOptions& options, device::Executor& executor,
                       const std::function<std::uint64_t()>& wave_instructions = {},
                       const std::function<CaseHazards()>& hazards = {});

@@ -10,10 +10,12 @@
 #include "adapters/code_object_mode.hpp"
 #include "tools/audit.hpp"
 #include "tools/audit_junit.hpp"
+#include "tools/audit_workers.hpp"
 #include "tools/cli_modes.hpp"
 #include "tools/hazard_option.hpp"
 #include "tools/lds_races_cli.hpp"
 #include "tools/output_paths.hpp"
+#include "simulator/schedule/parallel.hpp"
 #include "tools/profile_option.hpp"
 #include "tools/progress.hpp"
 #include "tools/summary_line.hpp"
@@ -65,6 +67,15 @@ AuditCommand::AuditCommand(CLI::App& app) {
   cmd_->add_flag("--no-mutants", no_mutants_,
                   "Skip the mutation testing of the verifier (kill matrix in the reports; about 10 s on the simulator)");
   add_sim_options(cmd_, sim_);
+  cmd_->add_option("--jobs", jobs_,
+                    "Attention cases run at once, each job on its own simulator (a case's modes together, its oracle "
+                    "once); the reports are those of --jobs 1 but for times (docs/ci.md \"Parallel cases\"). Default: "
+                    "the cores this process may use (1 for --set production: one case per kernel, whose dispatches "
+                    "then take the cores); 1: one case after another. Without --threads each job's "
+                    "dispatches get max(1, cores / N) threads, as does each case's oracle (report.json "
+                    "executor_description: jobs, threads). The decode cases and the kill matrices run one at a time "
+                    "as before. The HIP device takes 1 only")
+      ->check(CLI::Range(1u, 4096u));
   add_profile_option(cmd_, profile_);
   cmd_->add_option("--junit", junit_,
                     "Also write a JUnit XML report to FILE (one testcase per case x mode x kernel, the kill matrices "
@@ -134,39 +145,40 @@ int AuditCommand::run_checked() {
 
   ChosenExecutor chosen = choose_executor(executor_);
   auto settings = apply_sim_settings(chosen, sim_, kernel);
+  // The attention cases run on the workers' executors; the decode cases and the kill matrices
+  // below on `chosen` (one case at a time, its dispatches on --threads or all usable cores).
+  // The production set has one case per kernel (all modes on one worker): one job, whose
+  // dispatches take the cores, unless --jobs says otherwise.
+  const std::optional<unsigned> jobs = !jobs_ && set == "production" ? std::optional<unsigned>(1) : jobs_;
+  AuditWorkers workers = make_audit_workers(chosen, jobs, sim_, kernel);
+  options.oracle_threads = threads_per_job(simulator::usable_cores(), workers.jobs);
   std::function<std::uint64_t()> wave_instructions;
-  if (auto* sim = chosen.sim) wave_instructions = [sim] { return sim->last_stats().wave_instructions; };
-  // A long dispatch (the production cases) says how far it is, at most a line every 10 s.
+  // A long dispatch (the production cases) says how far it is, at most a line every 10 s; with
+  // one job only (several jobs' dispatches would interleave their lines).
   std::unique_ptr<Progress> dispatch_line;
   std::mutex dispatch_mutex;  // workgroups may retire on several threads
-  if (chosen.sim && !quiet) {
-    chosen.sim->options().workgroup_done = [&](std::uint64_t done, std::uint64_t total) {
+  if (!quiet && workers.owned.size() == 1) {
+    workers.owned.front().sim->options().workgroup_done = [&](std::uint64_t done, std::uint64_t total) {
       const std::lock_guard<std::mutex> lock(dispatch_mutex);
       if (!dispatch_line || done == 1)
         dispatch_line = std::make_unique<Progress>(&std::cerr, "audit: simulator", "workgroup", total, 10.0);
       dispatch_line->step(done);
     };
   }
-
-  // Hazard sites per case (the executor's, cleared after each case) and over the whole audit.
-  std::vector<simulator::HazardViolation> audit_hazards;
-  std::function<CaseHazards()> case_hazards;
   if (auto* sim = chosen.sim) {
-    sim->options().differential_throws = false;  // the audit fails such a case itself, with its figures
+    wave_instructions = [sim] { return sim->last_stats().wave_instructions; };
+    sim->options().differential_throws = false;  // as on the workers: the decode audit judges such a run itself
     sim->clear_all_hazards();
-    case_hazards = [sim, &audit_hazards] {
-      const auto& v = sim->all_hazards();
-      simulator::merge_hazard_sites(audit_hazards, v);
-      CaseHazards h{v.empty() ? "" : hazard_summary(v), hazard_failure(v)};
-      sim->clear_all_hazards();
-      return h;
-    };
   }
   summary().set("kernel", kernel);
   summary().set("executor", chosen.executor->name());
-  AuditResult result = run_audit(options, *chosen.executor, wave_instructions, case_hazards);
+  AuditResult result = run_audit(options, workers.workers);
+  // Hazard sites over the whole audit, in case order whichever job ran a case.
+  std::vector<simulator::HazardViolation> audit_hazards;
+  for (const CaseResult& r : result.rows) simulator::merge_hazard_sites(audit_hazards, r.hazard_sites);
   result.executor_settings = std::move(settings);
   result.executor_description = chosen.executor->describe();
+  if (chosen.sim) describe_jobs(result.executor_description, workers, chosen.sim->options().threads);
   result.set = set;
   // Which shard runs each kill matrix: the one that owns its pseudo case id (tools/shard.hpp).
   const int mutation_shard = shard ? ShardSpec::of(kMutationKillMatrixId, shard->count) : 1;
@@ -222,7 +234,7 @@ int AuditCommand::run_checked() {
     result.executor_settings.emplace_back("hazard_violations", hazard_summary(audit_hazards));
   if (chosen.sim && chosen.sim->options().lds_races == simulator::LdsRaces::Report)
     result.executor_settings.emplace_back("lds_races_reported",
-                                          std::to_string(print_lds_races(std::cerr, chosen.sim->all_lds_races())));
+                                          std::to_string(print_lds_races(std::cerr, all_lds_races(workers, chosen))));
   for (const auto& c : result.code_objects)
     if (!c.mode_recorded) std::cerr << "cdna-verify: note: " << adapters::unchecked_mode_notice(c.path, c.mode) << "\n";
   if (set != "decode") std::cout << summary_table(result);

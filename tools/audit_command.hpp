@@ -5,6 +5,7 @@
 #include <CLI/CLI.hpp>
 
 #include <chrono>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -35,6 +36,7 @@ class AuditCommand {
   bool no_mutants_ = false;
   std::string kernel_ = "attention-fwd";
   SimSettings sim_;
+  std::optional<unsigned> jobs_;  // --jobs (tools/audit_workers.hpp); nullopt: the usable cores
   std::string profile_ = "ours";
   std::string junit_;  // --junit FILE (tools/audit_junit.hpp)
   std::chrono::system_clock::time_point started_;

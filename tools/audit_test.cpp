@@ -5,6 +5,10 @@
 
 #include <gtest/gtest.h>
 
+#include <atomic>
+#include <chrono>
+#include <thread>
+
 #include "simulator/schedule/simulator_executor.hpp"
 
 namespace cdna::tools {
@@ -119,6 +123,69 @@ TEST(Audit, FeatureMutantsFailTheirCases) {
   EXPECT_EQ(*verdict_of(page, "W01"), Verdict::Pass);  // not paged
   const AuditResult align = audit_rtne(cases, kCodeObjects / "attention_fwd_mutant_varlen_global_alignment.hsaco");
   EXPECT_EQ(*verdict_of(align, "P01"), Verdict::Fail);  // causal, Sq_b 3/5 and Sk_b 40/20
+}
+
+// An executor that runs on a simulator and notes, on its first run, whether the other worker's
+// executor was inside run() at the same time (it waits up to 10 s for it to come).
+class RendezvousExecutor : public device::Executor {
+ public:
+  RendezvousExecutor(std::atomic<int>& entered) : entered_(entered) {}
+  std::string name() const override { return sim.name(); }
+  void run(std::span<const std::byte> code_object, const device::Dispatch& dispatch) override {
+    if (runs++ == 0) {
+      ++entered_;
+      const auto until = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+      while (entered_ < 2 && std::chrono::steady_clock::now() < until)
+        std::this_thread::sleep_for(std::chrono::milliseconds(1));
+      met = entered_ >= 2;
+    }
+    sim.run(code_object, dispatch);
+  }
+  simulator::SimulatorExecutor sim;
+  int runs = 0;
+  bool met = false;
+
+ private:
+  std::atomic<int>& entered_;
+};
+
+// Two workers run cases at the same time, each on its own executor, and the rows come back in
+// case order with the figures of one worker's run (varlen C05 reads its code object per worker).
+TEST(Audit, TwoWorkersRunCasesAtOnceRowsInCaseOrder) {
+  AuditOptions options;
+  options.modes = {numerics::Rounding::RTNE, numerics::Rounding::RTZ};
+  options.case_filter = "^(C01|C03|C04|C05|llama3.2-1b/sq17-sk128|llama3.2-1b/sq17-sk17)$";
+  simulator::SimulatorExecutor one;
+  const AuditResult serial =
+      run_audit(options, one, [&] { return one.last_stats().wave_instructions; });
+
+  std::atomic<int> entered{0};
+  RendezvousExecutor a(entered), b(entered);
+  std::vector<AuditWorker> workers;
+  for (RendezvousExecutor* e : {&a, &b})
+    workers.push_back({e, [e] { return e->sim.last_stats().wave_instructions; }, {}});
+  const AuditResult parallel = run_audit(options, workers);
+
+  EXPECT_GT(a.runs, 0);
+  EXPECT_GT(b.runs, 0);
+  EXPECT_TRUE(a.met && b.met) << "the two workers never ran at the same time";
+  ASSERT_EQ(parallel.rows.size(), serial.rows.size());
+  ASSERT_EQ(serial.rows.size(), 6u * 2u);
+  for (std::size_t i = 0; i < serial.rows.size(); ++i) {
+    const CaseResult &s = serial.rows[i], &p = parallel.rows[i];
+    EXPECT_EQ(p.id + " " + p.mode, s.id + " " + s.mode) << "row " << i;
+    EXPECT_EQ(p.verdict, s.verdict) << s.id;
+    EXPECT_EQ(p.position, s.position) << s.id;
+    EXPECT_GT(s.wave_instructions, 0u) << s.id;
+    EXPECT_EQ(p.wave_instructions, s.wave_instructions) << s.id;
+    EXPECT_EQ(p.comparison.max_abs_err_o, s.comparison.max_abs_err_o) << s.id;
+    EXPECT_EQ(p.o_sums.sum_sq_err, s.o_sums.sum_sq_err) << s.id;
+  }
+  EXPECT_EQ(parallel.code_objects.size(), 2u);  // one per mode, from the first worker only
+}
+
+TEST(Audit, NoWorkerIsAnError) {
+  EXPECT_THROW(run_audit(AuditOptions{}, std::vector<AuditWorker>{}), std::invalid_argument);
 }
 
 // The outcome rule: PASS needs at least one judged kernel output and no failure.
