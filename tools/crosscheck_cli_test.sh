@@ -127,7 +127,8 @@ else
 fi
 
 # 6. The description reaches the audit's report.json and report.md; golden verify --executor hip: exit 3.
-"$cli" audit --executor simulator --set handed --cases '^C01$' --modes rtne --no-mutants --out "$tmp/audit" --quiet \
+# --jobs 1: one simulator whose dispatches take every usable core (several jobs share them out).
+"$cli" audit --executor simulator --set handed --cases '^C01$' --modes rtne --no-mutants --jobs 1 --out "$tmp/audit" --quiet \
   >/dev/null 2>"$tmp/err"
 /usr/bin/python3 - "$tmp/audit/report.json" "$cpu" <<'EOF' || failures=$((failures + 1))
 import json, sys
