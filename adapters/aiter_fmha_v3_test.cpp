@@ -12,8 +12,8 @@
 
 #include <cmath>
 
-#include "reference/compare.hpp"
-#include "reference/inputs.hpp"
+#include "reference/attention/compare.hpp"
+#include "reference/attention/inputs.hpp"
 #include "simulator/schedule/simulator_executor.hpp"
 
 namespace cdna::adapters {

@@ -16,7 +16,7 @@
 #include "device/attention_launcher.hpp"
 #include "device/executor.hpp"
 #include "numerics/bf16.hpp"
-#include "reference/attention.hpp"
+#include "reference/attention/attention.hpp"
 
 namespace cdna::adapters {
 

@@ -13,8 +13,8 @@
 #include <cstring>
 
 #include "adapters/moonmath_plan.hpp"
-#include "reference/compare.hpp"
-#include "reference/inputs.hpp"
+#include "reference/attention/compare.hpp"
+#include "reference/attention/inputs.hpp"
 #include "simulator/schedule/simulator_executor.hpp"
 
 namespace cdna::adapters {

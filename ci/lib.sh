@@ -24,7 +24,7 @@ ci_check_shard_count() {
 }
 
 # ci_worse A B: the worse of two exit codes in cdna-verify's order 0 pass < 1 fail < 2 bad input
-# or tool error < 3 executor unavailable (tools/exit_codes.hpp). Any other code (a crash: 134,
+# or tool error < 3 executor unavailable (audit/output/exit_codes.hpp). Any other code (a crash: 134,
 # 139, ...) counts as 2, a tool error.
 ci_worse() {
   local a=$1 b=$2

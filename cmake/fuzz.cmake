@@ -38,7 +38,7 @@ function(cdna_add_fuzzer name)
   foreach(l IN LISTS F_LIBS)
     list(APPEND _libs $<TARGET_FILE:${l}>)
   endforeach()
-  file(GLOB _headers ${PROJECT_SOURCE_DIR}/*/*.hpp ${PROJECT_SOURCE_DIR}/simulator/*.def)
+  file(GLOB _headers ${PROJECT_SOURCE_DIR}/*/*.hpp ${PROJECT_SOURCE_DIR}/*/*/*.hpp ${PROJECT_SOURCE_DIR}/simulator/*.def)
   add_custom_command(
     OUTPUT ${_out}
     COMMAND ${CDNA_FUZZ_CLANG} ${CDNA_FUZZ_FLAGS} ${F_FLAGS} ${F_SOURCES} ${_libs} ${F_LINK} -o ${_out}

@@ -11,7 +11,7 @@
 #include <stdexcept>
 
 #include "device/attention_params.h"
-#include "reference/input_file.hpp"
+#include "reference/common/input_file.hpp"
 
 namespace cdna::device {
 

@@ -12,8 +12,8 @@
 
 #include "device/executor.hpp"
 #include "numerics/bf16.hpp"
-#include "reference/attention.hpp"
-#include "reference/varlen.hpp"
+#include "reference/attention/attention.hpp"
+#include "reference/attention/varlen.hpp"
 
 namespace cdna::device {
 
@@ -52,7 +52,7 @@ std::vector<std::byte> read_file(const std::filesystem::path& path, std::string_
 std::optional<std::string> attention_unsupported_reason(const reference::AttentionProblem& problem);
 std::optional<std::string> attention_unsupported_reason(const reference::AttentionShape& shape,
                                                         reference::Mask mask);
-// The same for a varlen / paged problem (reference/varlen.hpp): its base problem's features as
+// The same for a varlen / paged problem (reference/attention/varlen.hpp): its base problem's features as
 // above (D, mask, heads, window, no Dv != D, cap, sinks or fp8), B <= 65535, storage rows and
 // page indices within int32. Any page size >= 1 (keys are addressed one by one).
 std::optional<std::string> attention_unsupported_reason(const reference::VarlenProblem& problem);

@@ -12,9 +12,9 @@
 #include <vector>
 
 #include "device/attention_launcher.hpp"
-#include "reference/attention.hpp"
-#include "reference/compare.hpp"
-#include "reference/inputs.hpp"
+#include "reference/attention/attention.hpp"
+#include "reference/attention/compare.hpp"
+#include "reference/attention/inputs.hpp"
 #include "simulator/schedule/simulator_executor.hpp"
 
 namespace cdna::device {

@@ -17,10 +17,10 @@
 #include <vector>
 
 #include "device/attention_launcher.hpp"
-#include "reference/attention.hpp"
-#include "reference/inputs.hpp"
-#include "reference/varlen.hpp"
-#include "reference/varlen_inputs.hpp"
+#include "reference/attention/attention.hpp"
+#include "reference/attention/inputs.hpp"
+#include "reference/attention/varlen.hpp"
+#include "reference/attention/varlen_inputs.hpp"
 #include "simulator/schedule/simulator_executor.hpp"
 
 namespace cdna::device {

@@ -9,7 +9,7 @@
 #include <stdexcept>
 
 #include "device/attention_launcher.hpp"
-#include "reference/decode_rope.hpp"
+#include "reference/decode/rope.hpp"
 
 namespace cdna::device {
 

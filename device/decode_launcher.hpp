@@ -25,7 +25,7 @@
 #include "device/decode_params.h"
 #include "device/executor.hpp"
 #include "numerics/bf16.hpp"
-#include "reference/decode_model.hpp"
+#include "reference/decode/model.hpp"
 
 namespace cdna::device {
 
@@ -63,7 +63,7 @@ struct DecodeResult {
   std::vector<float> logits;         // [positions, V]: position p's logits at p·V
   DecodeStatus status = DecodeStatus::Steps;
   DecodeStats stats;
-  // What the kernel left in device memory, for local checks (device/decode_ball_forward.hpp):
+  // What the kernel left in device memory, for local checks (audit/decode/ball_forward.hpp):
   // the parameters it ran with, the exchange set of the last position (params.set_words words;
   // the other set holds sentinels) and the KV cache (layout above, params.max_positions slots).
   DecodeParams params{};
@@ -80,7 +80,7 @@ std::optional<std::string> decode_config_unsupported_reason(const reference::Dec
                                                             std::int64_t positions, std::uint32_t block);
 
 // The same for a whole launch, and besides: a model given, a non-empty prompt of tokens in
-// [0, V), steps >= 1, positions <= max_position_embeddings, grid >= 1, weights of the shapes of reference/decode_model.hpp (naming the
+// [0, V), steps >= 1, positions <= max_position_embeddings, grid >= 1, weights of the shapes of reference/decode/model.hpp (naming the
 // first tensor that differs). Residency is checked by run_decode, with the executor.
 std::optional<std::string> decode_unsupported_reason(const DecodeLaunch& launch);
 

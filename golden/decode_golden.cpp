@@ -7,8 +7,8 @@
 #include <stdexcept>
 
 #include "golden/digest.hpp"
-#include "reference/decode_decision.hpp"
-#include "reference/decode_envelope.hpp"
+#include "reference/decode/decision.hpp"
+#include "reference/decode/envelope.hpp"
 
 namespace cdna::golden {
 

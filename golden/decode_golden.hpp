@@ -21,7 +21,7 @@
 
 #include "golden/safetensors.hpp"
 #include "numerics/bf16.hpp"
-#include "reference/decode_model.hpp"
+#include "reference/decode/model.hpp"
 
 namespace cdna::golden {
 

@@ -8,9 +8,9 @@
 
 #include "golden/decode_golden.hpp"
 #include "golden/digest.hpp"
-#include "reference/decode_decision.hpp"
-#include "reference/decode_envelope.hpp"
-#include "reference/decode_random.hpp"
+#include "reference/decode/decision.hpp"
+#include "reference/decode/envelope.hpp"
+#include "reference/decode/random.hpp"
 
 namespace cdna::golden {
 namespace {

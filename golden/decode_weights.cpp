@@ -8,7 +8,7 @@
 
 #include "golden/safetensors.hpp"
 #include "numerics/bf16.hpp"
-#include "reference/input_file.hpp"
+#include "reference/common/input_file.hpp"
 
 namespace cdna::golden {
 namespace {

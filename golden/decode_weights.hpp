@@ -6,8 +6,8 @@
 
 #include <filesystem>
 
-#include "reference/decode_config.hpp"
-#include "reference/decode_model.hpp"
+#include "reference/decode/config.hpp"
+#include "reference/decode/model.hpp"
 
 namespace cdna::golden {
 

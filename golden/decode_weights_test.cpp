@@ -9,7 +9,7 @@
 
 #include "golden/safetensors.hpp"
 #include "numerics/bf16.hpp"
-#include "reference/decode_random.hpp"
+#include "reference/decode/random.hpp"
 
 namespace cdna::golden {
 namespace {

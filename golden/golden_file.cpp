@@ -14,7 +14,7 @@
 #include "golden/digest.hpp"
 #include "golden/printable.hpp"
 #include "golden/stored_values.hpp"
-#include "reference/floor.hpp"
+#include "reference/attention/floor.hpp"
 
 namespace cdna::golden {
 namespace {

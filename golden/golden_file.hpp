@@ -31,9 +31,9 @@
 #include "golden/layout.hpp"
 #include "golden/safetensors.hpp"
 #include "numerics/bf16.hpp"
-#include "reference/attention.hpp"
-#include "reference/compare.hpp"
-#include "reference/varlen.hpp"
+#include "reference/attention/attention.hpp"
+#include "reference/attention/compare.hpp"
+#include "reference/attention/varlen.hpp"
 
 namespace cdna::golden {
 
@@ -58,7 +58,7 @@ struct KernelOutput {
 
 // "O rows first..last (every batch and head) equal V row `key` bit for bit": a fact of the
 // definition for the handed cases whose rows see one key, or only equal keys (C01, C02 top-left,
-// C03, C06); the audit checks the same (tools/audit_cases.cpp). Metadata "fact_o_equals_v":
+// C03, C06); the audit checks the same (audit/cases/audit_cases.cpp). Metadata "fact_o_equals_v":
 // "FIRST-LAST:KEY".
 struct RowsEqualV {
   std::int64_t first = 0, last = 0, key = 0;

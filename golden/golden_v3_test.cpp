@@ -9,7 +9,7 @@
 #include "golden/digest.hpp"
 #include "golden/golden_file.hpp"
 #include "golden/stored_values.hpp"
-#include "reference/inputs.hpp"
+#include "reference/attention/inputs.hpp"
 
 namespace cdna::golden {
 namespace {

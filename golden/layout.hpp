@@ -8,7 +8,7 @@
 #include <optional>
 #include <string>
 
-#include "reference/attention.hpp"
+#include "reference/attention/attention.hpp"
 
 namespace cdna::golden {
 

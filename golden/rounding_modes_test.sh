@@ -2,7 +2,7 @@
 # Issue 9 §4 acceptance: a kernel in the wrong rounding mode fails the committed golden set.
 # For every ordered pair (declared X, done Y != X) the o_kernel bits of the crafted case's mode-Y
 # golden file fail `golden check` against its mode-X file, by the exactly-computed-rows fact
-# (reference/exact_rows.hpp); each mode's own bits pass their own file.
+# (reference/attention/exact_rows.hpp); each mode's own bits pass their own file.
 # Usage: rounding_modes_test.sh CDNA_VERIFY GOLDEN_SET_DIR [CASE...]   (default case: R01)
 set -u
 cli=$1 set_dir=$2

@@ -1,5 +1,5 @@
 #include "golden/safetensors.hpp"
-#include "reference/input_file.hpp"
+#include "reference/common/input_file.hpp"
 
 #include <algorithm>
 #include <array>

@@ -6,7 +6,7 @@
 #include <sstream>
 
 #include "numerics/bf16.hpp"
-#include "reference/varlen.hpp"
+#include "reference/attention/varlen.hpp"
 
 namespace cdna::golden {
 namespace {

@@ -12,7 +12,7 @@
 #include "properties/kernel_under_test.hpp"
 #include "properties/layout_run.hpp"
 #include "properties/values.hpp"
-#include "tools/mutants.hpp"
+#include "audit/mutants/mutants.hpp"
 
 namespace cdna::properties {
 namespace {
@@ -178,7 +178,7 @@ TEST(RunThroughAdapter, OracleVerdictFailsForAMutantAndHoldsForOurs) {
   simulator::SimulatorExecutor sim;
   KernelUnderTest ours({"attention-fwd", "", true});
   KernelUnderTest mutant(
-      {"attention-fwd", tools::mutant_code_object("DROP_LAST_KV_TILE", CDNA_CODE_OBJECT_DIR), true});
+      {"attention-fwd", audit::mutant_code_object("DROP_LAST_KV_TILE", CDNA_CODE_OBJECT_DIR), true});
   const auto via = [&](KernelUnderTest& k) {
     return CheckContext{nullptr, &sim, [&k](Rounding m) -> adapters::KernelAdapter& { return k.loaded(m); }};
   };

@@ -11,8 +11,8 @@
 
 #include "device/attention_launcher.hpp"
 #include "properties/layout_run.hpp"
-#include "reference/compare.hpp"
-#include "reference/inputs.hpp"
+#include "reference/attention/compare.hpp"
+#include "reference/attention/inputs.hpp"
 
 namespace cdna::properties {
 namespace {

@@ -1,5 +1,5 @@
 // Decode properties (issue 11 §3): random small Llama configurations, seeds, prompts and modes;
-// the monokernel on the simulator, judged by tools/decode_check.hpp. Budgets: properties/README.md.
+// the monokernel on the simulator, judged by audit/decode/decode_check.hpp. Budgets: properties/README.md.
 //   DecodeProperty.NeverFailsTheDefinition — no logit outside its ball, no decided token different,
 //     the last position's local check clean, the stop consistent (a run may judge nothing when the
 //     bounds are too wide: counted, and the property needs some runs decided overall).
@@ -13,11 +13,11 @@
 
 #include "device/attention_launcher.hpp"  // read_file
 #include "device/decode_launcher.hpp"
-#include "reference/decode_random.hpp"
+#include "reference/decode/random.hpp"
 #include "properties/property_junit.hpp"
 #include "properties/shard_argument.hpp"
 #include "simulator/schedule/simulator_executor.hpp"
-#include "tools/decode_check.hpp"
+#include "audit/decode/decode_check.hpp"
 
 namespace cdna {
 namespace {
@@ -83,13 +83,13 @@ CDNA_RC_GTEST_PROP(DecodeProperty, NeverFailsTheDefinition, ()) {
   const reference::DecoderModel model = reference::random_decoder_model(c.config, c.seed);
   simulator::SimulatorExecutor ex;
   const auto code = device::read_file(device::decode_code_object(c.mode), "decode code object");
-  tools::DecodeCheckOptions o;
+  audit::DecodeCheckOptions o;
   o.launch = launch_for(c, model, 4);
-  const tools::DecodeCheck check = tools::check_decode(ex, code, o);
-  RC_LOG() << describe(c) << ": " << tools::decode_outcome_line(check) << "\n";
+  const audit::DecodeCheck check = audit::check_decode(ex, code, o);
+  RC_LOG() << describe(c) << ": " << audit::decode_outcome_line(check) << "\n";
   ++g_runs;
   g_decided += check.counts.decided;
-  RC_ASSERT(check.outcome != tools::DecodeOutcome::Fail);
+  RC_ASSERT(check.outcome != audit::DecodeOutcome::Fail);
   RC_ASSERT(check.counts.local_checked > 0 || check.kernel.status == device::DecodeStatus::Nan);
 }
 

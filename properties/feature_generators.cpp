@@ -8,7 +8,7 @@
 #include <sstream>
 
 #include "numerics/fp8.hpp"
-#include "reference/inputs.hpp"
+#include "reference/attention/inputs.hpp"
 
 namespace cdna::properties {
 namespace {

@@ -12,8 +12,8 @@
 #include <rapidcheck.h>
 
 #include "numerics/bf16.hpp"
-#include "reference/attention.hpp"
-#include "reference/varlen.hpp"
+#include "reference/attention/attention.hpp"
+#include "reference/attention/varlen.hpp"
 
 namespace cdna::properties {
 

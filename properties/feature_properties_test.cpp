@@ -26,7 +26,7 @@
 #include "properties/property_junit.hpp"
 #include "properties/shard_argument.hpp"
 #include "simulator/schedule/simulator_executor.hpp"
-#include "tools/audit_cases.hpp"
+#include "audit/cases/audit_cases.hpp"
 
 namespace cdna::properties {
 namespace {
@@ -35,12 +35,12 @@ using reference::AttentionProblem;
 using reference::AttentionResult;
 using reference::VarlenProblem;
 
-tools::CaseOutput exact(const AttentionProblem& p) {
+audit::CaseOutput exact(const AttentionProblem& p) {
   AttentionResult r = reference::attention_forward_exact(p);
   return {std::move(r.o), std::move(r.lse)};
 }
 
-tools::CaseOutput exact(const VarlenProblem& p) {
+audit::CaseOutput exact(const VarlenProblem& p) {
   AttentionResult r = reference::varlen_forward_exact(p);
   return {std::move(r.o), std::move(r.lse)};
 }
@@ -66,14 +66,14 @@ CDNA_RC_GTEST_PROP(FeatureProperty, WindowPastTheSequenceIsNoWindow, ()) {
   wide.window_left = *rc::gen::element<std::int64_t>(-1, past, past + 3);
   wide.window_right = *rc::gen::element<std::int64_t>(-1, past, past + 3);
   RC_TAG(wide.window_left, wide.window_right);
-  const std::string d = tools::bitwise_difference(exact(wide), exact(p));
+  const std::string d = audit::bitwise_difference(exact(wide), exact(p));
   if (!d.empty()) RC_FAIL(d + " | " + describe_dense(wide));
 }
 
 // c · tanh(S / c) differs from S by at most |S|^3 / (3 c^2) (tanh x >= x - x^3/3 for x >= 0, and
 // odd); with c = 1e30 and |S| < 2^40 that is below 1e-23. Each oracle O is the double nearest a
 // value within exact_o_error_factor(n) · Σ P|V| <= factor · max|V| of its exact value (n visible
-// keys; reference/attention.hpp); a score change δ moves O by at most 2 δ max|V| (∂O/∂S_j =
+// keys; reference/attention/attention.hpp); a score change δ moves O by at most 2 δ max|V| (∂O/∂S_j =
 // P_j (V_j − O)) and LSE by at most δ. Hence per element:
 //   |O_cap − O| <= 2 · factor · max|V| + ulp(max(|O_cap|, |O|)) + 2 δ max|V|,
 //   |LSE_cap − LSE| <= exact_lse_error(n, LSE_cap) + exact_lse_error(n, LSE) + ulp(...) + δ.
@@ -83,7 +83,7 @@ CDNA_RC_GTEST_PROP(FeatureProperty, HugeCapIsNoCapWithinTheOracleError, ()) {
   const AttentionProblem p = *gen_feature_problem(spec);
   AttentionProblem capped = p;
   capped.softcap = 1e30f;
-  const tools::CaseOutput a = exact(capped), b = exact(p);
+  const audit::CaseOutput a = exact(capped), b = exact(p);
   const auto& s = p.shape;
   const double delta = 1e-23;
   const auto ulp = [](double x, double y) {
@@ -126,7 +126,7 @@ CDNA_RC_GTEST_PROP(FeatureProperty, MinusInfinitySinkIsNoSink, ()) {
   sunk.sinks.resize(static_cast<std::size_t>(p.shape.heads_q));
   for (float& x : sunk.sinks)
     x = *rc::gen::arbitrary<bool>() ? -std::numeric_limits<float>::infinity() : static_cast<float>(*rc::gen::inRange(-8, 9));
-  const tools::CaseOutput a = exact(sunk), b = exact(p);
+  const audit::CaseOutput a = exact(sunk), b = exact(p);
   const auto& s = p.shape;
   for (std::int64_t bb = 0; bb < s.batch; ++bb)
     for (std::int64_t i = 0; i < s.seqlen_q; ++i)
@@ -145,7 +145,7 @@ CDNA_RC_GTEST_PROP(FeatureProperty, PagedEqualsPackedBitForBit, ()) {
   FeatureSpec spec;
   spec.softcap = spec.sinks = spec.dv = spec.fp8 = true;
   const VarlenDraw d = *gen_varlen(spec);
-  const std::string diff = tools::bitwise_difference(exact(d.paged), exact(d.packed));
+  const std::string diff = audit::bitwise_difference(exact(d.paged), exact(d.packed));
   if (!diff.empty()) RC_FAIL(diff + " | " + describe(d.paged));
 }
 
@@ -158,9 +158,9 @@ CDNA_RC_GTEST_PROP(FeatureProperty, VarlenEqualsEachSequenceAlone, ()) {
   const AttentionResult all = reference::varlen_forward_exact(d.packed);
   std::vector<bool> owned(static_cast<std::size_t>(d.packed.rows_q()), false);
   for (std::int64_t b = 0; b < d.packed.sequences(); ++b) {
-    tools::CaseOutput got;
+    audit::CaseOutput got;
     reference::gather_sequence(d.packed, b, all.o, all.lse, got.o, got.lse);
-    const std::string diff = tools::bitwise_difference(got, exact(d.sequences[static_cast<std::size_t>(b)]));
+    const std::string diff = audit::bitwise_difference(got, exact(d.sequences[static_cast<std::size_t>(b)]));
     if (!diff.empty()) RC_FAIL("sequence " + str(b) + ": " + diff + " | " + describe(d.packed));
     for (std::int64_t i = 0; i < d.packed.seqlen_q(b); ++i) owned[static_cast<std::size_t>(d.packed.q_row(b, i))] = true;
   }
@@ -185,9 +185,9 @@ CDNA_RC_GTEST_PROP(FeatureProperty, Fp8PowerOfTwoDescaleScalesExactly, ()) {
   scaled.descale_k = {std::ldexp(1.0f, b)};
   scaled.descale_v = {std::ldexp(1.0f, c)};
   p.scale = std::ldexp(p.scale, a + b);
-  tools::CaseOutput want = exact(p);
+  audit::CaseOutput want = exact(p);
   for (double& o : want.o) o = std::ldexp(o, c);
-  const std::string diff = tools::bitwise_difference(exact(scaled), want);
+  const std::string diff = audit::bitwise_difference(exact(scaled), want);
   if (!diff.empty()) RC_FAIL(diff + " | a=" + str(a) + " b=" + str(b) + " c=" + str(c) + " " + describe_dense(scaled));
 }
 
@@ -200,17 +200,17 @@ CDNA_RC_GTEST_PROP(FeatureProperty, DvColumnBlocksAreSeparateProblems, ()) {
   const auto& s = p.shape;
   const std::int64_t dv = s.dv();
   const std::int64_t cut = *rc::gen::inRange<std::int64_t>(1, dv);  // blocks [0, cut) and [cut, dv)
-  const tools::CaseOutput whole = exact(p);
+  const audit::CaseOutput whole = exact(p);
   for (auto [first, width] : {std::pair{std::int64_t{0}, cut}, std::pair{cut, dv - cut}}) {
     AttentionProblem block = p;
     block.shape.head_dim_v = width;
     block.v.clear();
     for (std::int64_t r = 0; r < s.batch * s.seqlen_k * s.heads_kv; ++r)
       for (std::int64_t d = first; d < first + width; ++d) block.v.push_back(p.v[static_cast<std::size_t>(r * dv + d)]);
-    tools::CaseOutput want{{}, whole.lse};
+    audit::CaseOutput want{{}, whole.lse};
     for (std::int64_t r = 0; r < s.batch * s.seqlen_q * s.heads_q; ++r)
       for (std::int64_t d = first; d < first + width; ++d) want.o.push_back(whole.o[static_cast<std::size_t>(r * dv + d)]);
-    const std::string diff = tools::bitwise_difference(exact(block), want);
+    const std::string diff = audit::bitwise_difference(exact(block), want);
     if (!diff.empty()) RC_FAIL("columns " + str(first) + ".." + str(first + width - 1) + ": " + diff + " | " + describe_dense(p));
   }
 }

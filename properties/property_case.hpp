@@ -11,7 +11,7 @@
 #include <vector>
 
 #include "numerics/bf16.hpp"
-#include "reference/attention.hpp"
+#include "reference/attention/attention.hpp"
 
 namespace cdna::properties {
 

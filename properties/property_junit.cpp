@@ -12,8 +12,8 @@
 #include <sstream>
 #include <vector>
 
-#include "tools/junit.hpp"
-#include "tools/output_paths.hpp"
+#include "audit/output/junit.hpp"
+#include "audit/output/output_paths.hpp"
 
 namespace rc::detail {
 // RapidCheck's default listener (progress, shrinking and the reproduce line), the one
@@ -26,7 +26,7 @@ TestListener& globalTestListener();
 namespace cdna::properties {
 namespace {
 
-namespace junit = tools::junit;
+namespace junit = audit::junit;
 
 struct Counts {
   std::int64_t judged = 0;                       // generated cases run to success or failure
@@ -164,7 +164,7 @@ int setup_junit(int& argc, char** argv, std::function<std::string(const ::testin
   argv[argc] = nullptr;
   if (st.path.empty()) return 0;
   try {
-    tools::check_output_file("--junit", st.path);
+    audit::check_output_file("--junit", st.path);
   } catch (const std::exception& e) {
     std::cerr << st.program << ": error: " << e.what() << "\n";
     return 2;

@@ -1,7 +1,7 @@
 // `--junit FILE` of the property runner (attention_properties_test, feature_properties_test,
 // decode_properties_test): one JUnit testcase per property (GoogleTest test) x kernel, classname
 // "cdna-verify.property.<kernel>", name "<Suite>.<Test>", with RapidCheck's own counts (cases
-// judged, cases discarded and why) in the testcase's system-out; written through tools/junit.hpp,
+// judged, cases discarded and why) in the testcase's system-out; written through audit/output/junit.hpp,
 // validated against ci/junit.xsd (docs/ci.md "JUnit output"). GoogleTest's --gtest_output=xml is
 // not valid against that schema (docs/ci.md says where it differs), hence this writer.
 #pragma once
@@ -16,7 +16,7 @@
 namespace cdna::properties {
 
 // Takes `--junit FILE` (or --junit=FILE) out of argv; call after ::testing::InitGoogleTest.
-// Checks FILE before any test runs (tools/output_paths.hpp check_output_file) and registers the listener that records
+// Checks FILE before any test runs (audit/output/output_paths.hpp check_output_file) and registers the listener that records
 // every test; `kernel_of` names the kernel a test runs (the classname's last part). Returns 0, or
 // 2 after printing one line on stderr (no value, not writable).
 int setup_junit(int& argc, char** argv, std::function<std::string(const ::testing::TestInfo&)> kernel_of);

@@ -13,7 +13,7 @@
 #include "device/attention_launcher.hpp"
 #include "properties/generators.hpp"
 #include "properties/regressions.hpp"
-#include "tools/mutants.hpp"
+#include "audit/mutants/mutants.hpp"
 
 namespace cdna::properties {
 namespace {
@@ -33,7 +33,7 @@ class TempDir {
 
 TEST(RegressionPath, MutantFailureIsShrunkWrittenAndFailsAgainOnRerun) {
   const std::vector<std::byte> mutant =
-      device::read_file(tools::mutant_code_object("DROP_LAST_KV_TILE", CDNA_CODE_OBJECT_DIR), "mutant code object");
+      device::read_file(audit::mutant_code_object("DROP_LAST_KV_TILE", CDNA_CODE_OBJECT_DIR), "mutant code object");
   simulator::SimulatorExecutor sim;
   const CheckContext mutant_ctx{[&](numerics::Rounding) { return std::span<const std::byte>(mutant); }, &sim};
   const CheckContext correct_ctx{correct_code_object, &sim};

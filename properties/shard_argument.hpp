@@ -1,5 +1,5 @@
-// `--shard I/N` of the property binaries: tools::apply_shard_argument turns it into GoogleTest's
-// GTEST_SHARD_INDEX/GTEST_TOTAL_SHARDS (tools/shard.hpp). Call first in main, before
+// `--shard I/N` of the property binaries: audit::apply_shard_argument turns it into GoogleTest's
+// GTEST_SHARD_INDEX/GTEST_TOTAL_SHARDS (audit/cases/shard.hpp). Call first in main, before
 // ::testing::InitGoogleTest.
 #pragma once
 
@@ -8,7 +8,7 @@
 
 #include <gtest/gtest.h>
 
-#include "tools/shard.hpp"
+#include "audit/cases/shard.hpp"
 
 namespace cdna::properties {
 
@@ -22,7 +22,7 @@ inline bool& empty_shard_allowed() {
 // on a bad value; main then exits 2 (bad input).
 inline bool take_shard_argument(int& argc, char** argv) {
   try {
-    empty_shard_allowed() = tools::apply_shard_argument(argc, argv);
+    empty_shard_allowed() = audit::apply_shard_argument(argc, argv);
     return true;
   } catch (const std::invalid_argument& e) {
     std::cerr << argv[0] << ": error: " << e.what() << "\n";

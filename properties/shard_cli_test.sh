@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# --shard I/N on a property binary (tools/shard.hpp apply_shard_argument): the 3 shards run each
+# --shard I/N on a property binary (audit/cases/shard.hpp apply_shard_argument): the 3 shards run each
 # test of the unsharded run exactly once; GTEST_SHARD_INDEX/GTEST_TOTAL_SHARDS set directly pick
 # the same tests as --shard (0-based vs 1-based); a bad --shard or one contradicting those
 # variables is exit 2 with one line. Oracle-only properties, 2 cases each: seconds.

@@ -7,7 +7,7 @@
 #include <string>
 
 #include "numerics/bf16.hpp"
-#include "reference/inputs.hpp"
+#include "reference/attention/inputs.hpp"
 
 namespace cdna::properties {
 namespace {

@@ -6,7 +6,7 @@
 #include <cstdint>
 #include <string_view>
 
-#include "reference/attention.hpp"
+#include "reference/attention/attention.hpp"
 
 namespace cdna::properties {
 

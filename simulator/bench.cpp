@@ -44,7 +44,7 @@
 #include "adapters/kernel_adapter.hpp"
 #include "simulator/schedule/parallel.hpp"
 #include "device/attention_launcher.hpp"
-#include "reference/inputs.hpp"
+#include "reference/attention/inputs.hpp"
 #include "simulator/tests/test_util.hpp"
 
 using namespace cdna::simulator;

@@ -8,19 +8,21 @@
 #include <regex>
 
 #include "adapters/code_object_mode.hpp"
-#include "tools/audit.hpp"
-#include "tools/audit_junit.hpp"
+#include "audit/audit.hpp"
+#include "audit/report/audit_junit.hpp"
 #include "tools/audit_workers.hpp"
 #include "tools/cli_modes.hpp"
 #include "tools/hazard_option.hpp"
 #include "tools/lds_races_cli.hpp"
-#include "tools/output_paths.hpp"
+#include "audit/output/output_paths.hpp"
 #include "simulator/schedule/parallel.hpp"
 #include "tools/profile_option.hpp"
-#include "tools/progress.hpp"
-#include "tools/summary_line.hpp"
+#include "audit/output/progress.hpp"
+#include "audit/output/summary_line.hpp"
 
 namespace cdna::tools {
+
+using namespace cdna::audit;  // the engine this subcommand calls (audit/README.md)
 
 const char* const kKernelOptionHelp =
     "Kernel to audit, through its adapter (docs/peer-kernels.md): attention-fwd (ours, "
@@ -115,7 +117,7 @@ int AuditCommand::run_checked() {
   if (set == "decode" && kernel != "attention-fwd")
     throw CLI::ValidationError("--set", "decode audits our decode monokernel; --kernel " + kernel +
                                             " names an attention kernel (drop --kernel, or choose another --set)");
-  // Decode cases (tools/decode_audit.hpp) audit our monokernel: with our attention kernel's
+  // Decode cases (audit/decode/decode_audit.hpp) audit our monokernel: with our attention kernel's
   // default and full sets, or alone.
   const bool run_decode_cases = kernel == "attention-fwd" && (set == "default" || set == "all" || set == "decode");
   options.matrix = set == "all" || set == "default" || set == "matrix";
@@ -180,7 +182,7 @@ int AuditCommand::run_checked() {
   result.executor_description = chosen.executor->describe();
   if (chosen.sim) describe_jobs(result.executor_description, workers, chosen.sim->options().threads);
   result.set = set;
-  // Which shard runs each kill matrix: the one that owns its pseudo case id (tools/shard.hpp).
+  // Which shard runs each kill matrix: the one that owns its pseudo case id (audit/cases/shard.hpp).
   const int mutation_shard = shard ? ShardSpec::of(kMutationKillMatrixId, shard->count) : 1;
   const int decode_mutation_shard = shard ? ShardSpec::of(kDecodeKillMatrixId, shard->count) : 1;
   if (result.shard) {

@@ -1,5 +1,5 @@
 // `cdna-verify audit` on the command line: its options, the executor and simulator settings, the
-// decode cases and the kill matrix around tools::run_audit (tools/audit.hpp), the reports.
+// decode cases and the kill matrix around tools::run_audit (audit/audit.hpp), the reports.
 #pragma once
 
 #include <CLI/CLI.hpp>
@@ -23,7 +23,7 @@ class AuditCommand {
   bool parsed() const { return cmd_->parsed(); }
   // Exit code 0 PASS, 1 FAIL, 2 NOTHING JUDGED; bad input throws one line (exit 2). With --junit,
   // the file is checked writable first and written at the end whatever the outcome (an <error>
-  // testcase if the run throws; tools/junit.hpp).
+  // testcase if the run throws; audit/output/junit.hpp).
   int run();
 
  private:
@@ -38,7 +38,7 @@ class AuditCommand {
   SimSettings sim_;
   std::optional<unsigned> jobs_;  // --jobs (tools/audit_workers.hpp); nullopt: the usable cores
   std::string profile_ = "ours";
-  std::string junit_;  // --junit FILE (tools/audit_junit.hpp)
+  std::string junit_;  // --junit FILE (audit/report/audit_junit.hpp)
   std::chrono::system_clock::time_point started_;
   ShardOption shard_;
 

@@ -7,6 +7,8 @@
 
 namespace cdna::tools {
 
+using namespace cdna::audit;  // the engine this subcommand calls (audit/README.md)
+
 unsigned threads_per_job(unsigned cores, unsigned jobs) { return std::max(1u, cores / std::max(1u, jobs)); }
 
 AuditWorkers make_audit_workers(ChosenExecutor& main, std::optional<unsigned> jobs, const SimSettings& given,

@@ -8,8 +8,8 @@
 #include <vector>
 
 #include "simulator/checks/lds_race.hpp"
-#include "tools/audit.hpp"
-#include "tools/executor_choice.hpp"
+#include "audit/audit.hpp"
+#include "audit/run/executor_choice.hpp"
 #include "tools/sim_settings.hpp"
 
 namespace cdna::tools {
@@ -21,8 +21,8 @@ unsigned threads_per_job(unsigned cores, unsigned jobs);
 struct AuditWorkers {
   unsigned jobs = 1;
   unsigned threads = 0;  // dispatch threads of each job's simulator (0 on a device)
-  std::vector<ChosenExecutor> owned;  // the jobs' simulators (none on a device)
-  std::vector<AuditWorker> workers;   // one per job, for run_audit
+  std::vector<audit::ChosenExecutor> owned;  // the jobs' simulators (none on a device)
+  std::vector<audit::AuditWorker> workers;   // one per job, for run_audit
 };
 
 // The workers for `main`, the executor --executor chose. On the simulator: `jobs` (nullopt: the
@@ -31,7 +31,7 @@ struct AuditWorkers {
 // hazard policy's findings read per case (differential sites fail the case, not the run). On a
 // device: `main` alone (jobs 1; one device runs one case at a time). Throws
 // CLI::ValidationError if `jobs` > 1 is given for a device.
-AuditWorkers make_audit_workers(ChosenExecutor& main, std::optional<unsigned> jobs, const SimSettings& given,
+AuditWorkers make_audit_workers(audit::ChosenExecutor& main, std::optional<unsigned> jobs, const SimSettings& given,
                                 const std::string& kernel);
 
 // Says the jobs in the simulator's description (report.json "executor_description"): "threads"
@@ -42,6 +42,6 @@ void describe_jobs(device::Description& d, const AuditWorkers& w, unsigned main_
 
 // The LDS races of every job's simulator and then of `main` (one entry per kernel and pair of
 // pcs, counts added; simulator/checks/lds_race.hpp), jobs in job order.
-std::vector<simulator::LdsRace> all_lds_races(const AuditWorkers& w, const ChosenExecutor& main);
+std::vector<simulator::LdsRace> all_lds_races(const AuditWorkers& w, const audit::ChosenExecutor& main);
 
 }  // namespace cdna::tools

@@ -3,9 +3,11 @@
 #include <regex>
 
 #include "simulator/state/kernel_fault.hpp"
-#include "tools/exit_codes.hpp"
+#include "audit/output/exit_codes.hpp"
 
 namespace cdna::tools {
+
+using namespace cdna::audit;  // the engine this subcommand calls (audit/README.md)
 
 extern const char* const kGitRevision;  // generated: build/tools/git_revision.cpp
 

@@ -21,7 +21,7 @@ extern const char* const kExitCodesHelp;
 // found), and the HIP build (device::build_hip()).
 std::string version_text(const std::string& hip);
 
-// Prints the error's one line on `err` and returns its exit code (tools/exit_codes.hpp):
+// Prints the error's one line on `err` and returns its exit code (audit/output/exit_codes.hpp):
 // ExecutorUnavailable 3; simulator::KernelFault 1 (the kernel as written is wrong: "FAIL: ..."
 // naming kernel, pc, wave and instruction); CLI11 errors, a bad --cases regex and every other
 // std::exception 2.

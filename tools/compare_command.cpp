@@ -1,7 +1,7 @@
 // `cdna-verify compare` (tools/compare_command.hpp).
 #include "tools/compare_command.hpp"
-#include "tools/output_paths.hpp"
-#include "tools/summary_line.hpp"
+#include "audit/output/output_paths.hpp"
+#include "audit/output/summary_line.hpp"
 
 #include <filesystem>
 #include <iostream>
@@ -9,13 +9,15 @@
 
 #include "tools/cli_checks.hpp"
 #include "tools/cli_modes.hpp"
-#include "tools/compare_report.hpp"
-#include "tools/compare_run.hpp"
-#include "tools/executor_choice.hpp"
+#include "audit/compare/compare_report.hpp"
+#include "audit/compare/compare_run.hpp"
+#include "audit/run/executor_choice.hpp"
 #include "tools/hazard_option.hpp"
 #include "tools/profile_option.hpp"
 
 namespace cdna::tools {
+
+using namespace cdna::audit;  // the engine this subcommand calls (audit/README.md)
 
 CompareCommand::CompareCommand(CLI::App& app) {
   cmd_ = app.add_subcommand(

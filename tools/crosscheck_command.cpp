@@ -10,13 +10,15 @@
 
 #include "adapters/kernel_adapter.hpp"
 #include "golden/golden_file.hpp"
-#include "tools/atomic_file.hpp"
-#include "tools/crosscheck.hpp"
-#include "tools/executor_choice.hpp"
-#include "tools/golden_kernel.hpp"
-#include "tools/summary_line.hpp"
+#include "audit/output/atomic_file.hpp"
+#include "audit/compare/crosscheck.hpp"
+#include "audit/run/executor_choice.hpp"
+#include "audit/golden/golden_kernel.hpp"
+#include "audit/output/summary_line.hpp"
 
 namespace cdna::tools {
+
+using namespace cdna::audit;  // the engine this subcommand calls (audit/README.md)
 namespace {
 
 namespace fs = std::filesystem;
@@ -66,7 +68,7 @@ CrosscheckCommand::CrosscheckCommand(CLI::App& app) {
 }
 
 int CrosscheckCommand::run() {
-  summary().start("crosscheck");  // printed by main whatever the exit path (tools/summary_line.hpp)
+  summary().start("crosscheck");  // printed by main whatever the exit path (audit/output/summary_line.hpp)
   const auto start = std::chrono::steady_clock::now();
   auto elapsed = [&] { return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count(); };
   // Every input checked before anything runs.

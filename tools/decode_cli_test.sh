@@ -2,7 +2,7 @@
 # `cdna-verify decode`: each bad input gives one stderr line, exit 2 and no --json file; a good
 # tiny run prints its summary, and the outcome it states agrees with its exit code and its JSON
 # (which must parse). The verdict itself is not fixed here: on the tiny preset the monokernel's
-# balls are infinite today (NOTHING JUDGED, exit 2); tools/decode_check_test.cpp judges a model
+# balls are infinite today (NOTHING JUDGED, exit 2); audit/decode/decode_check_test.cpp judges a model
 # whose balls are finite.
 # Usage: decode_cli_test.sh CDNA_VERIFY DEVICE_DIR
 set -u

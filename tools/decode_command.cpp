@@ -1,5 +1,5 @@
 #include "tools/decode_command.hpp"
-#include "tools/summary_line.hpp"
+#include "audit/output/summary_line.hpp"
 
 #include <unistd.h>
 
@@ -16,43 +16,18 @@
 #include "golden/decode_golden.hpp"
 #include "golden/decode_weights.hpp"
 #include "golden/digest.hpp"
-#include "reference/decode_envelope.hpp"
-#include "reference/decode_exact.hpp"
-#include "reference/decode_random.hpp"
-#include "tools/atomic_file.hpp"
+#include "reference/decode/envelope.hpp"
+#include "reference/decode/random.hpp"
+#include "audit/output/atomic_file.hpp"
 #include "tools/cli_checks.hpp"
-#include "tools/decode_check.hpp"
+#include "audit/decode/decode_check.hpp"
+#include "audit/decode/exact_check.hpp"
 
 namespace cdna::tools {
 
+using namespace cdna::audit;  // the engine this subcommand calls (audit/README.md)
+
 namespace {
-
-// What `--exact K` found: the MPFR oracle's logits against the fast reference's proven distance
-// (double_arithmetic balls) and against the balls the kernel's logits were judged by.
-struct ExactReport {
-  std::int64_t positions = 0;
-  double worst_fast_ratio = 0;    // max |exact − mid| / (rad + exact_logit_error), fast reference
-  double worst_kernel_ratio = 0;  // the same against the kernel's balls, finite radii only
-  std::int64_t outside_fast = 0, outside_kernel = 0, kernel_infinite = 0;
-  bool ok() const { return outside_fast == 0 && outside_kernel == 0; }
-};
-
-// Adds one position's exact logits to `r`, against `ball`; returns the worst ratio and counts
-// the logits outside (and, for the kernel's balls, the infinite radii, which contain anything).
-double add_exact(const std::vector<double>& exact, const reference::StepBounds& ball, std::int64_t& outside,
-                 std::int64_t* infinite) {
-  double worst = 0;
-  for (std::size_t i = 0; i < exact.size(); ++i) {
-    if (!std::isfinite(ball.rad[i])) {
-      if (infinite) ++*infinite;
-      continue;
-    }
-    const double ratio = std::fabs(exact[i] - ball.mid[i]) / (ball.rad[i] + reference::exact_logit_error(exact[i]));
-    if (!(ratio <= 1)) ++outside;  // NaN (a NaN exact logit against a finite ball) counts as outside
-    worst = std::max(worst, std::isnan(ratio) ? INFINITY : ratio);
-  }
-  return worst;
-}
 
 const char* decision_name(reference::DecisionKind k) {
   switch (k) {
@@ -82,7 +57,7 @@ DecodeCommand::DecodeCommand(CLI::App& app) {
   auto* random = cmd_->add_option("--random-model", random_seed_, "Seed of a random model of --preset instead of --model")
                      ->check(unsigned_integer());
   model->excludes(random);
-  cmd_->add_option("--preset", preset_, "Shapes of the random model: micro, tiny, llama-3.2-1b-layer (reference/decode_random.hpp)")
+  cmd_->add_option("--preset", preset_, "Shapes of the random model: micro, tiny, llama-3.2-1b-layer (reference/decode/random.hpp)")
       ->capture_default_str();
   cmd_->add_flag("--duplicate-lm-head-rows", duplicate_rows_,
                  "Random model: LM-head rows 2i+1 copy rows 2i (exactly tied logits: the tie rule is exercised)");
@@ -201,26 +176,15 @@ int DecodeCommand::run(const ChosenExecutor& chosen, const std::vector<std::pair
   options.method = envelope_ == "affine" ? reference::EnvelopeMethod::affine : reference::EnvelopeMethod::ball;
 
   // --exact: the oracle and the fast reference follow the same fed tokens as the kernel's balls.
-  ExactReport exact;
-  std::optional<reference::ExactDecoder> oracle;
-  std::optional<reference::DecodeEnvelope> fast;
-  if (exact_ > 0) {
-    oracle.emplace(model_);
-    fast.emplace(model_, reference::double_arithmetic());
-  }
+  std::optional<ExactCheck> exact_check;
+  if (exact_ > 0) exact_check.emplace(model_, exact_);
   golden::DecodeGolden gold;
   options.on_bounds = [&](const reference::StepBounds& kernel_balls) {
     if (golden_out_) {
       gold.mid.insert(gold.mid.end(), kernel_balls.mid.begin(), kernel_balls.mid.end());
       gold.rad.insert(gold.rad.end(), kernel_balls.rad.begin(), kernel_balls.rad.end());
     }
-    if (exact.positions >= exact_) return;
-    const std::vector<double> e = oracle->step(kernel_balls.token);
-    const reference::StepBounds f = fast->step(kernel_balls.token);
-    exact.worst_fast_ratio = std::max(exact.worst_fast_ratio, add_exact(e, f, exact.outside_fast, nullptr));
-    exact.worst_kernel_ratio =
-        std::max(exact.worst_kernel_ratio, add_exact(e, kernel_balls, exact.outside_kernel, &exact.kernel_infinite));
-    ++exact.positions;
+    if (exact_check) exact_check->add(kernel_balls);
   };
 
   std::function<std::uint64_t()> wave_instructions;
@@ -235,6 +199,7 @@ int DecodeCommand::run(const ChosenExecutor& chosen, const std::vector<std::pair
     std::cout << "FAIL: the decode kernel did not complete: " << e.what() << "\n";
     return 1;
   }
+  const ExactReport exact = exact_check ? exact_check->report() : ExactReport{};
   if (exact_ > 0 && !exact.ok() && check.outcome != DecodeOutcome::Fail) {
     check.outcome = DecodeOutcome::Fail;
     check.failure = "--exact: the exact oracle lies outside " +

@@ -1,6 +1,6 @@
 // `cdna-verify decode` (docs/decode-semantics.md "Running it"): one decode run of the monokernel
 // (device/decode_launcher.hpp) on a model folder or a seeded random model, judged position by
-// position (tools/decode_check.hpp). Exit 0: PASS; 1: FAIL (a logit outside its ball, a decided
+// position (audit/decode/decode_check.hpp). Exit 0: PASS; 1: FAIL (a logit outside its ball, a decided
 // token the kernel did not choose, a stop that does not fit, a kernel that faulted or hung, or the
 // exact oracle outside a ball with --exact); 2: bad input, or NOTHING JUDGED (no position's token
 // was decided).
@@ -14,8 +14,8 @@
 #include <utility>
 #include <vector>
 
-#include "reference/decode_model.hpp"
-#include "tools/executor_choice.hpp"
+#include "reference/decode/model.hpp"
+#include "audit/run/executor_choice.hpp"
 
 namespace cdna::tools {
 
@@ -30,7 +30,7 @@ class DecodeCommand {
   void prepare();
   // Runs and judges on `chosen` (the simulator's settings already applied, listed in
   // `settings` for the report); prints the position lines and the summary; returns the exit code.
-  int run(const ChosenExecutor& chosen, const std::vector<std::pair<std::string, std::string>>& settings);
+  int run(const audit::ChosenExecutor& chosen, const std::vector<std::pair<std::string, std::string>>& settings);
 
  private:
   CLI::App* cmd_ = nullptr;

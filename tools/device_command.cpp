@@ -3,9 +3,11 @@
 #include <iostream>
 
 #include "simulator/schedule/simulator_executor.hpp"
-#include "tools/device_report.hpp"
+#include "audit/output/device_report.hpp"
 
 namespace cdna::tools {
+
+using namespace cdna::audit;  // the engine this subcommand calls (audit/README.md)
 
 DeviceCommand::DeviceCommand(CLI::App& app) {
   cmd_ = app.add_subcommand(

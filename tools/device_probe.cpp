@@ -3,9 +3,9 @@
 #include <iostream>
 
 #include "device/hip_executor.hpp"
-#include "tools/device_report.hpp"
+#include "audit/output/device_report.hpp"
 
 int main() {
   std::cout << "build_hip: " << cdna::device::build_hip() << "\n";
-  return cdna::tools::report_hip_device(std::cout, std::cerr);
+  return cdna::audit::report_hip_device(std::cout, std::cerr);
 }

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Exit codes of every subcommand (tools/exit_codes.hpp, docs/ci.md "Exit codes, summary line,
+# Exit codes of every subcommand (audit/output/exit_codes.hpp, docs/ci.md "Exit codes, summary line,
 # progress"): each row drives one subcommand into one class it can reach on a machine without a
 # GPU — 0 pass, 1 a verdict failed (a mutant code object, a kernel fault on the simulator), 2 bad
 # input / NOTHING JUDGED / a refused limit, 3 executor unavailable (--executor hip, no device) —

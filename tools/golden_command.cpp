@@ -1,10 +1,11 @@
 #include "tools/golden_command.hpp"
-#include "tools/output_paths.hpp"
-#include "tools/progress.hpp"
-#include "tools/summary_line.hpp"
-#include "tools/decode_golden_verify.hpp"
+#include "audit/output/output_paths.hpp"
+#include "audit/output/progress.hpp"
+#include "audit/output/summary_line.hpp"
+#include "audit/decode/golden_verify.hpp"
 #include "tools/cli_modes.hpp"
-#include "tools/golden_kernel.hpp"
+#include "audit/golden/golden_judge.hpp"
+#include "audit/golden/golden_kernel.hpp"
 #include "tools/golden_make.hpp"
 
 #include <algorithm>
@@ -20,45 +21,20 @@
 #include <sstream>
 
 #include "device/attention_launcher.hpp"
-#include "reference/inputs.hpp"
-#include "reference/profiles.hpp"
-#include "tools/device_report.hpp"
+#include "reference/attention/inputs.hpp"
+#include "reference/attention/profiles.hpp"
+#include "audit/output/device_report.hpp"
 #include "tools/profile_option.hpp"
-#include "tools/rounding_cases.hpp"
+#include "audit/cases/rounding_cases.hpp"
 
 namespace cdna::tools {
+
+using namespace cdna::audit;  // the engine this subcommand calls (audit/README.md)
 namespace {
 
 namespace fs = std::filesystem;
 using reference::AttentionShape;
 using reference::Mask;
-
-std::string lower(std::string s) {
-  for (char& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return s;
-}
-
-
-bool same_bits(const golden::KernelOutput& a, const device::AttentionOutput& b, std::string& what) {
-  for (std::size_t i = 0; i < a.o.size(); ++i) {
-    if (a.o[i] != b.o[i]) {
-      std::ostringstream m;
-      m << "o_kernel element " << i << " is 0x" << std::hex << a.o[i] << " but the kernel now gives 0x" << b.o[i];
-      what = m.str();
-      return false;
-    }
-  }
-  for (std::size_t i = 0; i < a.lse.size(); ++i) {
-    const auto x = std::bit_cast<std::uint32_t>(a.lse[i]), y = std::bit_cast<std::uint32_t>(b.lse[i]);
-    if (x != y) {
-      std::ostringstream m;
-      m << "lse_kernel element " << i << " is 0x" << std::hex << x << " but the kernel now gives 0x" << y;
-      what = m.str();
-      return false;
-    }
-  }
-  return true;
-}
 
 // read_golden, refusing a property regression file with per-sequence lengths: its stored values
 // are the dense problem's, but the property ran it as varlen, which the golden format cannot
@@ -82,145 +58,6 @@ std::string fmt(double x, int precision = 3) {
 }
 
 }  // namespace
-
-std::string seeds_text(std::uint64_t seed) {
-  return "q=" + std::to_string(seed) + " k=" + std::to_string(seed + 1) + " v=" + std::to_string(seed + 2) +
-         " (reference::randn_bf16: mt19937_64, Box-Muller, rounded to bf16 RTNE)";
-}
-
-GoldenCaseSpec randn_case(std::string id, std::string description, AttentionShape shape, Mask mask,
-                          std::uint64_t seed, double qk_std, double v_std) {
-  GoldenCaseSpec c;
-  c.id = std::move(id);
-  c.description = std::move(description);
-  c.problem = reference::randn_problem(shape, mask, seed, qk_std, v_std);
-  c.seeds = seeds_text(seed);
-  std::ostringstream in;
-  in << "Q, K = " << qk_std << " * randn, V = " << v_std << " * randn; scale = fl32(1/sqrt(D))";
-  c.inputs = in.str();
-  return c;
-}
-
-std::vector<GoldenCaseSpec> golden_cases() {
-  std::vector<GoldenCaseSpec> cases;
-  {
-    auto c = randn_case("C01", "one key: O = V bit for bit, LSE = the single scaled score", {1, 1, 1, 1, 1, 64},
-                        Mask::None, 101, 3.0, 3.0);
-    c.fact = golden::RowsEqualV{0, 0, 0};
-    cases.push_back(std::move(c));
-  }
-  for (Mask mask : {Mask::CausalBottomRight, Mask::CausalTopLeft}) {
-    const bool br = mask == Mask::CausalBottomRight;
-    auto c = randn_case(br ? "C02-bottom-right" : "C02-top-left",
-                        br ? "Sq 1, Sk 239, causal bottom-right: same as no mask"
-                           : "Sq 1, Sk 239, causal top-left: O = V of key 0",
-                        {1, 1, 239, 1, 1, 64}, mask, 102);
-    c.reduction = "heads 8/8 -> 1/1, D 128 -> 64 (Sq 1, Sk 239 and the mask kept)";
-    if (!br) c.fact = golden::RowsEqualV{0, 0, 0};
-    cases.push_back(std::move(c));
-  }
-  {
-    auto c = randn_case("C03", "Sq 5, Sk 2 causal: rows 0-2 fully masked, row 3 = V0, row 4 sees both",
-                        {1, 5, 2, 4, 4, 64}, Mask::CausalBottomRight, 103);
-    c.fact = golden::RowsEqualV{3, 3, 0};
-    cases.push_back(std::move(c));
-  }
-  {
-    auto c = randn_case("C04", "Sq 130, Sk 19 causal: rows 0-110 fully masked, on no tile boundary",
-                        {1, 130, 19, 1, 1, 64}, Mask::CausalBottomRight, 104);
-    c.reduction = "Sq 301 -> 130, Sk 190 -> 19 (Sq - Sk = 111 fully masked rows kept), heads 2/2 -> 1/1, D 128 -> 64";
-    cases.push_back(std::move(c));
-  }
-  {
-    GoldenCaseSpec c;
-    c.id = "C06";
-    c.description = "all inputs 133120, scale 0.25: huge equal scores, O = V exactly";
-    c.problem.shape = {1, 1, 4, 1, 1, 64};
-    c.problem.scale = 0.25f;
-    c.problem.q = reference::filled_bf16(64, 133120.0);
-    c.problem.k = reference::filled_bf16(256, 133120.0);
-    c.problem.v = reference::filled_bf16(256, 133120.0);
-    c.seeds = "none";
-    c.inputs = "every element of Q, K, V = 133120 (exact in bf16); scale 0.25";
-    c.fact = golden::RowsEqualV{0, 0, 0};
-    cases.push_back(std::move(c));
-  }
-  {
-    auto c = randn_case("C07", "Sq 17, Sk 519, Q and K = 4 randn: logit std about 16", {1, 17, 519, 1, 1, 64},
-                        Mask::None, 107, 4.0, 1.0);
-    c.reduction = "Sq 257 -> 17, heads 2/2 -> 1/1, D 128 -> 64 (Sk 519 and the logit std of 16 kept)";
-    cases.push_back(std::move(c));
-  }
-  {
-    auto c = randn_case("C08", "Sq = Sk = 64 causal, scale 0: row i = mean of V0..Vi, no NaN", {1, 64, 64, 1, 1, 64},
-                        Mask::CausalBottomRight, 108);
-    c.problem.scale = 0.0f;
-    c.inputs = "Q, K, V = randn; scale 0";
-    c.reduction = "heads 2/2 -> 1/1";
-    cases.push_back(std::move(c));
-  }
-  {
-    auto c = randn_case("C09", "Sq = Sk = 40, scale -1/sqrt(D)", {1, 40, 40, 1, 1, 128}, Mask::None, 109);
-    c.problem.scale = -c.problem.scale;
-    c.inputs = "Q, K, V = randn; scale = -fl32(1/sqrt(D))";
-    c.reduction = "Sq = Sk 128 -> 40, heads 2/2 -> 1/1 (D 128 kept)";
-    cases.push_back(std::move(c));
-  }
-  {
-    auto c = randn_case("C10", "Sq 16, Sk 300, every K row identical: all scores tie, O = mean of V",
-                        {1, 16, 300, 1, 1, 64}, Mask::None, 110);
-    const auto& s = c.problem.shape;
-    const std::size_t row = static_cast<std::size_t>(s.heads_kv * s.head_dim);
-    for (std::size_t j = 1; j < static_cast<std::size_t>(s.seqlen_k); ++j)
-      std::copy_n(c.problem.k.begin(), row, c.problem.k.begin() + static_cast<std::ptrdiff_t>(j * row));
-    c.inputs = "Q, V = randn; K = randn with every row replaced by row 0";
-    c.reduction = "Sq 64 -> 16, heads 2/2 -> 1/1, D 128 -> 64 (Sk 300 kept)";
-    cases.push_back(std::move(c));
-  }
-  {
-    auto c = randn_case("C12", "Sq = Sk = 4, 16/2 heads: LSE per query head, GQA mapping h / 8",
-                        {1, 4, 4, 16, 2, 64}, Mask::None, 112);
-    c.reduction = "Sq = Sk 256 -> 4, heads 64/8 -> 16/2 (group of 8 query heads per KV head kept), D 128 -> 64";
-    cases.push_back(std::move(c));
-  }
-  for (std::int64_t d : {59, 111}) {
-    cases.push_back(randn_case("C13-d" + std::to_string(d),
-                               "D = " + std::to_string(d) + ": defined, but a kernel built for D 64/128 must reject it",
-                               {1, 16, 16, 1, 1, d}, Mask::None, 113));
-  }
-  for (const RoundingCase& r : rounding_cases()) {  // crafted: every mode gives other bits
-    GoldenCaseSpec c;
-    c.id = r.id;
-    c.description = r.description;
-    c.problem = r.problem;
-    c.seeds = r.seeds;
-    c.inputs = r.inputs;
-    cases.push_back(std::move(c));
-  }
-  // The grid: GQA 2/1, D 64, (Sq, Sk) short and long either way, every mask where it differs.
-  const std::pair<std::int64_t, std::int64_t> lengths[] = {{1, 20}, {5, 5}, {5, 20}, {17, 5}};
-  std::uint64_t seed = 2000;
-  for (auto [sq, sk] : lengths) {
-    for (Mask mask : {Mask::None, Mask::CausalBottomRight, Mask::CausalTopLeft}) {
-      // Top-left equals bottom-right when Sq = Sk; with Sq = 1 it is C02-top-left's case.
-      if (mask == Mask::CausalTopLeft && (sq == sk || sq == 1)) continue;
-      const std::string id = "grid/sq" + std::to_string(sq) + "-sk" + std::to_string(sk) + "/" +
-                             std::string(reference::to_string(mask));
-      std::ostringstream what;
-      what << "grid: Sq " << sq << ", Sk " << sk << ", heads 2/1, D 64, " << reference::to_string(mask);
-      cases.push_back(randn_case(id, what.str(), {1, sq, sk, 2, 1, 64}, mask, seed));
-      seed += 10;
-    }
-  }
-  for (GoldenCaseSpec& c : golden_feature_cases()) cases.push_back(std::move(c));
-  return cases;
-}
-
-std::string golden_file_name(const std::string& case_id, numerics::Rounding mode) {
-  std::string name = case_id;
-  std::replace(name.begin(), name.end(), '/', '_');
-  return name + "." + lower(std::string(numerics::to_string(mode))) + ".safetensors";
-}
 
 GoldenCommand::GoldenCommand(CLI::App& app) {
   golden_ = app.add_subcommand(
@@ -455,28 +292,10 @@ int GoldenCommand::run_verify() {
       t.message = files[n].string() + ": nothing judged (no O element, no LSE value)";
       continue;
     }
-    std::string problem = golden::verify_reference_values(g, threads_);
-    std::string kernel_note;
-    if (problem.empty() && g.kernel) {
-      const golden::CandidateVerdict v = golden::judge_candidate(g, g.kernel->o, std::span<const float>(g.kernel->lse));
-      if (!v.pass()) problem = "the stored o_kernel fails the pass rule: " + v.first_failure();
-      kernel_note = ", o_kernel passes (judged " + std::to_string(v.comparison.o_judged) + " O elements, " +
-                    std::to_string(v.comparison.lse_judged) + " LSE values)";
-    }
-    if (problem.empty() && g.kernel && executor) {
-      const auto named = g.provenance.find("kernel_adapter");
-      const std::string name = named == g.provenance.end() ? "attention-fwd" : named->second;
-      if (!kernels.contains(name)) kernels.emplace(name, CodeObjects(name));
-      if (auto why = golden_kernel_reason(g, kernels.at(name))) {
-        problem = "o_kernel is stored but the kernel " + name + " does not take this problem: " + *why;
-      } else {
-        const device::AttentionOutput out = run_golden_kernel(g, *executor, kernels.at(name));
-        std::string what;
-        if (!same_bits(*g.kernel, out, what)) problem = what + " (" + executor->name() + ")";
-        ++kernels_rerun;
-        kernel_note += ", kernel bits reproduced on " + executor->name();
-      }
-    }
+    const GoldenVerification verified = verify_golden_file(g, threads_, executor.get(), kernels);
+    const std::string& problem = verified.problem;
+    const std::string& kernel_note = verified.kernel_note;
+    kernels_rerun += verified.kernel_rerun ? 1 : 0;
     if (problem.empty()) {
       std::cout << "ok    " << files[n].string() << " (exact values, bound, floor of " << g.o_elements()
                 << " O elements and " << g.lse_elements() << " LSE values" << kernel_note << ")\n";
@@ -581,18 +400,7 @@ int GoldenCommand::run_check() {
 
   // The profile (docs/profiles.md): the candidate's LSE layout, and its rows without a visible key
   // (dense files; a varlen file is judged under ours only).
-  reference::ProfiledOutput mapped;
-  if (g.varlen) {
-    mapped.o = std::move(o);
-    if (lse) mapped.lse = std::move(*lse);
-  } else {
-    if (lse) lse = reference::canonical_lse(profile.lse_layout, s, *lse);
-    mapped = reference::apply_profile(profile, g.problem, o, lse ? std::span<const float>(*lse) : std::span<const float>{},
-                                      lse.has_value());
-  }
-  golden::CandidateVerdict v = lse ? golden::judge_candidate(g, mapped.o, std::span<const float>(mapped.lse))
-                                   : golden::judge_candidate(g, mapped.o, std::nullopt);
-  reference::add_profile_failures(mapped, v.comparison);
+  const golden::CandidateVerdict v = judge_golden_candidate(g, profile, std::move(o), std::move(lse));
   const auto& c = v.comparison;
   std::cout << "golden " << golden_path_ << ": case " << g.case_id << ", " << numerics::to_string(g.mode) << ", B"
             << s.batch;

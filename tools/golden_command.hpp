@@ -12,47 +12,11 @@
 #include <string>
 #include <vector>
 
-#include "golden/golden_file.hpp"
-#include "reference/attention.hpp"
 #include "tools/shard_option.hpp"
 #include "tools/golden_make.hpp"
-#include "tools/junit.hpp"
+#include "audit/output/junit.hpp"
 
 namespace cdna::tools {
-
-// One problem of the golden set.
-struct GoldenCaseSpec {
-  std::string id, description;
-  reference::AttentionProblem problem;
-  std::string seeds;      // "q=101 k=102 v=103 (reference::randn_bf16)" or "none"
-  std::string inputs;     // how Q, K, V were made
-  std::string reduction;  // "" for a handed case at its own shape, else what was made smaller and why
-  std::optional<golden::RowsEqualV> fact;
-  std::optional<reference::VarlenProblem> varlen;  // a varlen case (then `problem` is unused)
-  golden::Layout layout;                           // the strides a kernel is run with (default bshd)
-};
-
-// "q=S k=S+1 v=S+2 (reference::randn_bf16 ...)": the seeds of randn_case's inputs.
-std::string seeds_text(std::uint64_t seed);
-// A dense case with seeded randn inputs as tools/audit_cases.cpp makes them (Q seed, K seed + 1,
-// V seed + 2; Q, K with std qk_std, V with v_std), scale fl32(1/sqrt(D)).
-GoldenCaseSpec randn_case(std::string id, std::string description, reference::AttentionShape shape,
-                          reference::Mask mask, std::uint64_t seed, double qk_std = 1.0, double v_std = 1.0);
-
-// The golden set's cases of the extended definition (tools/golden_feature_cases.cpp): varlen C05,
-// padded cache C11, paged KV, windows, soft cap, sinks, Dv != D, fp8 e4m3 and e5m2, layouts.
-std::vector<GoldenCaseSpec> golden_feature_cases();
-
-// The golden set: the handed cases C01–C14 of ../shared/cases/README.md that the oracle can
-// compute without varlen inputs (C05 and C11 need varlen; C14's K and V alone are 17 MB),
-// reduced in shape where the full case would be large (each says how), and a small grid
-// (D 64, Hq/Hkv 2/1, (Sq, Sk) in (1, 20), (5, 5), (5, 20), (17, 5); masks none and causal
-// bottom-right, and causal top-left where it differs from both and from C02), and the crafted
-// rounding cases R01, … (tools/rounding_cases.hpp).
-std::vector<GoldenCaseSpec> golden_cases();
-
-// "C02-top-left" -> "C02-top-left.rtne.safetensors"; '/' in grid ids becomes '_'.
-std::string golden_file_name(const std::string& case_id, numerics::Rounding mode);
 
 // Registers `golden` and its subcommands on `app`.
 class GoldenCommand {
@@ -69,7 +33,7 @@ class GoldenCommand {
   CLI::App* verify_ = nullptr;
   CLI::App* check_ = nullptr;
   CLI::App* make_ = nullptr;
-  CLI::App* decode_verify_ = nullptr;  // tools/decode_golden_verify.hpp
+  CLI::App* decode_verify_ = nullptr;  // audit/decode/golden_verify.hpp
   std::string decode_verify_path_;
   std::optional<std::string> decode_verify_model_;
   GoldenMakeOptions make_options_;
@@ -94,7 +58,7 @@ class GoldenCommand {
   CLI::Option* lse_tensor_option_ = nullptr;  // given explicitly: the tensor must exist
   unsigned threads_ = 0;
   std::string profile_ = "ours";  // check --profile (tools/profile_option.hpp)
-  // verify, check: --junit FILE (tools/junit.hpp; docs/ci.md "JUnit output")
+  // verify, check: --junit FILE (audit/output/junit.hpp; docs/ci.md "JUnit output")
   std::string junit_;
   std::chrono::system_clock::time_point started_;
 
@@ -104,7 +68,7 @@ class GoldenCommand {
   // Runs `work` of subcommand `sub` ("golden-verify", "golden-check") with --junit: the file
   // checked writable first, an <error> testcase written if `work` throws.
   int with_junit(const std::string& sub, const std::function<int()>& work);
-  void write_junit(const std::string& sub, std::vector<junit::TestCase> cases, std::string system_out = "");
+  void write_junit(const std::string& sub, std::vector<audit::junit::TestCase> cases, std::string system_out = "");
 };
 
 }  // namespace cdna::tools

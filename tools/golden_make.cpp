@@ -1,5 +1,5 @@
 #include "tools/golden_make.hpp"
-#include "tools/output_paths.hpp"
+#include "audit/output/output_paths.hpp"
 #include "tools/cli_checks.hpp"
 
 #include <algorithm>
@@ -23,10 +23,13 @@
 #include "golden/safetensors.hpp"
 #include "golden/stored_values.hpp"
 #include "tools/cli_modes.hpp"
+#include "audit/golden/golden_cases.hpp"
 #include "tools/golden_command.hpp"
-#include "tools/golden_kernel.hpp"
+#include "audit/golden/golden_kernel.hpp"
 
 namespace cdna::tools {
+
+using namespace cdna::audit;  // the engine this subcommand calls (audit/README.md)
 namespace {
 
 namespace fs = std::filesystem;

@@ -1,15 +1,17 @@
 // `cdna-verify lint` (tools/lint_command.hpp).
 #include "tools/lint_command.hpp"
-#include "tools/summary_line.hpp"
+#include "audit/output/summary_line.hpp"
 
 #include <iostream>
 #include <stdexcept>
 
 #include "simulator/schedule/simulator_executor.hpp"
-#include "tools/lint.hpp"
+#include "audit/lint/lint.hpp"
 #include "tools/sim_command.hpp"
 
 namespace cdna::tools {
+
+using namespace cdna::audit;  // the engine this subcommand calls (audit/README.md)
 
 LintCommand::LintCommand(CLI::App& app) {
   lint_ = app.add_subcommand(

@@ -1,4 +1,4 @@
-// `cdna-verify lint CODE_OBJECT [KERNEL]`: the static hazard check (tools/lint.hpp) of every
+// `cdna-verify lint CODE_OBJECT [KERNEL]`: the static hazard check (audit/lint/lint.hpp) of every
 // kernel of a gfx942 code object, or of one. Prints one line per finding and per path not
 // followed, then a summary. Exit 0: no finding and every path followed; 1: findings or paths
 // not followed; 2: bad input (unreadable or not a gfx942 code object, unknown kernel).

@@ -12,16 +12,16 @@
 #include "tools/crosscheck_command.hpp"
 #include "tools/decode_command.hpp"
 #include "tools/device_command.hpp"
-#include "tools/executor_choice.hpp"
-#include "tools/exit_codes.hpp"
+#include "audit/run/executor_choice.hpp"
+#include "audit/output/exit_codes.hpp"
 #include "tools/golden_command.hpp"
 #include "tools/lint_command.hpp"
-#include "tools/mutants.hpp"
-#include "tools/report_merge.hpp"
+#include "tools/mutants_command.hpp"
+#include "tools/report_command.hpp"
 #include "tools/run_command.hpp"
 #include "tools/sim_command.hpp"
 #include "tools/sim_settings.hpp"
-#include "tools/summary_line.hpp"
+#include "audit/output/summary_line.hpp"
 
 using namespace cdna;
 
@@ -43,12 +43,12 @@ int run_parsed(tools::AuditCommand& audit, tools::RunCommand& run, tools::Golden
   if (crosscheck.parsed()) return crosscheck.run();
   if (device_cmd.parsed()) return device_cmd.run();
   if (decode.parsed()) {
-    tools::summary().start("decode");
+    audit::summary().start("decode");
     decode.prepare();  // every input checked before an executor is chosen
-    tools::ChosenExecutor chosen = tools::choose_executor(decode.executor_name());
+    audit::ChosenExecutor chosen = audit::choose_executor(decode.executor_name());
     return decode.run(chosen, tools::apply_sim_settings(chosen, decode_sim, "attention-fwd"));
   }
-  return tools::kExitBadInput;
+  return audit::kExitBadInput;
 }
 
 }  // namespace
@@ -77,7 +77,7 @@ int main(int argc, char** argv) {
 
   tools::CompareCommand compare(app);  // `compare A B` (tools/compare_command.hpp, docs/compare.md)
 
-  tools::ReportCommand report(app);  // `report merge` (tools/report_merge.hpp, docs/ci.md)
+  tools::ReportCommand report(app);  // `report merge` (tools/report_command.hpp, docs/ci.md)
 
   tools::DecodeCommand decode(app);  // `decode` (tools/decode_command.hpp, docs/decode-semantics.md)
   tools::SimSettings decode_sim;
@@ -91,17 +91,17 @@ int main(int argc, char** argv) {
   std::vector<std::string> help_words;
   CLI::App* help = app.add_subcommand("help", "Print the help of cdna-verify, or of SUBCOMMAND (e.g. `help golden verify`)");
   help->add_option("subcommand", help_words, "The subcommand (and its subcommand) to explain");
-  app.footer(tools::kExitCodesHelp);  // after the subcommands: CLI11 copies a parent's footer into later ones
+  app.footer(audit::kExitCodesHelp);  // after the subcommands: CLI11 copies a parent's footer into later ones
 
   if (auto why = tools::unknown_subcommand(app, argc, argv)) {
     std::cerr << "cdna-verify: error: " << *why << "\n";
-    return tools::kExitBadInput;
+    return audit::kExitBadInput;
   }
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
     const int rc = app.exit(e);  // prints help, version or the one-line parse error
-    return rc == 0 ? tools::kExitPass : tools::kExitBadInput;
+    return rc == 0 ? audit::kExitPass : audit::kExitBadInput;
   }
   if (help->parsed()) {
     const CLI::App* target = &app;
@@ -112,16 +112,16 @@ int main(int argc, char** argv) {
       if (!next) {
         std::cerr << "cdna-verify: error: help: '" << w << "' is not a subcommand of " << target->get_name()
                   << " (see cdna-verify --help)\n";
-        return tools::kExitBadInput;
+        return audit::kExitBadInput;
       }
       target = next;
     }
     // The formatter, not App::help(): the program's help() would show the parsed `help` subcommand's.
     std::cout << target->get_formatter()->make_help(target, target->get_name(), CLI::AppFormatMode::Normal);
-    return tools::kExitPass;
+    return audit::kExitPass;
   }
-  tools::set_executor_notes_quiet(tools::quiet_given(app));  // "falling back to the simulator" obeys --quiet
-  int rc = tools::kExitBadInput;
+  audit::set_executor_notes_quiet(tools::quiet_given(app));  // "falling back to the simulator" obeys --quiet
+  int rc = audit::kExitBadInput;
   try {
     rc = run_parsed(audit, run, golden, sim, mutants, lint, compare, decode, decode_sim, crosscheck, device_cmd, report);
   } catch (const std::exception& e) {
@@ -129,8 +129,8 @@ int main(int argc, char** argv) {
     rc = tools::report_exception(e, std::cerr);
   }
   // The summary line: the last stdout line of a judging run, whatever the path (docs/ci.md).
-  if (tools::summary().started())
-    std::cout << tools::summary().line(rc, std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count())
+  if (audit::summary().started())
+    std::cout << audit::summary().line(rc, std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count())
               << std::endl;
   return rc;
 }

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # `cdna-verify audit --set production` for one kernel and mode (issue 14 item 3): the kernel's
-# production case (tools/audit_production_cases.hpp) must PASS, and every place that shows its
+# production case (audit/cases/production_cases.hpp) must PASS, and every place that shows its
 # verdict must say that it was judged on a sample of rows (docs/pass-rule.md "Production cases").
 # A peer kernel is judged with its values as written (--hazards report; its wait-state findings
 # are cli_peer_audit's). Skipped (exit 77, one line) when ../shared/peers lacks the peer kernel.

@@ -1,4 +1,4 @@
-// `--profile NAME` (reference/profiles.hpp, docs/profiles.md), shared by audit, compare and golden
+// `--profile NAME` (reference/attention/profiles.hpp, docs/profiles.md), shared by audit, compare and golden
 // check: an unknown name is refused at parse time with one line listing the profiles (exit 2).
 #pragma once
 
@@ -7,7 +7,7 @@
 #include <stdexcept>
 #include <string>
 
-#include "reference/profiles.hpp"
+#include "reference/attention/profiles.hpp"
 
 namespace cdna::tools {
 

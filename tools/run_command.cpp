@@ -6,20 +6,22 @@
 
 #include "adapters/code_object_mode.hpp"
 #include "adapters/kernel_adapter.hpp"
-#include "reference/compare.hpp"
-#include "reference/inputs.hpp"
+#include "reference/attention/compare.hpp"
+#include "reference/attention/inputs.hpp"
 #include "simulator/schedule/simulator_executor.hpp"
 #include "tools/audit_command.hpp"
 #include "tools/cli_checks.hpp"
-#include "tools/device_report.hpp"
+#include "audit/output/device_report.hpp"
 #include "tools/hazard_option.hpp"
 #include "tools/lds_races_cli.hpp"
-#include "tools/progress.hpp"
-#include "tools/run_estimate.hpp"
-#include "tools/summary_line.hpp"
-#include "tools/exit_codes.hpp"
+#include "audit/output/progress.hpp"
+#include "audit/run/run_estimate.hpp"
+#include "audit/output/summary_line.hpp"
+#include "audit/output/exit_codes.hpp"
 
 namespace cdna::tools {
+
+using namespace cdna::audit;  // the engine this subcommand calls (audit/README.md)
 
 RunCommand::RunCommand(CLI::App& app) {
   cmd_ = app.add_subcommand(

@@ -31,7 +31,7 @@ class RunCommand {
   std::string kernel_ = "attention-fwd";
   std::string executor_ = "auto";
   SimSettings sim_;
-  std::string max_memory_;  // "": half of MemAvailable (tools/run_estimate.hpp)
+  std::string max_memory_;  // "": half of MemAvailable (audit/run/run_estimate.hpp)
   // 2^36 multiply-adds: about 7e10, minutes on the simulator and the oracle at the measured rates
   // (docs/ci.md "Fail fast"), far past every shape of the audit.
   double max_work_ = 0x1p36;

@@ -1,4 +1,4 @@
-// --shard I/N and --allow-empty-shard of `audit` and `golden verify` (tools/shard.hpp; docs/ci.md,
+// --shard I/N and --allow-empty-shard of `audit` and `golden verify` (audit/cases/shard.hpp; docs/ci.md,
 // "Shards and merged reports").
 #pragma once
 
@@ -7,7 +7,7 @@
 #include <optional>
 #include <string>
 
-#include "tools/shard.hpp"
+#include "audit/cases/shard.hpp"
 
 namespace cdna::tools {
 
@@ -16,9 +16,9 @@ struct ShardOption {
   bool allow_empty = false;  // --allow-empty-shard
 
   // nullopt without --shard; throws std::invalid_argument (one line) on a bad value.
-  std::optional<ShardSpec> spec() const {
+  std::optional<audit::ShardSpec> spec() const {
     if (text.empty()) return std::nullopt;
-    return ShardSpec::parse(text);
+    return audit::ShardSpec::parse(text);
   }
 };
 

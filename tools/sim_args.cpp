@@ -13,6 +13,8 @@
 
 namespace cdna::tools {
 
+using namespace cdna::audit;  // the engine this subcommand calls (audit/README.md)
+
 namespace {
 
 namespace fs = std::filesystem;

@@ -12,6 +12,8 @@
 #include <vector>
 
 namespace cdna::tools {
+
+using namespace cdna::audit;  // the engine this subcommand calls (audit/README.md)
 namespace {
 
 using simulator::ArgInfo;

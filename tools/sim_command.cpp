@@ -18,16 +18,18 @@
 #include "tools/hazard_option.hpp"
 #include "tools/lds_races_cli.hpp"
 #include "tools/memory_model_cli.hpp"
-#include "tools/output_paths.hpp"
-#include "tools/progress.hpp"
-#include "tools/summary_line.hpp"
+#include "audit/output/output_paths.hpp"
+#include "audit/output/progress.hpp"
+#include "audit/output/summary_line.hpp"
 #include "tools/sim_args.hpp"
 #include "simulator/decode/isa.hpp"
 #include "simulator/schedule/simulator_executor.hpp"
 #include "simulator/state/wave.hpp"
-#include "reference/input_file.hpp"
+#include "reference/common/input_file.hpp"
 
 namespace cdna::tools {
+
+using namespace cdna::audit;  // the engine this subcommand calls (audit/README.md)
 
 namespace {
 

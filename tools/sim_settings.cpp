@@ -8,6 +8,8 @@
 
 namespace cdna::tools {
 
+using namespace cdna::audit;  // the engine this subcommand calls (audit/README.md)
+
 void add_threads_option(CLI::App* cmd, std::optional<unsigned>& threads) {
   cmd->add_option("--threads", threads,
                   "Simulator threads per dispatch: workgroups that do not communicate run in parallel, with results "

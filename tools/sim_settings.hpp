@@ -10,7 +10,7 @@
 #include <utility>
 #include <vector>
 
-#include "tools/executor_choice.hpp"
+#include "audit/run/executor_choice.hpp"
 
 namespace cdna::tools {
 
@@ -39,7 +39,7 @@ std::string default_hazards(const std::string& kernel);
 
 // Applies `given` to the chosen executor; returns the settings for the report. Throws
 // CLI::ValidationError when they are given but the executor is not the simulator.
-std::vector<std::pair<std::string, std::string>> apply_sim_settings(const ChosenExecutor& c, const SimSettings& given,
+std::vector<std::pair<std::string, std::string>> apply_sim_settings(const audit::ChosenExecutor& c, const SimSettings& given,
                                                                      const std::string& kernel);
 
 }  // namespace cdna::tools

@@ -1,5 +1,5 @@
 // The decode monokernel for gfx942 (MI300X): ONE persistent dispatch runs, for batch 1, the prompt
-// positions and then the decode steps of a Llama-architecture decoder (reference/decode_model.hpp;
+// positions and then the decode steps of a Llama-architecture decoder (reference/decode/model.hpp;
 // definition docs/decode-semantics.md §1, this kernel's declared arithmetic §2, its
 // synchronisation §5). Arguments and layouts: device/decode_params.h, device/decode_launcher.hpp.
 //

@@ -88,7 +88,7 @@ struct SchedulerOptions {
   MemoryModel memory_model = MemoryModel::Coherent;
   // Progress of a long dispatch: called with (workgroups finished, workgroups in the grid) each
   // time a workgroup retires. Empty by default, so tests and the audit stay quiet; `sim` and
-  // `run` print a throttled line from it (tools/progress.hpp).
+  // `run` print a throttled line from it (audit/output/progress.hpp).
   // Called from the threads of a parallel dispatch one at a time (under a lock).
   std::function<void(std::uint64_t, std::uint64_t)> workgroup_done;
   // Threads for the workgroups of a dispatch (parallel dispatch, simulator/schedule/parallel.hpp):

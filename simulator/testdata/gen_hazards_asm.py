@@ -75,7 +75,7 @@ k("join_ok", join.format(n="jo", gap="  s_nop 4\n"), "the same join with 5 wait 
 
 out = ["// gfx942 kernels written by gen_hazards_asm.py, one pair per hazard rule (simulator/checks/hazard.hpp):",
        "// <case>_bad has one wait state too few, <case>_ok exactly the needed count. Assembled by",
-       "// llvm-mc-19 (no compiler adds wait states). Run by hazard_rules_test.cpp (simulator) and tools/lint_test.cpp",
+       "// llvm-mc-19 (no compiler adds wait states). Run by hazard_rules_test.cpp (simulator) and audit/lint/lint_test.cpp",
        "// (cdna-verify lint). Argument: one 4 KiB global buffer.",
        '.amdgcn_target "amdgcn-amd-amdhsa--gfx942"', ".text", "",
        "// Every kernel starts alike: s[2:3] = the buffer, v[4:5] = its address, a few values, 8 wait states.",

@@ -1,6 +1,6 @@
 // Issue 9 §1 as regression tests: our kernel, built with fp32 denormals kept (the default) and
 // flushed (attention_fwd_rtne_ftz: FLOAT_DENORM_MODE_32 = 0 in its kernel descriptor), on the two
-// flush instances of reference/flush_cases.hpp. The declared arithmetic allows both flushes
+// flush instances of reference/attention/flush_cases.hpp. The declared arithmetic allows both flushes
 // (docs/error-analysis.md A3, A9), so the verdict must pass them; and what the kernel writes is
 // checked against what the flush means, so the tests see that the flush happened.
 #include <gtest/gtest.h>
@@ -9,9 +9,9 @@
 
 #include "device/attention_launcher.hpp"
 #include "numerics/bf16.hpp"
-#include "reference/attention.hpp"
-#include "reference/compare.hpp"
-#include "reference/flush_cases.hpp"
+#include "reference/attention/attention.hpp"
+#include "reference/attention/compare.hpp"
+#include "reference/attention/flush_cases.hpp"
 #include "simulator/schedule/simulator_executor.hpp"
 
 namespace cdna::simulator {

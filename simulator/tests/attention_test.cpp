@@ -1,6 +1,6 @@
 // The attention-forward kernels of device/kernels/attention_fwd.hip (built into
 // <build>/device/attention_fwd_{rtne,rtna,rtz}.hsaco) run on the simulator and are checked
-// against the exact oracle with the suite's pass rule (reference/compare.hpp).
+// against the exact oracle with the suite's pass rule (reference/attention/compare.hpp).
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -8,9 +8,9 @@
 #include <cstring>
 
 #include "device/attention_launcher.hpp"
-#include "reference/attention.hpp"
-#include "reference/compare.hpp"
-#include "reference/inputs.hpp"
+#include "reference/attention/attention.hpp"
+#include "reference/attention/compare.hpp"
+#include "reference/attention/inputs.hpp"
 #include "simulator/schedule/simulator_executor.hpp"
 
 namespace cdna::simulator {

@@ -1,0 +1,34 @@
+// The audit's cases of the extended definition (docs/semantics.md, issue 12), each with an exact
+// fact derived by hand from the definition: C05 and C11 of ../shared/cases/README.md as varlen
+// problems, and one case per feature (W01, W02, P01, SC01, SK01, DV01, F01, F02).
+#pragma once
+
+#include <vector>
+
+#include "audit/cases/audit_cases.hpp"
+
+namespace cdna::audit {
+
+// C05 (varlen, Sk_b 0/7/0) and C11 (a padded KV cache whose unused slots are NaN): varlen
+// problems run through the kernel's varlen launcher.
+std::vector<AuditCase> varlen_handed_cases();
+
+// One case per feature, in this order:
+//  W01  window (0, 0), Sq 16 < Sk 40: row i sees only key i + 24 (its diagonal): O = V of it.
+//  W02  window (3, 2) with causal, both alignments (-bottom-right, -top-left), Sq 12 > Sk 8,
+//       scale 0 and V_j = j + 1: row i's O = (first + last) / 2 + 1 over its visible keys
+//       first..last (closed forms in the source), O = +0.0 and LSE = -inf for rows seeing none.
+//  P01  paged KV (page size 16, a shuffled block table, NaN in unused pages and slots): equal bit
+//       for bit to the same sequences packed, no NaN.
+//  SC01 soft cap 5, causal bottom-right + window (3, 0), Sq 4, Sk 40: keys 0..32 are masked for
+//       every row; their K and V are NaN, and the output equals the run with finite values there
+//       bit for bit.
+//  SK01 sinks {0, -inf} (Hq 2), scale 0, V_j = j + 1, causal Sq 6 > Sk 4: head 0 O = n / 2
+//       (P = 1 / (n + 1) with the sink's exp(0)), head 1 O = (n + 1) / 2; rows seeing no key:
+//       O = +0.0 and LSE = 0 (head 0, the sink's logit) or -inf (head 1).
+//  DV01 D 192, Dv 128 (AITER's shape), Sk 1: O = V of the one key in all 128 columns.
+//  F01/F02 fp8 e4m3fnuz / e5m2fnuz, per-(batch, KV head) descale factors, Sk 1: O = dv(b, g) x V
+//       exactly (dv are powers of two).
+std::vector<AuditCase> audit_feature_cases();
+
+}  // namespace cdna::audit

@@ -1,0 +1,341 @@
+#include "audit/decode/decode_audit.hpp"
+
+#include <chrono>
+#include <iomanip>
+#include <limits>
+#include <regex>
+#include <sstream>
+#include <stdexcept>
+
+#include "device/attention_launcher.hpp"  // read_file
+#include "device/decode_launcher.hpp"
+#include "reference/decode/random.hpp"
+
+namespace cdna::audit {
+
+namespace {
+
+// The decode mutants, as CDNA_DECODE_MUTANTS in device/CMakeLists.txt (what each gets wrong:
+// device/kernels/decode_monokernel.hip).
+const std::vector<std::string>& decode_mutant_names() {
+  static const std::vector<std::string> names = {
+      "dropped_release",      "dropped_release_plain_store", "dropped_acquire",
+      "sentinel_reset_wrong_step", "rope_position_off_by_one", "kv_wrong_slot",
+      "residual_twice",       "rmsnorm_eps_misplaced",       "argmax_tie_highest",
+      "gqa_mod",              "lm_head_tile_skipped"};
+  return names;
+}
+
+// The "micro" preset (reference/decode/random.hpp): small enough that the certified bounds decide
+// its steps; two query heads per KV head, so that a wrong GQA mapping reads another head.
+reference::DecoderConfig micro_config() { return reference::decoder_preset("micro"); }
+
+// The kill cases: short runs of D01 and of the micro model with duplicated LM-head rows (so the
+// tie-breaking mutant meets ties).
+std::vector<DecodeCase> kill_cases() {
+  DecodeCase a;
+  a.id = "K1";
+  a.description = "micro model, seed 1, 12 steps";
+  a.config = micro_config();
+  a.seed = 1;
+  a.prompt = {1, 2, 3};
+  a.steps = 12;
+  DecodeCase b = a;
+  b.id = "K2";
+  b.description = "micro model, seed 2, LM-head rows duplicated, 12 steps";
+  b.seed = 2;
+  b.duplicate_lm_head_rows = true;
+  return {a, b};
+}
+
+device::DecodeLaunch launch_of(const DecodeCase& c, const reference::DecoderModel& model, numerics::Rounding mode,
+                               std::uint32_t grid) {
+  device::DecodeLaunch l;
+  l.model = &model;
+  l.prompt = c.prompt;
+  l.steps = c.steps;
+  l.mode = mode;
+  l.grid = grid;
+  return l;
+}
+
+}  // namespace
+
+std::vector<DecodeCase> decode_cases() {
+  std::vector<DecodeCase> out;
+  DecodeCase d;
+  d.id = "D01";
+  d.description = "micro model (1 layer, H 32, Hq 4, Hkv 2, D 8, V 200), seed 1, 64 steps";
+  d.config = micro_config();
+  d.seed = 1;
+  d.prompt = {1, 2, 3};
+  d.steps = 64;
+  out.push_back(d);
+
+  d = {};
+  d.id = "D02";
+  d.description = "small model (1 layer, H 64, I 128, Hq 4, Hkv 2, D 16, V 500), seed 4, 64 steps";
+  d.config = micro_config();
+  d.config.hidden_size = 64;
+  d.config.intermediate_size = 128;
+  d.config.head_dim = 16;
+  d.config.vocab_size = 500;
+  d.seed = 4;
+  d.prompt = {10, 20, 30, 40};
+  d.steps = 64;
+  out.push_back(d);
+
+  d = {};
+  d.id = "D03";
+  d.description = "micro model, seed 2, LM-head rows duplicated (ties go to the lowest index), 64 steps";
+  d.config = micro_config();
+  d.seed = 2;
+  d.duplicate_lm_head_rows = true;
+  d.prompt = {5, 6};
+  d.steps = 64;
+  out.push_back(d);
+
+  d = {};
+  d.id = "D04";
+  d.description = "tiny preset (2 layers, H 256, V 1000), seed 1, 16 steps (bounds too wide to decide: "
+                  "docs/decode-bounds.md §12)";
+  d.config = reference::decoder_preset("tiny");
+  d.seed = 1;
+  d.prompt = {1, 2, 3, 4};
+  d.steps = 16;
+  out.push_back(d);
+
+  d.id = "D05";
+  d.description = "tiny preset, seed 3, a NaN LM-head weight: token -1 and stop, no hang";
+  d.seed = 3;
+  d.nan_row = 7;
+  d.prompt = {9};
+  d.steps = 4;
+  out.push_back(d);
+
+  d = {};
+  d.id = "D06";
+  d.description = "one layer at Llama-3.2-1B's shapes (H 2048, I 8192, V 128256), seed 1, 2 steps";
+  d.config = reference::decoder_preset("llama-3.2-1b-layer");
+  d.seed = 1;
+  d.prompt = {128000};
+  d.steps = 2;
+  d.slow = true;
+  out.push_back(d);
+  return out;
+}
+
+reference::DecoderModel decode_case_model(const DecodeCase& c) {
+  reference::RandomModelOptions o;
+  o.duplicate_lm_head_rows = c.duplicate_lm_head_rows;
+  reference::DecoderModel m = reference::random_decoder_model(c.config, c.seed, o);
+  if (c.nan_row) {
+    auto& head = c.config.tie_word_embeddings ? m.weights.embed_tokens : m.weights.lm_head;
+    head.at(static_cast<std::size_t>(*c.nan_row * c.config.hidden_size)) = 0x7FC0;  // bf16 quiet NaN
+  }
+  return m;
+}
+
+int DecodeAuditResult::count(DecodeOutcome o) const {
+  int n = 0;
+  for (const auto& r : rows) n += r.outcome == o ? 1 : 0;
+  return n;
+}
+
+int DecodeAuditResult::killed() const {
+  int n = 0;
+  for (const auto& m : mutants) n += m.killed ? 1 : 0;
+  return n;
+}
+
+DecodeAuditResult run_decode_audit(const DecodeAuditOptions& options, device::Executor& executor,
+                                   const std::function<std::uint64_t()>& wave_instructions,
+                                   const std::function<void(bool)>& set_memory_model) {
+  const auto t0 = std::chrono::steady_clock::now();
+  DecodeAuditResult out;
+  const std::regex filter(options.case_filter.empty() ? std::string(".*") : options.case_filter);
+  std::size_t position = 0;
+  for (const DecodeCase& c : decode_cases()) {
+    if (!std::regex_search(c.id, filter) || (c.slow && !options.include_slow)) continue;
+    const std::size_t case_position = position++;
+    if (options.owns && !options.owns(c.id)) continue;
+    const reference::DecoderModel model = decode_case_model(c);
+    for (numerics::Rounding mode : options.modes) {
+      DecodeCaseResult row;
+      row.id = c.id;
+      row.description = c.description;
+      row.mode = std::string(numerics::to_string(mode));
+      row.position = case_position;
+      DecodeCheckOptions o;
+      o.launch = launch_of(c, model, mode, options.grid);
+      try {
+        const std::vector<std::byte> code = device::read_file(device::decode_code_object(mode), "decode code object");
+        const DecodeCheck check = check_decode(executor, code, o, wave_instructions);
+        row.outcome = check.outcome;
+        row.line = decode_outcome_line(check);
+        row.counts = check.counts;
+        row.status = std::string(device::to_string(check.kernel.status));
+        row.positions = check.kernel.stats.positions;
+        row.kernel_seconds = check.kernel.stats.seconds;
+        row.envelope_seconds = check.envelope_seconds;
+        row.wave_instructions = check.wave_instructions;
+        row.weight_bytes_per_token = check.kernel.stats.weight_bytes_per_token;
+        row.model_bytes = check.kernel.stats.model_bytes;
+      } catch (const std::exception& e) {
+        row.outcome = DecodeOutcome::Fail;
+        row.line = std::string("FAIL: ") + e.what();
+        row.status = "-";
+      }
+      if (options.progress)
+        *options.progress << c.id << ' ' << row.mode << ": " << row.line << '\n' << std::flush;
+      out.rows.push_back(std::move(row));
+    }
+  }
+
+  if (!options.mutants) {
+    out.mutants_not_run = "--no-mutants";
+  } else {
+    out.memory_model = set_memory_model ? "cdna3" : "hardware";
+    if (set_memory_model) set_memory_model(true);
+    struct Restore {
+      const std::function<void(bool)>& f;
+      ~Restore() {
+        if (f) f(false);
+      }
+    } restore{set_memory_model};
+    const std::vector<DecodeCase> cases = kill_cases();
+    std::vector<reference::DecoderModel> models;
+    for (const auto& c : cases) models.push_back(decode_case_model(c));
+    for (const std::string& name : decode_mutant_names()) {
+      DecodeMutantResult m;
+      m.name = name;
+      const auto path =
+          std::filesystem::path(CDNA_CODE_OBJECT_DIR) / ("decode_monokernel_mutant_" + name + ".hsaco");
+      const std::vector<std::byte> code = device::read_file(path, "decode mutant code object");
+      for (std::size_t i = 0; i < cases.size(); ++i) {
+        DecodeCheckOptions o;
+        o.launch = launch_of(cases[i], models[i], numerics::Rounding::RTNE, options.grid);
+        std::string how;
+        try {
+          const DecodeCheck check = check_decode(executor, code, o);
+          how = std::string(to_string(check.outcome));
+          if (check.outcome == DecodeOutcome::Fail) {
+            m.killed = true;
+            how += " (" + check.failure + ")";
+          }
+        } catch (const std::exception& e) {
+          m.killed = true;
+          std::string what = e.what();
+          for (char& ch : what)
+            if (ch == '\n') ch = ' ';  // one line in tables (the watchdog lists the live waves on lines of their own)
+          if (what.size() > 700) what = what.substr(0, 700) + "…";
+          how = "error: " + what;
+        }
+        m.how += (m.how.empty() ? "" : "; ") + cases[i].id + ": " + how;
+      }
+      if (options.progress)
+        *options.progress << "decode mutant " << name << ": " << (m.killed ? "killed" : "SURVIVED") << " — " << m.how
+                          << '\n' << std::flush;
+      out.mutants.push_back(std::move(m));
+    }
+  }
+  out.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  return out;
+}
+
+namespace {
+std::string per_token(double total, std::int64_t positions) {
+  std::ostringstream s;
+  s << std::setprecision(3) << (positions > 0 ? total / static_cast<double>(positions) : 0.0);
+  return s.str();
+}
+}  // namespace
+
+std::string decode_table(const DecodeAuditResult& r) {
+  std::ostringstream s;
+  s << "decode case  mode  outcome         positions  decided  ambiguous  mismatch  outside  s/pos    instr/pos\n";
+  for (const auto& row : r.rows) {
+    s << std::left << std::setw(12) << row.id << std::setw(6) << row.mode << std::setw(16) << to_string(row.outcome)
+      << std::setw(11) << row.positions << std::setw(9) << row.counts.decided << std::setw(11) << row.counts.ambiguous
+      << std::setw(10) << row.counts.mismatched << std::setw(9) << row.counts.logits_outside << std::setw(9)
+      << per_token(row.kernel_seconds, row.positions) << per_token(static_cast<double>(row.wave_instructions), row.positions)
+      << '\n';
+    if (row.outcome != DecodeOutcome::Pass) s << "    " << row.line << '\n';
+  }
+  if (!r.mutants.empty())
+    s << "decode kill matrix (memory model " << r.memory_model << "): " << r.killed() << " of " << r.mutants.size()
+      << " mutants killed\n";
+  return s.str();
+}
+
+std::string decode_markdown(const DecodeAuditResult& r) {
+  std::ostringstream s;
+  s << "\n## Decode: the monokernel, token by token (docs/decode-semantics.md)\n\n";
+  s << "| case | mode | outcome | positions | decided | ambiguous | mismatch | logits outside | simulator s/position | "
+       "wave instructions/position | weight bytes/position | model bytes |\n|---|---|---|---|---|---|---|---|---|---|---|---|\n";
+  for (const auto& row : r.rows)
+    s << "| " << row.id << " | " << row.mode << " | " << to_string(row.outcome) << " | " << row.positions << " | "
+      << row.counts.decided << " | " << row.counts.ambiguous << " | " << row.counts.mismatched << " | "
+      << row.counts.logits_outside << " | " << per_token(row.kernel_seconds, row.positions) << " | "
+      << per_token(static_cast<double>(row.wave_instructions), row.positions) << " | " << row.weight_bytes_per_token
+      << " | " << row.model_bytes << " |\n";
+  s << "\n";
+  for (const auto& row : r.rows) s << "- " << row.id << " " << row.mode << ": " << row.description << ". " << row.line << "\n";
+  if (!r.mutants.empty()) {
+    s << "\n### Decode kill matrix (memory model: " << r.memory_model << ")\n\n" << r.killed() << " of "
+      << r.mutants.size() << " decode mutants killed.\n\n| mutant | killed | how |\n|---|---|---|\n";
+    for (const auto& m : r.mutants) s << "| " << m.name << " | " << (m.killed ? "yes" : "**no**") << " | " << m.how << " |\n";
+  } else {
+    s << "\nDecode kill matrix not run (" << r.mutants_not_run << ").\n";
+  }
+  return s.str();
+}
+
+std::vector<std::string> decode_case_ids(const std::string& case_filter, bool include_slow) {
+  const std::regex filter(case_filter.empty() ? std::string(".*") : case_filter);
+  std::vector<std::string> ids;
+  for (const DecodeCase& c : decode_cases())
+    if (std::regex_search(c.id, filter) && (!c.slow || include_slow)) ids.push_back(c.id);
+  return ids;
+}
+
+nlohmann::json decode_json(const DecodeAuditResult& r) {
+  nlohmann::json j;
+  j["seconds"] = r.seconds;
+  for (const auto& row : r.rows)
+    j["cases"].push_back({{"id", row.id},
+                          {"description", row.description},
+                          {"mode", row.mode},
+                          {"outcome", to_string(row.outcome)},
+                          {"line", row.line},
+                          {"status", row.status},
+                          {"position", row.position},
+                          {"positions", row.positions},
+                          {"positions_judged", row.counts.positions},
+                          {"choosing", row.counts.choosing},
+                          {"decided", row.counts.decided},
+                          {"ambiguous", row.counts.ambiguous},
+                          {"matched", row.counts.matched},
+                          {"mismatched", row.counts.mismatched},
+                          {"logits_outside", row.counts.logits_outside},
+                          {"logits_finite_radius", row.counts.logits_finite_radius},
+                          {"kv_cache_values_checked", row.counts.state_checked},
+                          {"kv_cache_values_outside", row.counts.state_outside},
+                          {"last_position_values_checked", row.counts.local_checked},
+                          {"last_position_values_outside", row.counts.local_outside},
+                          {"kernel_seconds", row.kernel_seconds},
+                          {"envelope_seconds", row.envelope_seconds},
+                          {"wave_instructions", row.wave_instructions},
+                          {"weight_bytes_per_token", row.weight_bytes_per_token},
+                          {"model_bytes", row.model_bytes}});
+  if (r.mutants.empty()) {
+    j["mutants_not_run"] = r.mutants_not_run;
+  } else {
+    j["memory_model"] = r.memory_model;
+    j["killed"] = r.killed();
+    for (const auto& m : r.mutants) j["mutants"].push_back({{"name", m.name}, {"killed", m.killed}, {"how", m.how}});
+  }
+  return j;
+}
+
+}  // namespace cdna::audit

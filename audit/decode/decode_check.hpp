@@ -1,0 +1,103 @@
+// One decode run judged position by position (docs/decode-semantics.md §3): the monokernel runs
+// the prompt and up to N steps in one dispatch; then the envelope (reference/decode/envelope.hpp)
+// is fed the same tokens — the prompt's, then the kernel's own choices (teacher forcing) — and
+// every position's fp32 logits are judged against their balls, and every position that chooses a
+// token (the last prompt position onward) by certified token equality. Every position's K/V slot
+// and logits are also checked against one position of the declared arithmetic computed from the
+// kernel's own KV cache (audit/decode/ball_forward.hpp check_position_from_kv; values whose ball
+// is unbounded are not counted). Besides, the last
+// position's intermediates (per layer q, k, v, the KV slot, attention output, residuals, SiLU·up,
+// logits) are checked against one step of the declared arithmetic from the kernel's own inputs
+// (audit/decode/ball_forward.hpp check_last_position): narrow balls that see a wrong RoPE
+// position, KV slot, GQA mapping or RMSNorm even when the whole-run balls are too wide to.
+//
+// Shared by `cdna-verify decode`, the audit's decode cases and the decode properties.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <ostream>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "device/decode_launcher.hpp"
+#include "device/executor.hpp"
+#include "reference/decode/decision.hpp"
+#include "reference/decode/envelope.hpp"
+
+namespace cdna::audit {
+
+// The outcome of a decode check. Pass needs at least one position whose token was decided and
+// compared (a run of only ambiguous steps judged nothing: NothingJudged, never Pass).
+enum class DecodeOutcome { Pass, Fail, NothingJudged };
+std::string_view to_string(DecodeOutcome o);  // "pass", "fail", "nothing_judged"
+
+struct DecodePosition {
+  std::int64_t position = 0;
+  std::int64_t fed_token = 0;   // the token this position ran with
+  bool chooses = false;         // its logits choose the next token (last prompt position on)
+  reference::StepVerdict verdict;  // from judge_step (token part meaningful only if chooses)
+  bool decided = false;            // chooses, and verdict.decision is not ambiguous
+  std::int64_t expected_token = -1;
+  bool match = false;              // decided and the kernel's token is the expected one
+  // check_position_from_kv of this position: values judged, outside their balls, the first.
+  std::int64_t state_checked = 0, state_outside = 0;
+  std::string state_first;
+  double median_radius = 0;     // of its V logit balls
+  double top_gap = 0;           // largest minus second largest midpoint
+};
+
+struct DecodeCounts {
+  std::int64_t positions = 0;     // positions judged against their balls
+  std::int64_t choosing = 0;      // positions that choose a token
+  std::int64_t decided = 0, ambiguous = 0, matched = 0, mismatched = 0;
+  std::int64_t state_checked = 0, state_outside = 0;  // check_position_from_kv, all positions
+  std::int64_t logits_outside = 0;        // kernel logits outside their ball, all positions
+  std::int64_t logits_finite_radius = 0;  // logits judged against a finite ball
+  // The local check of the last position (audit/decode/ball_forward.hpp check_last_position):
+  // every intermediate the kernel left there against one step of the declared arithmetic from
+  // its own inputs (narrow balls). Values judged and outside.
+  std::int64_t local_checked = 0, local_outside = 0;
+};
+
+struct DecodeCheck {
+  device::DecodeResult kernel;
+  std::vector<DecodePosition> positions;
+  DecodeCounts counts;
+  DecodeOutcome outcome = DecodeOutcome::Fail;
+  std::string failure;  // the first failure, one line; empty unless Fail
+  double envelope_seconds = 0;
+  std::uint64_t wave_instructions = 0;  // simulator only (0 on hardware)
+};
+
+struct DecodeCheckOptions {
+  device::DecodeLaunch launch;  // model, prompt, steps, eos, mode, grid, block
+  // How the envelope carries its enclosures (reference/decode/envelope.hpp): affine forms are
+  // narrow enough to decide one-layer models of H 256 (docs/decode-bounds.md §12, §13); balls are
+  // faster (thousands of steps per minute) and decide only the smallest models.
+  // Default (nullopt): affine for H ≤ 128 (there it decides; its cost grows with the symbols:
+  // ~1 s per step at H 256, where it still decides nothing), balls above.
+  std::optional<reference::EnvelopeMethod> method;
+  std::ostream* progress = nullptr;  // one line per position while judging
+  // Called with each position's balls, in position order (e.g. `decode --exact`, golden files).
+  std::function<void(const reference::StepBounds&)> on_bounds;
+  // Tests only: alters the kernel's result before it is judged (a perturbed logit or token must fail).
+  std::function<void(device::DecodeResult&)> edit_result;
+};
+
+// Runs `code_object` (the monokernel of launch.mode, or a mutant's) on `executor` and judges it.
+// `wave_instructions` (optional) returns the simulator's count of the last dispatch. Throws what
+// device::run_decode throws (bad launch: std::invalid_argument, one line; a hung or faulting
+// kernel: the executor's std::runtime_error).
+DecodeCheck check_decode(device::Executor& executor, std::span<const std::byte> code_object,
+                         const DecodeCheckOptions& options,
+                         const std::function<std::uint64_t()>& wave_instructions = {});
+
+// One line per position: "pos 7  fed 412  kernel 93  decided 93  pass  max|k-mid|/rad 0.02  …".
+std::string position_line(const DecodePosition& p, std::int64_t kernel_token);
+// "PASS: 68 positions, 65 choosing: 60 decided (60 match), 5 ambiguous; 0 of 68000 logits outside".
+std::string decode_outcome_line(const DecodeCheck& check);
+
+}  // namespace cdna::audit
