@@ -68,12 +68,6 @@ std::optional<std::string> case_unsupported_reason(const adapters::KernelAdapter
   return std::nullopt;
 }
 
-std::string fmt(double x, int precision = 3) {
-  std::ostringstream o;
-  o << std::setprecision(precision) << x;
-  return o.str();
-}
-
 
 }  // namespace
 
@@ -282,8 +276,8 @@ AuditResult run_audit(const AuditOptions& options, const std::vector<AuditWorker
   Progress line(options.progress, "audit", "case", total);
   auto progress = [&](const CaseResult& r) {
     std::string detail(to_string(r.verdict));
-    if (r.compared) detail += "  max|err| " + fmt(r.comparison.max_abs_err_o);
-    detail += "  (" + fmt(r.kernel_seconds + r.oracle_seconds, 2) + " s)";
+    if (r.compared) detail += "  max|err| " + figure_text(r.comparison.max_abs_err_o);
+    detail += "  (" + figure_text(r.kernel_seconds + r.oracle_seconds, 2) + " s)";
     if (!r.note.empty() && (r.verdict != Verdict::Pass || r.rows_total > 0)) detail += "  " + r.note;
     const std::lock_guard<std::mutex> lock(progress_mutex);
     // A rejected case stands for all its modes.

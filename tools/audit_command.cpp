@@ -22,7 +22,7 @@
 
 namespace cdna::tools {
 
-using namespace cdna::audit;  // the engine this subcommand calls (audit/README.md)
+using namespace cdna::audit;  // the engine (audit/README.md)
 
 const char* const kKernelOptionHelp =
     "Kernel to audit, through its adapter (docs/peer-kernels.md): attention-fwd (ours, "

@@ -7,7 +7,7 @@
 
 namespace cdna::tools {
 
-using namespace cdna::audit;  // the engine this subcommand calls (audit/README.md)
+using namespace cdna::audit;  // the engine (audit/README.md)
 
 unsigned threads_per_job(unsigned cores, unsigned jobs) { return std::max(1u, cores / std::max(1u, jobs)); }
 

@@ -7,7 +7,7 @@
 
 namespace cdna::tools {
 
-using namespace cdna::audit;  // the engine this subcommand calls (audit/README.md)
+using namespace cdna::audit;  // the engine (audit/README.md)
 
 extern const char* const kGitRevision;  // generated: build/tools/git_revision.cpp
 

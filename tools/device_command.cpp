@@ -7,7 +7,7 @@
 
 namespace cdna::tools {
 
-using namespace cdna::audit;  // the engine this subcommand calls (audit/README.md)
+using namespace cdna::audit;  // the engine (audit/README.md)
 
 DeviceCommand::DeviceCommand(CLI::App& app) {
   cmd_ = app.add_subcommand(

@@ -1,9 +1,11 @@
 #include "tools/golden_command.hpp"
+#include "audit/output/shape_format.hpp"
 #include "audit/output/output_paths.hpp"
 #include "audit/output/progress.hpp"
 #include "audit/output/summary_line.hpp"
 #include "audit/decode/golden_verify.hpp"
 #include "tools/cli_modes.hpp"
+#include "audit/golden/golden_cases.hpp"
 #include "audit/golden/golden_judge.hpp"
 #include "audit/golden/golden_kernel.hpp"
 #include "tools/golden_make.hpp"
@@ -29,7 +31,8 @@
 
 namespace cdna::tools {
 
-using namespace cdna::audit;  // the engine this subcommand calls (audit/README.md)
+using namespace cdna::audit;  // the engine (audit/README.md)
+
 namespace {
 
 namespace fs = std::filesystem;
@@ -49,12 +52,6 @@ golden::GoldenFile read_judgeable(const fs::path& path) {
     }
   }
   return g;
-}
-
-std::string fmt(double x, int precision = 3) {
-  std::ostringstream o;
-  o << std::setprecision(precision) << x;
-  return o.str();
 }
 
 }  // namespace
@@ -414,12 +411,12 @@ int GoldenCommand::run_check() {
             << reference::to_string(g.features().mask);
   if (auto feature = reference::extended_feature(g.features())) std::cout << ", " << *feature;
   std::cout << ", profile " << profile.name << "\n"
-            << "O: max |err| " << fmt(c.max_abs_err_o) << " (" << fmt(c.max_ulp_err_o, 3) << " bf16 ULP, "
-            << fmt(c.max_err_to_bound_o) << " of bound), " << c.o_violations << " outside the bound; rel-RMS "
-            << fmt(c.rel_rms_err_o) << " vs floor " << fmt(c.floor_rel_rms_o) << " ("
-            << fmt(c.floor_rel_rms_o > 0 ? c.rel_rms_err_o / c.floor_rel_rms_o : 0.0) << "x, limit 2x)\n";
+            << "O: max |err| " << figure_text(c.max_abs_err_o) << " (" << figure_text(c.max_ulp_err_o, 3) << " bf16 ULP, "
+            << figure_text(c.max_err_to_bound_o) << " of bound), " << c.o_violations << " outside the bound; rel-RMS "
+            << figure_text(c.rel_rms_err_o) << " vs floor " << figure_text(c.floor_rel_rms_o) << " ("
+            << figure_text(c.floor_rel_rms_o > 0 ? c.rel_rms_err_o / c.floor_rel_rms_o : 0.0) << "x, limit 2x)\n";
   if (v.lse_given) {
-    std::cout << "LSE: max |err| " << fmt(c.max_abs_err_lse) << " (" << fmt(c.max_err_to_bound_lse) << " of bound), "
+    std::cout << "LSE: max |err| " << figure_text(c.max_abs_err_lse) << " (" << figure_text(c.max_err_to_bound_lse) << " of bound), "
               << c.lse_violations << " outside the bound\n";
   } else {
     std::cout << "LSE: not given, not judged\n";

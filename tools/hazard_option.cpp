@@ -4,8 +4,6 @@
 
 namespace cdna::tools {
 
-using namespace cdna::audit;  // the engine this subcommand calls (audit/README.md)
-
 void add_hazards_option(CLI::App* cmd, std::string& policy) {
   cmd->add_option("--hazards", policy,
                   "Simulator wait-state hazards: error (stop at the first violation; the default, except that audit and "

@@ -11,7 +11,7 @@
 
 namespace cdna::tools {
 
-using namespace cdna::audit;  // the engine this subcommand calls (audit/README.md)
+using namespace cdna::audit;  // the engine (audit/README.md)
 
 LintCommand::LintCommand(CLI::App& app) {
   lint_ = app.add_subcommand(

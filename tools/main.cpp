@@ -91,7 +91,7 @@ int main(int argc, char** argv) {
   std::vector<std::string> help_words;
   CLI::App* help = app.add_subcommand("help", "Print the help of cdna-verify, or of SUBCOMMAND (e.g. `help golden verify`)");
   help->add_option("subcommand", help_words, "The subcommand (and its subcommand) to explain");
-  app.footer(audit::kExitCodesHelp);  // after the subcommands: CLI11 copies a parent's footer into later ones
+  app.footer(tools::kExitCodesHelp);  // after the subcommands: CLI11 copies a parent's footer into later ones
 
   if (auto why = tools::unknown_subcommand(app, argc, argv)) {
     std::cerr << "cdna-verify: error: " << *why << "\n";

@@ -12,7 +12,7 @@
 
 namespace cdna::tools {
 
-using namespace cdna::audit;
+using namespace cdna::audit;  // the engine (audit/README.md)
 
 MutantsCommand::MutantsCommand(CLI::App& app) {
   sub_ = app.add_subcommand(

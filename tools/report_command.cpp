@@ -10,7 +10,7 @@
 
 namespace cdna::tools {
 
-using namespace cdna::audit;
+using namespace cdna::audit;  // the engine (audit/README.md)
 
 namespace {
 std::string quoted(const std::filesystem::path& p) { return "'" + p.string() + "'"; }

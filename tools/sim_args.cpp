@@ -13,8 +13,6 @@
 
 namespace cdna::tools {
 
-using namespace cdna::audit;  // the engine this subcommand calls (audit/README.md)
-
 namespace {
 
 namespace fs = std::filesystem;

@@ -12,8 +12,6 @@
 #include <vector>
 
 namespace cdna::tools {
-
-using namespace cdna::audit;  // the engine this subcommand calls (audit/README.md)
 namespace {
 
 using simulator::ArgInfo;

@@ -29,7 +29,7 @@
 
 namespace cdna::tools {
 
-using namespace cdna::audit;  // the engine this subcommand calls (audit/README.md)
+using namespace cdna::audit;  // the engine (audit/README.md)
 
 namespace {
 

@@ -8,7 +8,7 @@
 
 namespace cdna::tools {
 
-using namespace cdna::audit;  // the engine this subcommand calls (audit/README.md)
+using namespace cdna::audit;  // the engine (audit/README.md)
 
 void add_threads_option(CLI::App* cmd, std::optional<unsigned>& threads) {
   cmd->add_option("--threads", threads,

@@ -1,4 +1,5 @@
 #include "audit/mutants/mutants.hpp"
+#include "audit/output/shape_format.hpp"
 
 #include "audit/output/atomic_file.hpp"
 #include "audit/mutants/feature_mutants.hpp"
@@ -284,12 +285,6 @@ void add_varlen_cases(std::vector<MutantCase>& cases) {
                               "varlen causal, window (8, 0), (Sq_b, Sk_b) = (20, 40), (33, 33)", std::move(local)));
 }
 
-std::string fmt(double x, int precision = 3) {
-  std::ostringstream o;
-  o << std::setprecision(precision) << x;
-  return o.str();
-}
-
 std::string_view outcome_name(Outcome o) {
   switch (o) {
     case Outcome::Pass: return "pass";
@@ -550,15 +545,15 @@ MutantsResult run_mutants(const MutantsOptions& options, device::Executor& execu
         };
         set(Check::Bound, cmp.o_violations > 0,
             std::to_string(cmp.o_violations) + " O elements outside the bound (max err/bound " +
-                fmt(cmp.max_err_to_bound_o) + ")");
+                figure_text(cmp.max_err_to_bound_o) + ")");
         set(Check::Floor, cmp.floor_violation,
-            "rel-RMS " + fmt(cmp.rel_rms_err_o) + " > 2 x floor " + fmt(cmp.floor_rel_rms_o));
+            "rel-RMS " + figure_text(cmp.rel_rms_err_o) + " > 2 x floor " + figure_text(cmp.floor_rel_rms_o));
         const std::string one_key = c.varlen ? one_key_rows_fact(*c.varlen, out.o) : one_key_rows_fact(c.problem, out.o);
         set(Check::Facts, cmp.semantic_violations > 0 || !one_key.empty(),
             cmp.semantic_violations > 0 ? std::to_string(cmp.semantic_violations) + " semantic violations" : one_key);
         set(Check::Lse, cmp.lse_violations > 0,
             std::to_string(cmp.lse_violations) + " LSE outside the bound (max err/bound " +
-                fmt(cmp.max_err_to_bound_lse) + ")");
+                figure_text(cmp.max_err_to_bound_lse) + ")");
         set(Check::Simulator, false, "");
         if (!ex.result) {
           // The oracle does not take this case yet: the checks that need it judge nothing.
@@ -603,7 +598,7 @@ MutantsResult run_mutants(const MutantsOptions& options, device::Executor& execu
     }
     line.next(kr.name, std::string(kr.control ? (kr.killed_by_ours() ? "FAILS our verdict" : "passes our verdict")
                                               : (kr.killed_by_ours() ? "killed" : "SURVIVES")) +
-                           "  (" + fmt(kr.seconds, 2) + " s)");
+                           "  (" + figure_text(kr.seconds, 2) + " s)");
     result.kernels.push_back(std::move(kr));
   }
   result.seconds = seconds_since(t_start);
@@ -646,7 +641,7 @@ std::string kill_matrix(const MutantsResult& result) {
     }
   o << "X = fails on at least one of " << result.cases.size() << " cases on which the control passes that column; "
     << "sim = the simulator's checks stopped the run (no output for the other columns). " << result.killed_by_ours() << " of " << n
-    << " mutants killed by our verdict; " << fmt(result.seconds, 3) << " s on " << result.executor << "\n";
+    << " mutants killed by our verdict; " << figure_text(result.seconds, 3) << " s on " << result.executor << "\n";
   return o.str();
 }
 
@@ -758,7 +753,7 @@ void write_mutant_reports(const MutantsResult& result, const std::filesystem::pa
   md << "# cdna-verify mutants\n\n"
      << "Executor: `" << result.executor << "`. " << result.mutants()
      << " mutants (mistakes built RTNE, and correct kernels judged in another declared mode), " << result.cases.size()
-     << " cases, " << fmt(result.seconds, 3) << " s. " << result.killed_by_ours() << " of " << result.mutants()
+     << " cases, " << figure_text(result.seconds, 3) << " s. " << result.killed_by_ours() << " of " << result.mutants()
      << " killed by our verdict; the controls "
      << (result.kernels.empty() || !result.kernels.front().control ? "were not run"
          : std::any_of(result.kernels.begin(), result.kernels.end(),

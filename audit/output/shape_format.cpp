@@ -1,5 +1,8 @@
 #include "audit/output/shape_format.hpp"
 
+#include <iomanip>
+#include <sstream>
+
 namespace cdna::audit {
 
 std::string shape_text(const reference::AttentionShape& s) {
@@ -9,6 +12,12 @@ std::string shape_text(const reference::AttentionShape& s) {
 
 nlohmann::json shape_json(const reference::AttentionShape& s) {
   return {{"B", s.batch}, {"Sq", s.seqlen_q}, {"Sk", s.seqlen_k}, {"Hq", s.heads_q}, {"Hkv", s.heads_kv}, {"D", s.head_dim}};
+}
+
+std::string figure_text(double x, int precision) {
+  std::ostringstream o;
+  o << std::setprecision(precision) << x;
+  return o.str();
 }
 
 }  // namespace cdna::audit

@@ -16,15 +16,6 @@
 #include "audit/report/report_html.hpp"
 
 namespace cdna::audit {
-namespace {
-
-std::string fmt(double x, int precision = 3) {
-  std::ostringstream o;
-  o << std::setprecision(precision) << x;
-  return o.str();
-}
-
-}  // namespace
 
 std::string_view to_string(Verdict v) {
   switch (v) {
@@ -166,9 +157,9 @@ std::string summary_table(const AuditResult& result) {
     o << std::left << std::setw(34) << r.id << std::setw(6) << r.mode << std::setw(11) << result.executor.substr(0, 10)
       << std::right;
     if (r.compared) {
-      o << std::setw(11) << fmt(r.comparison.max_abs_err_o) << std::setw(9) << fmt(r.comparison.max_ulp_err_o, 2)
-        << std::setw(11) << fmt(r.comparison.max_abs_err_lse) << std::setw(9)
-        << fmt(std::max(r.comparison.max_err_to_bound_o, r.comparison.max_err_to_bound_lse), 2);
+      o << std::setw(11) << figure_text(r.comparison.max_abs_err_o) << std::setw(9) << figure_text(r.comparison.max_ulp_err_o, 2)
+        << std::setw(11) << figure_text(r.comparison.max_abs_err_lse) << std::setw(9)
+        << figure_text(std::max(r.comparison.max_err_to_bound_o, r.comparison.max_err_to_bound_lse), 2);
     } else {
       o << std::setw(11) << "-" << std::setw(9) << "-" << std::setw(11) << "-" << std::setw(9) << "-";
     }
@@ -185,14 +176,14 @@ std::string summary_table(const AuditResult& result) {
     if (r.wave_instructions > 0 && (!largest || r.wave_instructions > largest->wave_instructions)) largest = &r;
   }
   if (largest) {
-    o << "simulator: " << total_instructions << " wave-instructions in " << fmt(total_kernel_seconds, 3)
+    o << "simulator: " << total_instructions << " wave-instructions in " << figure_text(total_kernel_seconds, 3)
       << " s of kernel runs; largest case " << largest->id << " " << largest->mode << ": "
-      << largest->wave_instructions << " wave-instructions in " << fmt(largest->kernel_seconds, 3) << " s ("
-      << fmt(static_cast<double>(largest->wave_instructions) / largest->kernel_seconds / 1e6, 3) << " M/s)\n";
+      << largest->wave_instructions << " wave-instructions in " << figure_text(largest->kernel_seconds, 3) << " s ("
+      << figure_text(static_cast<double>(largest->wave_instructions) / largest->kernel_seconds / 1e6, 3) << " M/s)\n";
   }
   o << result.count(Verdict::Pass) << " passed, " << result.count(Verdict::Fail) << " failed, "
     << result.count(Verdict::Rejected) << " rejected (not run: outside the kernel's features) in "
-    << fmt(result.seconds, 3) << " s, kernel " << result.kernel << " (profile " << result.profile << ") on "
+    << figure_text(result.seconds, 3) << " s, kernel " << result.kernel << " (profile " << result.profile << ") on "
     << result.executor << settings_text(result) << "\n"
     << outcome_line(result) << "\n";
   if (const AuditCounts c = result.counts(); c.convention_rows > 0) o << convention_line(c) << "\n";
@@ -228,15 +219,15 @@ void write_reports(const AuditResult& result, const std::filesystem::path& dir) 
   md << "Kernel: `" << result.kernel << "`. Profile: `" << result.profile << "` (docs/profiles.md). Executor: `" << result.executor << "`" << settings_text(result)
      << ". Pass rule: docs/pass-rule.md (certified bound of docs/error-analysis.md, rel-RMS ≤ 2 × floor). "
      << result.count(Verdict::Pass) << " passed, " << result.count(Verdict::Fail) << " failed, "
-     << result.count(Verdict::Rejected) << " rejected, " << fmt(result.seconds, 3) << " s.\n\n"
+     << result.count(Verdict::Rejected) << " rejected, " << figure_text(result.seconds, 3) << " s.\n\n"
      << "| case | shape | mask | mode | max abs err | max ULP | LSE err | err/bound | verdict | note |\n"
      << "|---|---|---|---|---|---|---|---|---|---|\n";
   for (const auto& r : result.rows) {
     md << "| " << r.id << " | " << shape_text(r.shape) << " | " << r.mask << " | " << r.mode << " | ";
     if (r.compared) {
-      md << fmt(r.comparison.max_abs_err_o) << " | " << fmt(r.comparison.max_ulp_err_o, 2) << " | "
-         << fmt(r.comparison.max_abs_err_lse) << " | "
-         << fmt(std::max(r.comparison.max_err_to_bound_o, r.comparison.max_err_to_bound_lse), 2) << " | ";
+      md << figure_text(r.comparison.max_abs_err_o) << " | " << figure_text(r.comparison.max_ulp_err_o, 2) << " | "
+         << figure_text(r.comparison.max_abs_err_lse) << " | "
+         << figure_text(std::max(r.comparison.max_err_to_bound_o, r.comparison.max_err_to_bound_lse), 2) << " | ";
     } else {
       md << "- | - | - | - | ";
     }
@@ -257,9 +248,9 @@ void write_reports(const AuditResult& result, const std::filesystem::path& dir) 
     for (int col = 0; col < 9 + static_cast<int>(abs_ulp_bin_labels().size()); ++col) md << "---|";
     md << "\n";
     for (const ModeAudit& m : per_mode) {
-      md << "| " << m.mode << " | " << m.cases << " | " << m.elements << " | " << fmt(m.mean_ulp_err) << " | "
-         << fmt(m.rms_ulp_err) << " | " << fmt(m.rel_rms_err) << " | " << fmt(m.floor_rel_rms) << " | "
-         << fmt(m.rms_to_floor) << " | " << fmt(m.max_ulp_err) << " |";
+      md << "| " << m.mode << " | " << m.cases << " | " << m.elements << " | " << figure_text(m.mean_ulp_err) << " | "
+         << figure_text(m.rms_ulp_err) << " | " << figure_text(m.rel_rms_err) << " | " << figure_text(m.floor_rel_rms) << " | "
+         << figure_text(m.rms_to_floor) << " | " << figure_text(m.max_ulp_err) << " |";
       for (auto n : m.abs_histogram) md << " " << n << " |";
       md << "\n";
     }
@@ -268,7 +259,7 @@ void write_reports(const AuditResult& result, const std::filesystem::path& dir) 
   if (result.mutation) {
     const MutantsResult& m = *result.mutation;
     md << m.mutants() << " kernel mutants (one deliberate mistake each, RTNE; docs/mutation-testing.md) on "
-       << m.cases.size() << " fixed cases, " << fmt(m.seconds, 3) << " s: " << m.killed_by_ours() << " of "
+       << m.cases.size() << " fixed cases, " << figure_text(m.seconds, 3) << " s: " << m.killed_by_ours() << " of "
        << m.mutants() << " killed by our verdict. ";
     md << kill_matrix_markdown(m);
   } else {

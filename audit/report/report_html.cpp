@@ -1,4 +1,5 @@
 #include "audit/report/report_html.hpp"
+#include "audit/output/shape_format.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -13,12 +14,6 @@
 
 namespace cdna::audit {
 namespace {
-
-std::string num(double x, int precision = 3) {
-  std::ostringstream o;
-  o << std::setprecision(precision) << x;
-  return o.str();
-}
 
 const char* mode_color(const std::string& mode) {
   if (mode == "RTNE") return "#1f5fa8";
@@ -254,7 +249,7 @@ std::string report_html(const AuditResult& result, const Gnuplot& gnuplot, std::
     << "<span class=\"pass\">" << result.count(Verdict::Pass) << " passed</span>"
     << "<span class=\"fail\">" << result.count(Verdict::Fail) << " failed</span>"
     << "<span class=\"rejected\">" << result.count(Verdict::Rejected)
-    << " rejected</span><span>" << num(result.seconds, 3) << " s</span></p>\n"
+    << " rejected</span><span>" << figure_text(result.seconds, 3) << " s</span></p>\n"
     << "<p>Pass rule: docs/pass-rule.md (certified per-element bound of docs/error-analysis.md, and rel-RMS error "
        "at most 2&times; the floor model's). Version " << e(CDNA_VERSION) << ".</p>\n"
     << "<p id=\"outcome\">" << e(outcome_line(result));
@@ -309,9 +304,9 @@ std::string report_html(const AuditResult& result, const Gnuplot& gnuplot, std::
          "<th>rel-RMS (pooled)</th><th>floor rel-RMS</th><th>rel-RMS / floor</th><th>max |err| (ULP)</th></tr>\n";
     for (const ModeAudit& m : audit) {
       h << "<tr><td class=\"l\">" << e(m.mode) << "</td><td>" << m.cases << "</td><td>" << m.elements << "</td><td>"
-        << num(m.mean_err) << "</td><td>" << num(m.mean_ulp_err) << "</td><td>" << num(m.rms_err) << "</td><td>"
-        << num(m.rms_ulp_err) << "</td><td>" << num(m.rel_rms_err) << "</td><td>" << num(m.floor_rel_rms)
-        << "</td><td>" << num(m.rms_to_floor) << "</td><td>" << num(m.max_ulp_err)
+        << figure_text(m.mean_err) << "</td><td>" << figure_text(m.mean_ulp_err) << "</td><td>" << figure_text(m.rms_err) << "</td><td>"
+        << figure_text(m.rms_ulp_err) << "</td><td>" << figure_text(m.rel_rms_err) << "</td><td>" << figure_text(m.floor_rel_rms)
+        << "</td><td>" << figure_text(m.rms_to_floor) << "</td><td>" << figure_text(m.max_ulp_err)
         << "</td></tr>\n";
     }
     h << "</table>\n";
@@ -345,10 +340,10 @@ std::string report_html(const AuditResult& result, const Gnuplot& gnuplot, std::
       const auto& c = r.comparison;
       const double bias =
           r.o_sums.elements > 0 ? r.o_sums.sum_ulp_err / static_cast<double>(r.o_sums.elements) : 0;
-      h << "<td>" << num(c.max_abs_err_o) << "</td><td>" << num(c.max_ulp_err_o, 2) << "</td><td>" << num(bias, 2)
-        << "</td><td>" << num(std::max(c.max_err_to_bound_o, c.max_err_to_bound_lse), 2) << "</td><td>"
-        << num(c.rel_rms_err_o) << "</td><td>" << num(c.floor_rel_rms_o) << "</td><td>"
-        << (c.floor_rel_rms_o > 0 ? num(c.rel_rms_err_o / c.floor_rel_rms_o) : std::string("-")) << "</td>";
+      h << "<td>" << figure_text(c.max_abs_err_o) << "</td><td>" << figure_text(c.max_ulp_err_o, 2) << "</td><td>" << figure_text(bias, 2)
+        << "</td><td>" << figure_text(std::max(c.max_err_to_bound_o, c.max_err_to_bound_lse), 2) << "</td><td>"
+        << figure_text(c.rel_rms_err_o) << "</td><td>" << figure_text(c.floor_rel_rms_o) << "</td><td>"
+        << (c.floor_rel_rms_o > 0 ? figure_text(c.rel_rms_err_o / c.floor_rel_rms_o) : std::string("-")) << "</td>";
     } else {
       for (int i = 0; i < 7; ++i) h << "<td>-</td>";
     }
@@ -374,7 +369,7 @@ std::string mutation_section(const AuditResult& result) {
   const MutantsResult& m = *result.mutation;
   const auto mark = [](bool killed) { return killed ? "<td class=\"fail\">X</td>" : "<td>.</td>"; };
   h << "<p>" << m.mutants() << " kernel mutants (one deliberate mistake each, built RTNE, and the correct kernel of one rounding mode judged as another; docs/mutation-testing.md) on "
-    << m.cases.size() << " fixed cases, " << num(m.seconds) << " s on " << html_escape(m.executor) << ": "
+    << m.cases.size() << " fixed cases, " << figure_text(m.seconds) << " s on " << html_escape(m.executor) << ": "
     << m.killed_by_ours() << " of " << m.mutants()
     << " killed by our verdict. X = fails on at least one case on which the correct kernel (control) passes that "
        "column; on the control row an X is a false positive. Columns after <b>ours</b> are the peer suites' "

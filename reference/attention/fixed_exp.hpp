@@ -1,4 +1,4 @@
-// Internal to reference/: the 192-bit fixed-point exp and the 256-bit fixed-point accumulator
+// Internal to reference/attention/: the 192-bit fixed-point exp and the 256-bit fixed-point accumulator
 // that make the exact oracle fast at 128-bit precision (attention.cpp). Exposed as a header so
 // that attention_test.cpp can check them against MPFR directly.
 #pragma once
