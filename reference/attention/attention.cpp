@@ -909,14 +909,14 @@ AttentionResult attention_forward_exact_with(const AttentionProblem& problem,
   threads = static_cast<unsigned>(std::min<std::int64_t>(threads, rows));
 
   // Rows are handed out one at a time: causal rows differ in cost by up to Sk times.
-  std::atomic<std::int64_t> next{0};
+  std::atomic<std::int64_t> next_row{0};
   std::exception_ptr error;
   std::mutex error_mutex;
   auto work = [&] {
     try {
       ExponentRangeGuard range;
       Worker w(pr, out, static_cast<mpfr_prec_t>(p), fast);
-      for (std::int64_t r = next.fetch_add(1); r < rows; r = next.fetch_add(1)) {
+      for (std::int64_t r = next_row.fetch_add(1); r < rows; r = next_row.fetch_add(1)) {
         const std::int64_t i = r % pr.Sq;
         const std::int64_t h = (r / pr.Sq) % pr.Hq;
         const std::int64_t b = r / (pr.Sq * pr.Hq);
@@ -925,7 +925,7 @@ AttentionResult attention_forward_exact_with(const AttentionProblem& problem,
     } catch (...) {
       const std::lock_guard<std::mutex> lock(error_mutex);
       if (!error) error = std::current_exception();
-      next.store(rows);
+      next_row.store(rows);
     }
   };
   if (threads == 1) {

@@ -205,7 +205,7 @@ struct Scratch {
   std::vector<int> q_range;
 };
 
-void reserve(RowMat& x, Eigen::Index rows, Eigen::Index cols) {
+void grow_to(RowMat& x, Eigen::Index rows, Eigen::Index cols) {
   if (x.rows() < rows || x.cols() < cols)
     x.resize(std::max(x.rows(), rows), std::max(x.cols(), cols));
 }
@@ -234,8 +234,8 @@ class Evaluator {
     const std::int64_t Sk = gd.Sk, Sq = s_.seqlen_q;
     sc.rows.assign(rows.size(), RowState{});
     sc.q_range.assign(rows.size(), -1);
-    reserve(sc.q, m, D_);
-    reserve(sc.q_abs, m, D_);
+    grow_to(sc.q, m, D_);
+    grow_to(sc.q_abs, m, D_);
     bool any_softmax = false, need_abs = false;
     std::int64_t kcols = 0;  // widest visible prefix of the block's rows: the products stop there
     for (Eigen::Index r = 0; r < m; ++r) {
@@ -267,11 +267,11 @@ class Evaluator {
     if (any_softmax) {
       // Keys >= kcols are invisible to every row here: their weights would be exact zeros.
       const auto kc = static_cast<Eigen::Index>(kcols);
-      for (RowMat* x : {&sc.t, &sc.w, &sc.wr}) reserve(*x, m, kc);
+      for (RowMat* x : {&sc.t, &sc.w, &sc.wr}) grow_to(*x, m, kc);
       const auto q = sc.q.topLeftCorner(m, D_);
       sc.t.topLeftCorner(m, kc).noalias() = q * gd.k.topRows(kc).transpose();
       if (need_abs) {
-        reserve(sc.a, m, kc);
+        grow_to(sc.a, m, kc);
         sc.a.topLeftCorner(m, kc).noalias() =
             sc.q_abs.topLeftCorner(m, D_) * gd.k_abs.topRows(kc).transpose();
       }
@@ -285,8 +285,8 @@ class Evaluator {
         std::fill(sc.w.row(r).data() + from, sc.w.row(r).data() + kc, 0.0);
         std::fill(sc.wr.row(r).data() + from, sc.wr.row(r).data() + kc, 0.0);
       }
-      reserve(sc.nc, m, 2 * D_);
-      reserve(sc.g, m, D_);
+      grow_to(sc.nc, m, 2 * D_);
+      grow_to(sc.g, m, D_);
       sc.nc.topLeftCorner(m, 2 * D_).noalias() = sc.w.topLeftCorner(m, kc) * gd.v2.topRows(kc);
       sc.g.topLeftCorner(m, D_).noalias() =
           sc.wr.topLeftCorner(m, kc) * gd.v2.topRightCorner(kc, D_);
