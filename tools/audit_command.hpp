@@ -1,5 +1,5 @@
 // `cdna-verify audit` on the command line: its options, the executor and simulator settings, the
-// decode cases and the kill matrix around tools::run_audit (audit/audit.hpp), the reports.
+// decode cases and the kill matrix around audit::run_audit (audit/audit.hpp), the reports.
 #pragma once
 
 #include <CLI/CLI.hpp>

@@ -119,32 +119,8 @@ int CrosscheckCommand::run() {
       continue;
     }
     for (std::size_t n = 0; n < files.size(); ++n) {
-      const golden::GoldenFile& g = goldens[n];
-      CrosscheckRow row;
-      row.file = files[n].filename().string();
-      row.kernel = kernel;
-      row.mode = numerics::to_string(g.mode);
-      // Our kernel runs dense files in their own layout here (the golden tools run BSHD only).
-      const bool in_layout = kernel == "attention-fwd" && !g.varlen && g.layout.name != "bshd";
-      auto run_on = [&](device::Executor& e) {
-        return in_layout ? run_ours_in_layout(g, e) : run_golden_kernel(g, e, code);
-      };
-      if (auto why = in_layout ? device::attention_unsupported_reason(g.problem) : golden_kernel_reason(g, code)) {
-        row.note = *why;
-      } else {
-        std::optional<device::AttentionOutput> a, b;
-        try {
-          a = run_on(*reference.executor);
-          b = run_on(*other.executor);
-        } catch (const std::exception& e) {
-          row.status = Status::Error;
-          row.note = std::string(a ? other.executor->name() : "simulator") + ": " + e.what();
-        }
-        if (b) {
-          row.comparison = compare_outputs(*a, *b, g.o_shape(), g.lse_shape());
-          row.status = row.comparison.equal() ? Status::Equal : Status::Differ;
-        }
-      }
+      CrosscheckRow row =
+          crosscheck_file(goldens[n], files[n].filename().string(), kernel, code, *reference.executor, *other.executor);
       ++done;
       if (!quiet_) {
         const double t = elapsed();

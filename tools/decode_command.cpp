@@ -199,12 +199,8 @@ int DecodeCommand::run(const ChosenExecutor& chosen, const std::vector<std::pair
     std::cout << "FAIL: the decode kernel did not complete: " << e.what() << "\n";
     return 1;
   }
+  if (exact_check) exact_check->judge(check);
   const ExactReport exact = exact_check ? exact_check->report() : ExactReport{};
-  if (exact_ > 0 && !exact.ok() && check.outcome != DecodeOutcome::Fail) {
-    check.outcome = DecodeOutcome::Fail;
-    check.failure = "--exact: the exact oracle lies outside " +
-                    std::string(exact.outside_fast ? "the fast reference's proven distance" : "the kernel's balls");
-  }
 
   const auto& stats = check.kernel.stats;
   const double per = static_cast<double>(std::max<std::int64_t>(stats.positions, 1));

@@ -229,4 +229,33 @@ std::string crosscheck_markdown(const CrosscheckReport& r) {
   return md.str();
 }
 
+CrosscheckRow crosscheck_file(const golden::GoldenFile& g, const std::string& file, const std::string& kernel,
+                              CodeObjects& code, device::Executor& reference, device::Executor& other) {
+  using Status = CrosscheckRow::Status;
+  CrosscheckRow row;
+  row.file = file;
+  row.kernel = kernel;
+  row.mode = numerics::to_string(g.mode);
+  // Our kernel runs dense files in their own layout here (the golden tools run BSHD only).
+  const bool in_layout = kernel == "attention-fwd" && !g.varlen && g.layout.name != "bshd";
+  auto run_on = [&](device::Executor& e) { return in_layout ? run_ours_in_layout(g, e) : run_golden_kernel(g, e, code); };
+  if (auto why = in_layout ? device::attention_unsupported_reason(g.problem) : golden_kernel_reason(g, code)) {
+    row.note = *why;
+    return row;
+  }
+  std::optional<device::AttentionOutput> a, b;
+  try {
+    a = run_on(reference);
+    b = run_on(other);
+  } catch (const std::exception& e) {
+    row.status = Status::Error;
+    row.note = std::string(a ? other.name() : "simulator") + ": " + e.what();
+  }
+  if (b) {
+    row.comparison = compare_outputs(*a, *b, g.o_shape(), g.lse_shape());
+    row.status = row.comparison.equal() ? Status::Equal : Status::Differ;
+  }
+  return row;
+}
+
 }  // namespace cdna::audit

@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "audit/golden/golden_kernel.hpp"
 #include "device/attention_launcher.hpp"
 #include "device/executor.hpp"
 #include "golden/golden_file.hpp"
@@ -58,6 +59,14 @@ struct CrosscheckRow {
   OutputComparison comparison;
 };
 const char* to_string(CrosscheckRow::Status s);
+
+// One golden file run by `kernel` on the reference executor (the simulator) and on `other`, and
+// the two outputs compared bit for bit: Equal or Differ with the comparison; Skipped with the
+// reason when the kernel does not take the problem; Error with the executor's one-line error when
+// a run throws. Our kernel runs a dense file in its own layout (run_ours_in_layout); any other
+// kernel, and every varlen file, as the golden tools run it (audit/golden/golden_kernel.hpp).
+CrosscheckRow crosscheck_file(const golden::GoldenFile& g, const std::string& file, const std::string& kernel,
+                              CodeObjects& code, device::Executor& reference, device::Executor& other);
 
 struct CrosscheckReport {
   device::Description reference, other;  // the two executors (describe(), plus settings)

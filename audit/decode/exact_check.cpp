@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <string>
 
 namespace cdna::audit {
 namespace {
@@ -36,6 +37,13 @@ void ExactCheck::add(const reference::StepBounds& kernel_balls) {
   r.worst_fast_ratio = std::max(r.worst_fast_ratio, add_exact(e, f, r.outside_fast, nullptr));
   r.worst_kernel_ratio = std::max(r.worst_kernel_ratio, add_exact(e, kernel_balls, r.outside_kernel, &r.kernel_infinite));
   ++r.positions;
+}
+
+void ExactCheck::judge(DecodeCheck& check) const {
+  if (report_.ok() || check.outcome == DecodeOutcome::Fail) return;
+  check.outcome = DecodeOutcome::Fail;
+  check.failure = "--exact: the exact oracle lies outside " +
+                  std::string(report_.outside_fast ? "the fast reference's proven distance" : "the kernel's balls");
 }
 
 }  // namespace cdna::audit

@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "audit/decode/decode_check.hpp"
 #include "reference/decode/envelope.hpp"
 #include "reference/decode/exact.hpp"
 #include "reference/decode/model.hpp"
@@ -31,6 +32,9 @@ class ExactCheck {
   // logits are held against both; nothing once `positions` positions were checked.
   void add(const reference::StepBounds& kernel_balls);
   const ExactReport& report() const { return report_; }
+  // A run whose exact logits lay outside fails (outcome Fail, the failure line naming which
+  // enclosure); a run that failed already keeps its first failure.
+  void judge(DecodeCheck& check) const;
 
  private:
   std::int64_t limit_;
