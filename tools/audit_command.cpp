@@ -299,6 +299,7 @@ int AuditCommand::run_checked() {
                                       " case(s): " + result.nothing_judged_reason();
     if (shard_.allow_empty) {
       if (!quiet) std::cerr << "cdna-verify: note: " << why << "; --allow-empty-shard: exit 0, `report merge` judges the run\n";
+      summary().set_nothing_judged();  // exit 0 by permission, and still no verdict
       return 0;
     }
     std::cerr << "cdna-verify: error: " << why << "; the outcome is NOTHING JUDGED (--allow-empty-shard makes it exit 0)\n";

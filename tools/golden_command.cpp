@@ -257,6 +257,7 @@ int GoldenCommand::run_verify() {
                               " files are in other shards)";
       if (verify_shard_.allow_empty) {
         if (!quiet_) std::cerr << "cdna-verify: note: " << why << "; --allow-empty-shard: exit 0\n";
+        summary().set_nothing_judged();  // exit 0 by permission, and still no verdict
         return 0;
       }
       std::cerr << "cdna-verify: error: " << why << "; nothing judged (--allow-empty-shard makes it exit 0)\n";

@@ -24,12 +24,14 @@ if [ "$which" = quick ]; then
 else
   sel=()
 fi
-run=(audit --executor simulator --quiet --allow-empty-shard "${sel[@]}")
+run=(audit --executor simulator --quiet "${sel[@]}")
 
 # The unsharded run and 3 shards, all at once (shards of a CI fleet run side by side).
 "$cli" "${run[@]}" --out "$tmp/all" >"$tmp/all.log" 2>&1 &
 all_pid=$!
-for i in 1 2 3; do "$cli" "${run[@]}" --shard "$i/3" --out "$tmp/s$i" >"$tmp/s$i.log" 2>&1 & pids[$i]=$!; done
+for i in 1 2 3; do
+  "$cli" "${run[@]}" --shard "$i/3" --allow-empty-shard --out "$tmp/s$i" >"$tmp/s$i.log" 2>&1 & pids[$i]=$!
+done
 wait "$all_pid"; all_rc=$?
 for i in 1 2 3; do wait "${pids[$i]}"; rc[$i]=$?; done
 [ "$all_rc" -eq 0 ] || { fail "unsharded audit exit $all_rc"; tail -5 "$tmp/all.log"; }
@@ -134,8 +136,14 @@ rm -rf "$tmp/out"
 if [ $rc -eq 2 ] && grep -q "error: shard $empty/3 owns no case (the 1 matched cases are in other shards)" "$tmp/e"; then
   ok "empty shard: exit 2, $(grep error: "$tmp/e")"
 else fail "empty shard $empty/3: exit $rc"; cat "$tmp/e"; fi
-"$cli" "${audit1[@]}" --shard "$empty/3" --allow-empty-shard >/dev/null 2>&1 && ok "empty shard with --allow-empty-shard: exit 0" ||
-  fail "empty shard with --allow-empty-shard: exit $?"
+"$cli" "${audit1[@]}" --shard "$empty/3" --allow-empty-shard >"$tmp/o" 2>&1; rc=$?
+# Exit 0 by permission, and still no verdict: the summary line says NOTHING JUDGED, never PASS.
+if [ $rc -eq 0 ] && tail -n 1 "$tmp/o" | grep -q "^cdna-verify summary: audit NOTHING JUDGED .* exit=0 "; then
+  ok "empty shard with --allow-empty-shard: exit 0, $(tail -n 1 "$tmp/o")"
+else fail "empty shard with --allow-empty-shard: exit $rc, last line '$(tail -n 1 "$tmp/o")'"; fi
+expect allow-empty-without-shard 2 "--allow-empty-shard is given without --shard I/N" -- "${audit1[@]}" --allow-empty-shard
+expect golden-allow-empty-without-shard 2 "--allow-empty-shard is given without --shard I/N" -- \
+  golden verify "$tmp" --executor none --allow-empty-shard
 "$cli" "${audit1[@]}" --shard "$c01/3" >/dev/null 2>&1 && ok "shard $c01/3 owning C01: exit 0" || fail "shard $c01/3: exit $?"
 
 # golden verify --shard: 4 cases x 3 modes of the committed set, oracle only (--executor none).
@@ -150,6 +158,13 @@ if [ -n "$golden" ]; then
     verified <"$tmp/g$i.log" >"$tmp/g$i"
     grep -q "^shard $i/3: owns" "$tmp/g$i.log" || fail "golden verify --shard $i/3 does not say what it owns"
   done
+  # A shard that owns none of the files: exit 0 under --allow-empty-shard, summary NOTHING JUDGED.
+  mkdir -p "$tmp/golden_c01"
+  cp "$golden"/C01.*.safetensors "$tmp/golden_c01/"
+  "$cli" golden verify "$tmp/golden_c01" --executor none --shard "$empty/3" --allow-empty-shard >"$tmp/gc.log" 2>&1; rc=$?
+  if [ $rc -eq 0 ] && tail -n 1 "$tmp/gc.log" | grep -q "^cdna-verify summary: golden verify NOTHING JUDGED .* exit=0 "; then
+    ok "golden verify, a shard owning no file: exit 0, $(tail -n 1 "$tmp/gc.log")"
+  else fail "golden verify, a shard owning no file: exit $rc, last line '$(tail -n 1 "$tmp/gc.log")'"; fi
   sort "$tmp/g1" "$tmp/g2" "$tmp/g3" >"$tmp/g_union"
   split_case=$(for i in 1 2 3; do sed 's/\.[a-z]*\.safetensors$//' "$tmp/g$i" | sort -u; done | sort | uniq -d)
   if [ "$(wc -l <"$tmp/g_all")" -eq 12 ] && diff -q "$tmp/g_all" "$tmp/g_union" >/dev/null &&

@@ -5,6 +5,7 @@
 #include <CLI/CLI.hpp>
 
 #include <optional>
+#include <stdexcept>
 #include <string>
 
 #include "audit/cases/shard.hpp"
@@ -15,9 +16,14 @@ struct ShardOption {
   std::string text;          // "I/N" as given; empty: no sharding
   bool allow_empty = false;  // --allow-empty-shard
 
-  // nullopt without --shard; throws std::invalid_argument (one line) on a bad value.
+  // nullopt without --shard; throws std::invalid_argument (one line) on a bad value, and for
+  // --allow-empty-shard without --shard (a permission for a shard that owns nothing, meaningless
+  // for a whole run: accepting it would let a typo in a CI script pass unnoticed).
   std::optional<audit::ShardSpec> spec() const {
-    if (text.empty()) return std::nullopt;
+    if (text.empty()) {
+      if (allow_empty) throw std::invalid_argument("--allow-empty-shard is given without --shard I/N; it applies to a shard only");
+      return std::nullopt;
+    }
     return audit::ShardSpec::parse(text);
   }
 };

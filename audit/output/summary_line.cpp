@@ -29,7 +29,8 @@ const char* summary_word(int exit_code, bool verdictless) {
 }
 
 std::string RunSummary::line(int exit_code, double seconds) const {
-  std::string s = "cdna-verify summary: " + subcommand_ + " " + summary_word(exit_code, verdictless_);
+  const char* word = nothing_judged_ ? "NOTHING JUDGED" : summary_word(exit_code, verdictless_);
+  std::string s = "cdna-verify summary: " + subcommand_ + " " + word;
   for (const auto& [k, v] : fields_) s += " " + k + "=" + v;
   char t[32];
   std::snprintf(t, sizeof t, "%.1f", seconds);

@@ -22,12 +22,16 @@ class RunSummary {
   // words without spaces; a value's spaces become '_' so that every field stays one token.
   void set(const std::string& key, const std::string& value);
   void set(const std::string& key, std::uint64_t value) { set(key, std::to_string(value)); }
+  // A run that judged nothing and still exits 0 because it was told it may (a shard of a fleet
+  // under --allow-empty-shard): its line says NOTHING JUDGED, with that exit code.
+  void set_nothing_judged() { nothing_judged_ = true; }
   // The line for `exit_code` (audit/output/exit_codes.hpp) after `seconds` of wall time, no newline.
   std::string line(int exit_code, double seconds) const;
 
  private:
   std::string subcommand_;
   bool verdictless_ = false;
+  bool nothing_judged_ = false;
   std::vector<std::pair<std::string, std::string>> fields_;
 };
 

@@ -52,6 +52,15 @@ TEST(SummaryLine, WordFollowsTheExitCode) {
   EXPECT_EQ(sim.line(kExitFail, 0), "cdna-verify summary: sim FAIL exit=1 seconds=0.0");
 }
 
+// A shard that owns nothing exits 0 under --allow-empty-shard: its line must not say PASS (issue 23 §6).
+TEST(SummaryLine, NothingJudgedWithExitZeroIsNotAPass) {
+  RunSummary s;
+  s.start("audit");
+  s.set("judged", std::uint64_t{0});
+  s.set_nothing_judged();
+  EXPECT_EQ(s.line(kExitPass, 2), "cdna-verify summary: audit NOTHING JUDGED judged=0 exit=0 seconds=2.0");
+}
+
 TEST(RunEstimate, CountsEveryBufferAndEveryPair) {
   reference::AttentionShape s{2, 3, 5, 4, 2, 8};  // B, Sq, Sk, Hq, Hkv, D
   const RunEstimate e = estimate_run(s, true);
