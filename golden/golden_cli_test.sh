@@ -95,6 +95,11 @@ bad missing-candidate "cannot read" -- golden check "$g" --candidate "$tmp/none.
 bad truncated-golden "truncated\\.safetensors: truncated" -- golden check "$tmp/truncated.safetensors" --candidate "$tmp/o.bin"
 bad truncated-verify "truncated\\.safetensors: truncated" -- golden verify "$tmp/truncated.safetensors"
 bad no-o-tensor "C09\\.rtne\\.safetensors: no tensor 'o'" -- golden check "$g" --candidate "$g"
+# Tensor names with a raw candidate would be ignored: refused (issue 23 §6).
+bad o-tensor-with-raw "--o-tensor: names a tensor of a safetensors candidate; --candidate-format raw-bf16 has none" -- \
+  golden check "$g" --candidate "$tmp/o.bin" --candidate-format raw-bf16 --o-tensor foo
+bad lse-tensor-with-raw "--lse-tensor: names a tensor of a safetensors candidate" -- \
+  golden check "$g" --candidate "$tmp/o.bin" --candidate-format raw-bf16 --lse-tensor lse
 bad candidate-lse-with-safetensors "only with --candidate-format raw-bf16" -- \
   golden check "$g" --candidate "$g" --o-tensor o_kernel --candidate-lse "$tmp/lse.bin"
 bad wrong-shape "tensor 'o_kernel' has shape \\[1,17,1,64\\], the golden file needs \\[1,40,1,128\\]" -- \

@@ -206,6 +206,10 @@ for f in "$dev"/attention_fwd_rtn[ae].hsaco "$dev"/attention_fwd_rtz.hsaco "$dev
 done
 rm "$tmp/mdir/attention_fwd_rtne.hsaco" && ln -s "$topleft" "$tmp/mdir/attention_fwd_rtne.hsaco"
 row mutants-pass 0 mutants -- mutants --executor simulator --mutants '^TOPLEFT$' --code-object-dir "$dev" --out "$tmp/m1" --quiet
+# --features runs no kernel: a kernel filter, executor or code-object folder beside it is refused,
+# not ignored (issue 23 §6: `mutants --features --mutants ZZZ` said PASS).
+row mutants-features-filter 2 - -- mutants --features --mutants ZZZ
+row mutants-features-executor 2 - -- mutants --features --executor simulator
 row mutants-fail 1 mutants -- mutants --executor simulator --mutants '^TOPLEFT$' --code-object-dir "$tmp/mdir" --out "$tmp/m2" --quiet
 row mutants-nothing-matched 2 mutants -- mutants --executor simulator --mutants ZZZ --out "$tmp/m3"
 row mutants-out-under-file 2 mutants -- mutants --executor simulator --mutants '^TOPLEFT$' --out "$tmp/file/m"

@@ -135,7 +135,7 @@ GoldenCommand::GoldenCommand(CLI::App& app) {
   check_->add_option("--candidate-format", candidate_format_, "safetensors or raw-bf16")
       ->check(CLI::IsMember({"safetensors", "raw-bf16"}))
       ->capture_default_str();
-  check_->add_option("--o-tensor", o_tensor_, "With safetensors: the name of the candidate's O tensor")
+  o_tensor_option_ = check_->add_option("--o-tensor", o_tensor_, "With safetensors: the name of the candidate's O tensor")
       ->capture_default_str();
   lse_tensor_option_ =
       check_
@@ -369,6 +369,13 @@ int GoldenCommand::run_check() {
       lse = golden::as_f32(*l, candidate_ + ": tensor '" + lse_tensor_ + "'");
     }
   } else {
+    // Tensor names mean nothing to raw files: given anyway, they would be silently ignored.
+    for (const CLI::Option* named : {o_tensor_option_, lse_tensor_option_}) {
+      if (named->count() > 0) {
+        throw CLI::ValidationError(named->get_name(), "names a tensor of a safetensors candidate; --candidate-format " +
+                                                          candidate_format_ + " has none (drop it, or give a safetensors file)");
+      }
+    }
     auto read_raw = [](const std::string& path, std::int64_t elements, std::size_t size, const char* what) {
       const std::vector<std::byte> bytes = device::read_file(path, what);
       if (bytes.size() != static_cast<std::size_t>(elements) * size) {

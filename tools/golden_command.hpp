@@ -55,6 +55,7 @@ class GoldenCommand {
   std::string candidate_format_ = "safetensors";
   std::string candidate_lse_;
   std::string o_tensor_ = "o", lse_tensor_ = "lse";
+  CLI::Option* o_tensor_option_ = nullptr;    // given with a raw candidate: refused
   CLI::Option* lse_tensor_option_ = nullptr;  // given explicitly: the tensor must exist
   unsigned threads_ = 0;
   std::string profile_ = "ours";  // check --profile (tools/profile_option.hpp)

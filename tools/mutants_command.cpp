@@ -24,11 +24,12 @@ MutantsCommand::MutantsCommand(CLI::App& app) {
       "and mutants.md. Exit 0 if every mutant is killed by our verdict and the correct kernel passes it in every "
       "mode, 1 otherwise, 2 on bad input.");
   auto* out_option = sub_->add_option("--out", out_dir_, "Directory for mutants.json and mutants.md")->capture_default_str();
-  sub_->add_option("--mutants", filter_, "Only mutants whose name matches this regular expression (e.g. 'RESCALE')");
-  sub_->add_option("--executor", executor_, "auto (HIP device if present, else simulator), simulator, hip")
+  auto* mutants_option =
+      sub_->add_option("--mutants", filter_, "Only mutants whose name matches this regular expression (e.g. 'RESCALE')");
+  auto* executor_option = sub_->add_option("--executor", executor_, "auto (HIP device if present, else simulator), simulator, hip")
       ->check(CLI::IsMember({"auto", "simulator", "hip"}))
       ->capture_default_str();
-  sub_->add_option("--code-object-dir", code_object_dir_,
+  auto* code_option = sub_->add_option("--code-object-dir", code_object_dir_,
                    "Directory of attention_fwd_{rtne,rtna,rtz}.hsaco and attention_fwd_mutant_*.hsaco")
       ->capture_default_str();
   sub_->add_flag("--quiet", quiet_, "No progress lines");
@@ -38,7 +39,10 @@ MutantsCommand::MutantsCommand(CLI::App& app) {
                  "DESCALE_TWICE, SINK_DROPPED, WINDOW_OFF_BY_ONE_CPU), judged by our verdict and the MoonMath and cuDNN "
                  "rules; prints the matrix (no kernel runs, no report files). Exit 0 if our verdict kills every one and "
                  "passes the correct model, 1 otherwise, 2 if our verdict does not take a case")
-      ->excludes(out_option);
+      ->excludes(out_option)
+      ->excludes(mutants_option)  // kernel options: --features runs no kernel, so they would be ignored
+      ->excludes(executor_option)
+      ->excludes(code_option);
 }
 
 bool MutantsCommand::parsed() const { return sub_->parsed(); }
