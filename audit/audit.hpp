@@ -45,7 +45,7 @@ struct AuditOptions {
 
 // What the executor's hazard policy found in the launches since the last call: a one-line
 // summary ("" if nothing), if a site changed the output the failure line
-// (tools/hazard_option.hpp hazard_failure), and the sites themselves.
+// (audit/run/hazard_verdict.hpp hazard_failure), and the sites themselves.
 struct CaseHazards {
   std::string summary, failure;
   std::vector<simulator::HazardViolation> sites;

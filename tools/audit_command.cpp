@@ -12,6 +12,7 @@
 #include "audit/report/audit_junit.hpp"
 #include "tools/audit_workers.hpp"
 #include "tools/cli_modes.hpp"
+#include "audit/run/hazard_verdict.hpp"
 #include "tools/hazard_option.hpp"
 #include "tools/lds_races_cli.hpp"
 #include "audit/output/output_paths.hpp"

@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "simulator/schedule/parallel.hpp"
+#include "audit/run/hazard_verdict.hpp"
 #include "tools/hazard_option.hpp"
 
 namespace cdna::tools {

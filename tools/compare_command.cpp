@@ -12,6 +12,7 @@
 #include "audit/compare/compare_report.hpp"
 #include "audit/compare/compare_run.hpp"
 #include "audit/run/executor_choice.hpp"
+#include "audit/run/hazard_verdict.hpp"
 #include "tools/hazard_option.hpp"
 #include "tools/profile_option.hpp"
 

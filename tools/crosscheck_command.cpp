@@ -12,6 +12,7 @@
 #include "golden/golden_file.hpp"
 #include "audit/output/atomic_file.hpp"
 #include "audit/compare/crosscheck.hpp"
+#include "audit/run/hazard_verdict.hpp"
 #include "audit/run/executor_choice.hpp"
 #include "audit/golden/golden_kernel.hpp"
 #include "audit/output/summary_line.hpp"
@@ -24,11 +25,6 @@ namespace {
 
 namespace fs = std::filesystem;
 using Status = CrosscheckRow::Status;
-
-// The simulator's hazard policy on both sides unless --hazards says otherwise: error for our kernel
-// (its wait states are ours to get right), report for a peer (AITER reads MFMA results early: the
-// simulator's output is then the one its timing model gives, to be compared with the device's).
-std::string crosscheck_hazards(const std::string& kernel) { return kernel == "attention-fwd" ? "error" : "report"; }
 
 std::string seconds_text(double s) {
   return s < 120 ? std::to_string(static_cast<int>(s + 0.5)) + " s" : std::to_string(static_cast<int>(s / 60 + 0.5)) + " min";
@@ -95,7 +91,7 @@ int CrosscheckCommand::run() {
   std::size_t done = 0;
   for (const std::string& kernel : kernels) {
     SimSettings ref_settings;
-    ref_settings.hazards = crosscheck_hazards(kernel);
+    ref_settings.hazards = crosscheck_hazard_policy(kernel);
     const auto ref_applied = apply_sim_settings(reference, ref_settings, kernel);
     SimSettings other_settings = sim_;
     if (other.sim && other_settings.hazards.empty()) other_settings.hazards = ref_settings.hazards;

@@ -1,5 +1,5 @@
-// cdna-verify: the command-line program. Subcommands: audit, run, sim, golden, mutants, lint, compare, decode,
-// crosscheck, device, help.
+// cdna-verify: the command-line program. Subcommands: audit, run, sim, golden, mutants, lint, compare, report,
+// decode, crosscheck, device, help.
 #include <CLI/CLI.hpp>
 
 #include <chrono>

@@ -12,6 +12,7 @@
 #include "tools/audit_command.hpp"
 #include "tools/cli_checks.hpp"
 #include "audit/output/device_report.hpp"
+#include "audit/run/hazard_verdict.hpp"
 #include "tools/hazard_option.hpp"
 #include "tools/lds_races_cli.hpp"
 #include "audit/output/progress.hpp"

@@ -15,6 +15,7 @@
 #include "simulator/decode/inst_class.hpp"
 #include "simulator/exec/handlers.hpp"
 #include "tools/cli_checks.hpp"
+#include "audit/run/hazard_verdict.hpp"
 #include "tools/hazard_option.hpp"
 #include "tools/lds_races_cli.hpp"
 #include "tools/memory_model_cli.hpp"

@@ -2,6 +2,7 @@
 
 #include "simulator/schedule/simulator_executor.hpp"
 #include "tools/cli_checks.hpp"
+#include "audit/run/hazard_verdict.hpp"
 #include "tools/hazard_option.hpp"
 #include "tools/lds_races_cli.hpp"
 #include "tools/memory_model_cli.hpp"
@@ -36,12 +37,10 @@ void add_sim_options(CLI::App* cmd, SimSettings& s) {
   add_threads_option(cmd, s.threads);
 }
 
-std::string default_hazards(const std::string& kernel) { return kernel == "attention-fwd" ? "error" : "differential"; }
-
 std::vector<std::pair<std::string, std::string>> apply_sim_settings(const ChosenExecutor& c, const SimSettings& given,
                                                                      const std::string& kernel) {
   SimSettings s = given;
-  if (s.hazards.empty()) s.hazards = default_hazards(kernel);
+  if (s.hazards.empty()) s.hazards = default_hazard_policy(kernel);
   if (!c.sim) {
     if (s.any())
       throw CLI::ValidationError("--schedule/--schedule-seed/--envelope-seed/--hazards/--lds-races/--memory-model/--threads",

@@ -18,7 +18,7 @@ struct SimSettings {
   std::string schedule = "round-robin";
   std::optional<std::uint64_t> schedule_seed;
   std::optional<std::uint64_t> envelope_seed;
-  std::string hazards;  // "": error for our kernel, differential for a peer (default_hazards)
+  std::string hazards;  // "": audit::default_hazard_policy (audit/run/hazard_verdict.hpp)
   std::string lds_races = "error";
   std::string memory_model = "coherent";
   std::optional<unsigned> threads;  // SchedulerOptions::threads; results do not depend on it
@@ -31,11 +31,6 @@ struct SimSettings {
 // Registers --schedule, --schedule-seed, --envelope-seed, --hazards, --lds-races, --memory-model, --threads.
 void add_threads_option(CLI::App* cmd, std::optional<unsigned>& threads);
 void add_sim_options(CLI::App* cmd, SimSettings& s);
-
-// The hazard policy when --hazards is not given: error for our kernel (its wait states are ours
-// to get right), differential for a peer kernel (AITER reads MFMA results early, on purpose or by
-// timing: the audit reports whether its output depends on it; docs/peer-kernels.md).
-std::string default_hazards(const std::string& kernel);
 
 // Applies `given` to the chosen executor; returns the settings for the report. Throws
 // CLI::ValidationError when they are given but the executor is not the simulator.
