@@ -138,7 +138,7 @@ int CrosscheckCommand::run() {
       {"compared", compared}, {"equal", equal}, {"differ", differ}, {"errors", errors}, {"skipped", skipped},
       {"kernels_skipped", report.kernels_skipped.size()}};
   for (const auto& [key, n] : fields) summary().set(key, n);
-  return differ + errors > 0 ? 1 : compared == 0 ? 2 : 0;
+  return report.exit_code();
 }
 
 }  // namespace cdna::tools

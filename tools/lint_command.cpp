@@ -42,8 +42,10 @@ int LintCommand::run() {
     for (const auto& k : co.kernels()) kernels.push_back(k.name);
   }
   std::size_t findings = 0, notes = 0, instructions = 0;
+  bool clean = true;
   for (const auto& k : kernels) {
     const LintResult r = lint_program(*ex.program(bytes, k));
+    clean = clean && r.clean();
     for (const auto& f : r.findings) std::cout << k << ": " << describe(f) << "\n";
     for (const auto& n : r.notes) std::cout << k << ": note: " << n << "\n";
     findings += r.findings.size();
@@ -55,7 +57,7 @@ int LintCommand::run() {
   summary().set("kernels", kernels.size());
   summary().set("findings", findings);
   summary().set("not_followed", notes);
-  return findings || notes ? 1 : 0;
+  return clean ? 0 : 1;
 }
 
 }  // namespace cdna::tools

@@ -11,6 +11,7 @@
 #include <stdexcept>
 
 #include "audit/output/device_report.hpp"
+#include "audit/output/exit_codes.hpp"
 
 namespace cdna::audit {
 namespace {
@@ -150,6 +151,12 @@ int CrosscheckReport::count(CrosscheckRow::Status s) const {
   int n = 0;
   for (const CrosscheckRow& r : rows) n += r.status == s;
   return n;
+}
+
+int CrosscheckReport::exit_code() const {
+  using Status = CrosscheckRow::Status;
+  if (count(Status::Differ) + count(Status::Error) > 0) return kExitFail;
+  return count(Status::Equal) == 0 ? kExitBadInput : kExitPass;
 }
 
 namespace {

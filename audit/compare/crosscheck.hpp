@@ -74,6 +74,9 @@ struct CrosscheckReport {
   std::vector<CrosscheckRow> rows;
   double seconds = 0;
   int count(CrosscheckRow::Status s) const;
+  // The run's exit code (audit/output/exit_codes.hpp): 1 if a row differs or a run erred, else 2
+  // if no row was compared (NOTHING JUDGED), else 0.
+  int exit_code() const;
 };
 
 // The end-of-run table, one line per row.

@@ -29,6 +29,8 @@ struct LintResult {
   std::vector<LintFinding> findings;  // in pc order, one per consumer and rule (the worst producer)
   std::vector<std::string> notes;     // paths not followed, one line each
   std::size_t instructions = 0;       // reachable instructions walked
+  // Clean: no finding, and every path followed (a path not followed is not known to be clean).
+  bool clean() const { return findings.empty() && notes.empty(); }
 };
 
 // Lints one decoded kernel (SimulatorExecutor::program).
