@@ -6,6 +6,7 @@
 #include "audit/decode/golden_verify.hpp"
 #include "tools/cli_modes.hpp"
 #include "audit/golden/golden_cases.hpp"
+#include "audit/output/exit_codes.hpp"
 #include "audit/golden/golden_judge.hpp"
 #include "audit/golden/golden_kernel.hpp"
 #include "tools/golden_make.hpp"
@@ -283,14 +284,14 @@ int GoldenCommand::run_verify() {
     t.classname = "cdna-verify.golden-verify." +
                   (named_kernel == g.provenance.end() ? std::string("attention-fwd") : named_kernel->second);
     t.name = g.case_id + " " + std::string(numerics::to_string(g.mode));
-    if (g.o_elements() + g.lse_elements() == 0) {
+    const GoldenVerification verified = verify_golden_file(g, threads_, executor.get(), kernels);
+    if (verified.nothing_judged) {
       ++empty;
       std::cout << "EMPTY " << files[n].string() << ": nothing judged (no O element, no LSE value)\n";
       t.status = junit::Status::Skipped;
       t.message = files[n].string() + ": nothing judged (no O element, no LSE value)";
       continue;
     }
-    const GoldenVerification verified = verify_golden_file(g, threads_, executor.get(), kernels);
     const std::string& problem = verified.problem;
     const std::string& kernel_note = verified.kernel_note;
     kernels_rerun += verified.kernel_rerun ? 1 : 0;
@@ -315,11 +316,10 @@ int GoldenCommand::run_verify() {
   summary().set("failed", static_cast<std::uint64_t>(failed));
   summary().set("empty", static_cast<std::uint64_t>(empty));
   summary().set("kernel_reruns", static_cast<std::uint64_t>(kernels_rerun));
-  if (failed == 0 && empty > 0) {
+  const int rc = golden_verify_exit_code(failed, empty);
+  if (rc == kExitBadInput)
     std::cerr << "cdna-verify: error: " << empty << " golden file(s) hold an empty problem: nothing judged\n";
-    return 2;
-  }
-  return failed == 0 ? 0 : 1;
+  return rc;
 }
 
 int GoldenCommand::run_check() {

@@ -1,5 +1,7 @@
 #include "audit/golden/golden_judge.hpp"
 
+#include "audit/output/exit_codes.hpp"
+
 #include <bit>
 #include <sstream>
 #include <span>
@@ -34,6 +36,10 @@ bool same_bits(const golden::KernelOutput& a, const device::AttentionOutput& b, 
 GoldenVerification verify_golden_file(const golden::GoldenFile& g, unsigned threads, device::Executor* executor,
                                       std::map<std::string, CodeObjects>& kernels) {
   GoldenVerification r;
+  if (g.o_elements() + g.lse_elements() == 0) {
+    r.nothing_judged = true;
+    return r;
+  }
   std::string& problem = r.problem;
   std::string& kernel_note = r.kernel_note;
   problem = golden::verify_reference_values(g, threads);
@@ -58,6 +64,11 @@ GoldenVerification verify_golden_file(const golden::GoldenFile& g, unsigned thre
     }
   }
   return r;
+}
+
+int golden_verify_exit_code(int failed, int empty) {
+  if (failed > 0) return kExitFail;
+  return empty > 0 ? kExitBadInput : kExitPass;
 }
 
 golden::CandidateVerdict judge_golden_candidate(const golden::GoldenFile& g, const reference::Profile& profile,

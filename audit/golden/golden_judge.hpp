@@ -18,6 +18,9 @@
 namespace cdna::audit {
 
 struct GoldenVerification {
+  // The file's problem has no O element and no LSE value: nothing to judge, nothing verified
+  // (never a pass: docs/pass-rule.md "Outcome").
+  bool nothing_judged = false;
   std::string problem;      // "" when the file verifies; else the first problem found, one line
   std::string kernel_note;  // ", o_kernel passes (judged ...)", ", kernel bits reproduced on X"
   bool kernel_rerun = false;  // the stored o_kernel's kernel ran again on the executor
@@ -30,6 +33,10 @@ struct GoldenVerification {
 // propagate (std::runtime_error, one line).
 GoldenVerification verify_golden_file(const golden::GoldenFile& g, unsigned threads, device::Executor* executor,
                                       std::map<std::string, CodeObjects>& kernels);
+
+// The exit code of `golden verify` over its files (audit/output/exit_codes.hpp): 1 if one failed;
+// else 2 (NOTHING JUDGED) if one held an empty problem; else 0.
+int golden_verify_exit_code(int failed, int empty);
 
 // A candidate's O (bf16 bits, the file's O layout) and optional LSE (fp32, in `profile`'s LSE
 // layout for a dense file, the file's for a varlen one) judged against `g`: mapped to the
