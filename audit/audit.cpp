@@ -308,4 +308,16 @@ AuditResult run_audit(const AuditOptions& options, const std::vector<AuditWorker
   return result;
 }
 
+void select_case_set(AuditOptions& options, const std::string& set) {
+  const bool peer = options.kernel != "attention-fwd";
+  options.matrix = set == "all" || set == "default" || set == "matrix";
+  options.handed = set == "all" || set == "default" || set == "handed";
+  options.tiles = set == "all" || set == "tiles" || (set == "default" && peer);
+  options.production = set == "production";
+}
+
+bool set_runs_decode_cases(const std::string& set, const std::string& kernel) {
+  return kernel == "attention-fwd" && (set == "default" || set == "all" || set == "decode");
+}
+
 }  // namespace cdna::audit

@@ -43,6 +43,15 @@ struct AuditOptions {
   unsigned oracle_threads = 0;
 };
 
+// The attention cases of `audit --set SET` (default, all, matrix, handed, tiles, production,
+// decode) for options.kernel: "default" is the matrix and the handed cases, and for a peer kernel
+// the shapes around its query tiles (ours has its own tiles of 16-64 rows, covered by the
+// matrix; "all" adds them for any kernel); "decode" selects no attention case.
+void select_case_set(AuditOptions& options, const std::string& set);
+// Whether `--set SET` runs the decode cases (audit/decode/decode_audit.hpp): they audit our
+// monokernel, with our attention kernel's default and full sets, or alone (--set decode).
+bool set_runs_decode_cases(const std::string& set, const std::string& kernel);
+
 // What the executor's hazard policy found in the launches since the last call: a one-line
 // summary ("" if nothing), if a site changed the output the failure line
 // (audit/run/hazard_verdict.hpp hazard_failure), and the sites themselves.

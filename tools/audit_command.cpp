@@ -112,19 +112,11 @@ int AuditCommand::run_checked() {
   options.profile = profile_;
   options.modes = parse_modes(modes_);
   options.case_filter = cases;
-  // "default": the matrix and the handed cases, and for a peer kernel the shapes around its tiles
-  // (ours has its own tiles of 16-64 rows, covered by the matrix; `--set all` adds them for any).
-  const bool peer = kernel != "attention-fwd";
   if (set == "decode" && kernel != "attention-fwd")
     throw CLI::ValidationError("--set", "decode audits our decode monokernel; --kernel " + kernel +
                                             " names an attention kernel (drop --kernel, or choose another --set)");
-  // Decode cases (audit/decode/decode_audit.hpp) audit our monokernel: with our attention kernel's
-  // default and full sets, or alone.
-  const bool run_decode_cases = kernel == "attention-fwd" && (set == "default" || set == "all" || set == "decode");
-  options.matrix = set == "all" || set == "default" || set == "matrix";
-  options.handed = set == "all" || set == "default" || set == "handed";
-  options.tiles = set == "all" || set == "tiles" || (set == "default" && peer);
-  options.production = set == "production";
+  const bool run_decode_cases = set_runs_decode_cases(set, kernel);
+  select_case_set(options, set);
   options.progress = quiet ? nullptr : &std::cerr;
   for (const auto& item : code_objects_) {
     const auto eq = item.find('=');
