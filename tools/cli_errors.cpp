@@ -47,7 +47,12 @@ int report_exception(const std::exception& e, std::ostream& err) {
 std::optional<std::string> unknown_subcommand(const CLI::App& app, int argc, const char* const* argv) {
   if (argc < 2) return std::nullopt;
   const std::string word = argv[1];
-  if (word.empty() || word[0] == '-') return std::nullopt;
+  if (word.empty()) return std::nullopt;
+  if (word[0] == '-') {
+    const std::string name = word.substr(0, word.find('='));
+    if (app.get_option_no_throw(name)) return std::nullopt;
+    return "unknown option '" + name + "'; before a subcommand cdna-verify takes --help or --version only";
+  }
   std::string names;
   for (const CLI::App* s : app.get_subcommands([](const CLI::App*) { return true; })) {
     if (s->check_name(word)) return std::nullopt;

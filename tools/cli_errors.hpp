@@ -28,7 +28,9 @@ std::string version_text(const std::string& hip);
 int report_exception(const std::exception& e, std::ostream& err);
 
 // When argv's first word is not an option and names no subcommand of `app`: the one-line error
-// "unknown subcommand 'WORD'; subcommands: audit, run, ..." (without the program prefix).
+// "unknown subcommand 'WORD'; subcommands: audit, run, ..." (without the program prefix); when it
+// is an option the program does not have (`--versionx`): "unknown option 'WORD' ...", which CLI11
+// would otherwise report as a missing subcommand.
 std::optional<std::string> unknown_subcommand(const CLI::App& app, int argc, const char* const* argv);
 
 // True when a parsed subcommand (at any depth) was given --quiet.

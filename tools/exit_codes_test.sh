@@ -237,6 +237,14 @@ hip_row decode-hip decode -- decode --executor hip --random-model 1 --prompt 1,2
 row unknown-subcommand 2 - -- frobnicate
 grep -q -E "^cdna-verify: error: unknown subcommand 'frobnicate'; subcommands: audit, run, sim, golden, mutants, lint, compare, (.*, )?decode, (.*, )?help$" "$tmp/err" ||
   { echo "FAIL unknown-subcommand: stderr '$(cat "$tmp/err")'"; failures=$((failures + 1)); }
+# A mode named twice is refused, not run twice (issue 23 §6: golden files written twice).
+row modes-twice 2 - -- golden gen --cases '^C07$' --modes rtne,rtne --out "$tmp/g2" --executor none
+stderr_has modes-twice-line "^cdna-verify: error: --modes: 'rtne' is given twice; name each mode once$"
+row audit-modes-twice 2 audit -- audit --modes rtz,rtne,rtz --cases '^C07$' --no-mutants --out "$tmp/a2" --quiet
+# An unknown option before any subcommand names itself (issue 23 §6: it said "a subcommand is required").
+row unknown-option 2 - -- --versionx
+stderr_has unknown-option-line "^cdna-verify: error: unknown option '--versionx'; before a subcommand cdna-verify takes --help or --version only$"
+row version 0 - -- --version
 row help 0 - -- help
 grep -q "^  3  the executor asked for cannot run here" "$tmp/out" ||
   { echo "FAIL help: no exit-code table in the help"; failures=$((failures + 1)); }
