@@ -244,7 +244,6 @@ row audit-modes-twice 2 audit -- audit --modes rtz,rtne,rtz --cases '^C07$' --no
 # An unknown option before any subcommand names itself (issue 23 §6: it said "a subcommand is required").
 row unknown-option 2 - -- --versionx
 stderr_has unknown-option-line "^cdna-verify: error: unknown option '--versionx'; before a subcommand cdna-verify takes --help or --version only$"
-row version 0 - -- --version
 row help 0 - -- help
 grep -q "^  3  the executor asked for cannot run here" "$tmp/out" ||
   { echo "FAIL help: no exit-code table in the help"; failures=$((failures + 1)); }
