@@ -1,7 +1,5 @@
 #include "audit/audit.hpp"
 #include "audit/output/progress.hpp"
-#include "audit/output/atomic_file.hpp"
-#include "audit/report/audit_json.hpp"
 
 #include <chrono>
 #include <cmath>
@@ -25,8 +23,6 @@
 #include "audit/cases/production_cases.hpp"
 #include "adapters/code_object_mode.hpp"
 #include "audit/run/case_jobs.hpp"
-#include "audit/report/plots.hpp"
-#include "audit/report/report_html.hpp"
 #include "audit/report/rounding_audit.hpp"
 #include "audit/output/shape_format.hpp"
 
