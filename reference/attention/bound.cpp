@@ -161,16 +161,19 @@ KeyScore key_score(const ScoreModel& m, const Depths& depth, double dot, double 
   k.s = m.cap * th;
   k.t = k.s * kLog2e;
   k.delta1 = m.cap * kLog2e * ((1 + g2) * e_th + g2 * std::abs(th)) + 2 * kMin;
-  // tanh and the product by c in double, and raw's own rounding through tanh' (≤ 2^-52·c·max y·sech² y).
-  k.dx += 0x1p-50 * m.cap;
+  // tanh and the product by c in double (relative to the capped score), and raw's own rounding
+  // through tanh': c·sech²(y)·|y|·2^-52 ≤ 2^-52·|c·tanh y| (y·sech² y ≤ tanh y), so relative too.
+  k.dx += 0x1p-50 * std::abs(k.s);
+  // fl(c·log2 e) must be finite (A10): a cap beyond 2^127/log2 e has no finite fp32 analysis.
+  k.overflow = k.overflow || !(m.cap * kLog2e * 1.01 < 0x1p127);
   return k;
 }
 
-// The sink term of §16: its exact base-2 logit t_s, its argument error Δ_s against m̂ and its
-// own v_exp (one ULP), for a row whose computed maximum is within Δ1 of t*.
+// The sink term of §16: its logit s_h, its exact base-2 logit t_s and the error Δ1_s of the
+// kernel's ŝ₂,s = fl(s_h·fl(log2 e)); `overflow`: ŝ₂,s may be ±inf in fp32 (A10).
 struct SinkTerm {
-  bool present = false;
-  double s = 0, t = 0, delta = 0;
+  bool present = false, overflow = false;
+  double s = 0, t = 0, delta1 = 0;
 };
 
 SinkTerm sink_term(const AttentionProblem& p, std::int64_t h) {
@@ -179,6 +182,8 @@ SinkTerm sink_term(const AttentionProblem& p, std::int64_t h) {
   st.present = true;
   st.s = static_cast<double>(p.sinks[static_cast<std::size_t>(h)]);
   st.t = st.s * kLog2e;
+  st.delta1 = gamma(2, kU32) * std::abs(st.t) + kMin;
+  st.overflow = !(std::abs(st.t) + st.delta1 < 0x1p127);
   return st;
 }
 
@@ -195,12 +200,14 @@ struct ColumnSums {
   double flush_keys = 0;  // Σ over flushable keys of c_j|V_jd| (§4)
   double vmax = -std::numeric_limits<double>::infinity(), vmin = std::numeric_limits<double>::infinity();
   double vabs = 0, vmag = 0;  // max |V_jd| and max V̄_jd
+  double acc_abs = 0;         // Σ_j ω̄_j·V̄_jd: the most |acc_d| can reach, real units (§6 "Range")
 };
 
 // The row's constants of §5–§7.
 struct RowFactors {
   double u_b, eps_n, lambda, infl, o_factor, kappa_hull, trunc_hull, flush_acc;
   bool overflow;
+  double acc_limit;  // |acc_d| (real units) at which fp32 may overflow: 2^128·(1 − γ_pv − τ − 2^-23)·dv
 };
 
 struct ElementBound {
@@ -213,6 +220,9 @@ ElementBound o_element_bound(double o_exact, ColumnSums c, const RowFactors& r) 
   // of the weights gave up (infl = +inf): no 0·inf.
   const double oracle = (c.e_abs > 0 ? r.o_factor * c.e_abs * r.infl : 0.0) + 0x1p-53 * std::abs(o_exact);
   const double o_abs = std::abs(o_exact) + oracle;
+  // §6 "Range": where acc (or O, or a V value times dv) may reach fp32's range the declared
+  // arithmetic may overflow and nothing is claimed (the flush allowance +inf: not in rule 4).
+  if (r.overflow || !(c.acc_abs < r.acc_limit) || !(c.vmag * 1.001 < 0x1p128)) return {kInf, oracle, kInf};
   // Flushed keys (composed form; the hull holds for any non-negative weights, flushed ones
   // included) and flushes of acc (both forms), §6.
   c.flush_keys *= (1 + r.eps_n) * kSelf;
@@ -270,7 +280,7 @@ AttentionBounds attention_bounds(const AttentionProblem& problem, const Attentio
 
   const std::size_t nk = static_cast<std::size_t>(Sk);
   std::vector<KeyScore> ks(nk);
-  std::vector<double> xs(nk), prob(nk), w_rel(nk), w_trunc(nk), p_flush(nk);
+  std::vector<double> xs(nk), prob(nk), w_rel(nk), w_trunc(nk), p_flush(nk), w_acc(nk);
   for (std::int64_t b = 0; b < s.batch; ++b) {
     for (std::int64_t h = 0; h < s.heads_q; ++h) {
       const std::int64_t hk = h / group;
@@ -311,7 +321,7 @@ AttentionBounds attention_bounds(const AttentionProblem& problem, const Attentio
         const double lse_err = exact_lse_error(terms, 128, lse_exact) + 0x1p-53 * std::abs(lse_exact);
         // §17: no visible key and a finite sink: O = +0.0, LSE = s_h within a few fp32 roundings.
         auto empty_with_sink = [&] {
-          exact_facts(empty_sink_lse_bound(sink.s) + lse_err);
+          exact_facts(sink.overflow ? kInf : empty_sink_lse_bound(sink.s) + lse_err);
           bounds.lse_oracle[lse_idx] = lse_err;
         };
         if (n == 0) {
@@ -319,7 +329,11 @@ AttentionBounds attention_bounds(const AttentionProblem& problem, const Attentio
           continue;
         }
         Depths depth = kernel_depths(D, range, fp8 ? 16 : 8);
-        if (sink.present) depth.l += 1;  // the sink's one fp32 add into l̂ (§16)
+        if (sink.present) {  // §16: the sink in the running maximum, first or after the last tile
+          depth.exps += 1;  // one more α̂ on every path (or the sink's own exponential)
+          depth.pv += 1;    // that α̂'s multiply of acc
+          depth.l += 2;     // its multiply of l̂ and the sink's add
+        }
         const double g_pv = gamma(depth.pv, kUBlock), g_l = gamma(depth.l, kU32);
         const double trunc_pv = kTrunc * (1 + g_pv) * (1 + u_b);
         const double exp_shrink = depth.exps * std::log1p(-kUlp);  // ln (1 − ε_e)^T
@@ -329,7 +343,7 @@ AttentionBounds attention_bounds(const AttentionProblem& problem, const Attentio
         // ≤ γ_D(2^-53)·Σ|p|).
         const std::size_t q_at = static_cast<std::size_t>(((b * Sq + i) * s.heads_q + h) * D);
         double t_max = -kInf, d1_max = 0, zeta = 0;
-        bool overflow = false;
+        bool overflow = sink.present && sink.overflow;
         for (std::int64_t j = range.first; j < range.first + n; ++j) {
           const std::size_t k_at = static_cast<std::size_t>(((b * Sk + j) * s.heads_kv + hk) * D);
           double dot = 0, adot = 0, amag = 0;
@@ -363,6 +377,9 @@ AttentionBounds attention_bounds(const AttentionProblem& problem, const Attentio
           const double x = sink.s - lse_exact;
           zeta = std::max(zeta, std::expm1(0x1p-52 * (std::abs(sink.s) + std::abs(x)) + lse_err) * 1.01 + 0x1p-51);
         }
+        // The kernel's final maximum m̂ is within Δ1 of t* (§4); with a sink both take it (§16).
+        const double t_top = sink.present ? std::max(t_max, sink.t) : t_max;
+        const double d1_top = sink.present ? std::max(d1_max, sink.delta1) : d1_max;
         // Weighted sums below are Σ over computed P_j ≥ 0: ≤ (true sum)·(1+ζ), and ≥ … /(1−ζ).
         const double infl = zeta < 0.5 ? (1 + gamma(static_cast<double>(n + 5), 0x1p-53)) / (1 - zeta) : kInf;
 
@@ -372,15 +389,15 @@ AttentionBounds attention_bounds(const AttentionProblem& problem, const Attentio
           return std::exp(x + delta * kLn2 + exps * std::log1p(kUlp));
         };
         auto can_flush = [&](double x, double delta, double exps) {  // §4 flushes
-          return x - (delta + d1_max) * kLn2 + exps * std::log1p(-kUlp) < -125 * kLn2;
+          return x - (delta + d1_top) * kLn2 + exps * std::log1p(-kUlp) < -125 * kLn2;
         };
         for (std::int64_t j = range.first; j < range.first + n; ++j) {
           const std::size_t js = static_cast<std::size_t>(j);
           if (ks[js].zero_weight) {
-            w_rel[js] = w_trunc[js] = p_flush[js] = 0;
+            w_rel[js] = w_trunc[js] = p_flush[js] = w_acc[js] = 0;
             continue;
           }
-          const double delta = ks[js].delta1 + 3 * kU32 * (t_max - ks[js].t + 2 * d1_max) + (depth.exps + 4) * 0x1p-125;
+          const double delta = ks[js].delta1 + 3 * kU32 * (t_top - ks[js].t + 2 * d1_top) + (depth.exps + 4) * 0x1p-125;
           delta_max = std::max(delta_max, delta);
           // P_j·(1 + φ_j) = P_j·2^Δ_j·(1 + ε_e)^T, formed in one exp so that a key of negligible
           // P_j with a large Δ_j stays negligible (P_j·φ_j would be 0·inf).
@@ -393,18 +410,20 @@ AttentionBounds attention_bounds(const AttentionProblem& problem, const Attentio
           // 2^-126. That weight is ≥ 2^(t_j − t*)·2^(−Δ_j − Δ1)·(1 − ε_e)^T ≥ P_j·2^(−Δ_j − Δ1)·(1 − ε_e)^T
           // (P_j ≤ 2^(t_j − t*)); keys above it with margin (2^-125) are never flushed.
           p_flush[js] = can_flush(xs[js], delta, depth.exps) ? p_up : 0;
+          // §6 "Range": the kernel's weight ω_j relative to its final maximum, at most
+          // min(1, 2^(t_j − m̂ + Δ_j))·(1 + ε_e)^T (every exponent argument is ≤ 0), m̂ ≥ t* − Δ1.
+          const double up = xs[js] + (delta + std::max(0.0, lse_exact * kLog2e - t_top) + d1_top) * kLn2;
+          w_acc[js] = std::exp(std::min(0.0, up) + depth.exps * std::log1p(kUlp)) * (1 + u_b);
           flushable += p_flush[js];
         }
-        // §16: the sink, one more term of l̂ only (V = 0): its argument fl(s_h·fl(log2 e)) − m̂, one
-        // v_exp_f32, one add (in g_l). Beyond v_exp_f32's range the kernel's l̂ overflows (A10).
+        // §16: the sink, one more term of l̂ (V = 0) whose argument ŝ₂,s − m̂ ≤ 0 has the error of
+        // a key's (§4) with the sink's Δ1_s, and the same exponentials on its path.
         double sink_delta = 0;
         if (sink.present) {
-          const double d1 = gamma(2, kU32) * std::abs(sink.t) + kMin;
-          sink_delta = d1 + kU32 * (std::abs(sink.t - t_max) + d1 + d1_max) + 0x1p-125;
-          overflow = overflow || !(sink.t - t_max + sink_delta + d1_max < 127);
-          const double x = sink.s - lse_exact, p_s = std::exp(x), p_up = weigh(x, sink_delta, 1);
+          sink_delta = sink.delta1 + 3 * kU32 * (t_top - sink.t + 2 * d1_top) + (depth.exps + 4) * 0x1p-125;
+          const double x = sink.s - lse_exact, p_s = std::exp(x), p_up = weigh(x, sink_delta, depth.exps);
           lambda += p_up * (1 + g_l) - p_s;
-          if (can_flush(x, sink_delta, 1)) flushable += p_up;
+          if (can_flush(x, sink_delta, depth.exps)) flushable += p_up;
         }
         lambda += flushable;  // a flushed key is missing from l̂ too
         lambda *= infl * kSelf;
@@ -420,8 +439,9 @@ AttentionBounds attention_bounds(const AttentionProblem& problem, const Attentio
         // loses < 2^-126 of acc, < 2^-125 of acc/l̂ (l̂ ≥ ½), on at most h_pv + T + 1 operations;
         // fp8: one more, the multiply by dv, and all of them in units of V's fp8 values (×dv).
         const double flush_acc = (depth.pv + depth.exps + (fp8 ? 2 : 1)) * 0x1p-125 * std::max(dv, 1.0);
-        const RowFactors rf{u_b, eps_n, lambda, infl, exact_o_error_factor(terms, 128),
-                            (1 + u_b) * (1 + g_pv) / (1 - g_l) - 1, trunc_pv / (1 - g_l), flush_acc, overflow};
+        const RowFactors rf{u_b,     eps_n, lambda, infl, exact_o_error_factor(terms, 128),
+                            (1 + u_b) * (1 + g_pv) / (1 - g_l) - 1, trunc_pv / (1 - g_l), flush_acc, overflow,
+                            0x1p128 * (1 - g_pv - kTrunc - 0x1p-23) * dv};
 
         // §7: each element of O. V values are real (dv × the fp8 value for fp8, §18).
         for (std::int64_t d = 0; d < Dv; ++d) {
@@ -442,6 +462,7 @@ AttentionBounds attention_bounds(const AttentionProblem& problem, const Attentio
             c.vmin = std::min(c.vmin, vv);
             c.vabs = std::max(c.vabs, av);
             c.vmag = std::max(c.vmag, mv);
+            c.acc_abs += w_acc[js] * mv;
           }
           const ElementBound e = o_element_bound(o_exact, c, rf);
           bounds.o[o_at(d)] = e.bound;
@@ -450,8 +471,8 @@ AttentionBounds attention_bounds(const AttentionProblem& problem, const Attentio
         }
         bounds.lse_oracle[lse_idx] = lse_err;
         bounds.lse[lse_idx] = overflow ? kInf
-                                       : lse_bound(lse_exact, lse_err, t_max, d1_max, lambda, std::max(delta_max, sink_delta),
-                                                   g_down, static_cast<double>(n + 1));
+                                       : lse_bound(lse_exact, lse_err, t_top, d1_top, lambda, std::max(delta_max, sink_delta),
+                                                   g_down, static_cast<double>(terms + 1));
       }
     }
   }

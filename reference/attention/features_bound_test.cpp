@@ -36,6 +36,7 @@ constexpr float kInfF = std::numeric_limits<float>::infinity();
 struct Fault {
   bool cap_after_mask = false;  // masked keys read as −inf, then capped to −c: they weigh e^-c
   bool sink_dropped = false;    // the sink never enters l
+  bool sink_outside_max = false;  // the sink added after the last tile against the keys' maximum
   bool descale_twice = false;   // O multiplied by dv twice
   bool window_ignored = false;  // the window is not applied, the mask is
 };
@@ -71,8 +72,13 @@ float qk_mfma(const AttentionProblem& p, std::size_t q_at, std::size_t k_at) {
   return numerics::mfma_dot_fp8(a, kind, b, kind, 0.0f);  // blocks of 16, the halves apart
 }
 
+// Where the declared kernel puts the sink into its running maximum (§16): as the state before
+// the first tile (m̂ = ŝ₂,s, l̂ = 1: vLLM's and AITER's sink kernels), or after the last tile.
+enum class SinkAt { First, Last };
+
 // O [B, Sq, Hq, Dv] bf16 bits and LSE [B, Hq, Sq] of a kernel with KV tiles of `tile` keys.
-KernelOut declared_kernel(const AttentionProblem& p, Rounding mode, std::int64_t tile, Fault fault = {}) {
+KernelOut declared_kernel(const AttentionProblem& p, Rounding mode, std::int64_t tile, Fault fault = {},
+                          SinkAt sink_at = SinkAt::First) {
   const AttentionShape& s = p.shape;
   const std::int64_t D = s.head_dim, Dv = s.dv(), Sq = s.seqlen_q, Sk = s.seqlen_k, group = s.heads_q / s.heads_kv;
   const bool fp8 = p.dtype != ElementType::BF16;
@@ -102,7 +108,9 @@ KernelOut declared_kernel(const AttentionProblem& p, Rounding mode, std::int64_t
           if (fp8) x = x * dq * dk;
           return x * log2e;
         };
-        float m = -kInfF, l = 0;
+        const float sink2 = sink ? p.sinks[static_cast<std::size_t>(h)] * log2e : -kInfF;
+        const bool sink_first = sink && !fault.sink_outside_max && sink_at == SinkAt::First;
+        float m = sink_first ? sink2 : -kInfF, l = sink_first ? std::exp2(0.0f) : 0;
         std::vector<float> acc(static_cast<std::size_t>(Dv), 0.0f);
         const std::int64_t t0 = fault.cap_after_mask ? 0 : r.first / tile;
         const std::int64_t t1 = fault.cap_after_mask ? (Sk - 1) / tile : (r.first + r.count - 1) / tile;
@@ -132,7 +140,6 @@ KernelOut declared_kernel(const AttentionProblem& p, Rounding mode, std::int64_t
           }
           m = m_new;
         }
-        const float sink2 = sink ? p.sinks[static_cast<std::size_t>(h)] * log2e : -kInfF;
         const std::size_t lse_at = static_cast<std::size_t>((b * s.heads_q + h) * Sq + i);
         const std::size_t o_at = static_cast<std::size_t>(((b * Sq + i) * s.heads_q + h) * Dv);
         if (m == -kInfF) {  // no weighted key: O = +0.0; LSE from the sink alone (§17), or −inf
@@ -140,7 +147,13 @@ KernelOut declared_kernel(const AttentionProblem& p, Rounding mode, std::int64_t
           out.lse[lse_at] = sink ? (sink2 + std::log2(std::exp2(0.0f))) * ln2 : -kInfF;
           continue;
         }
-        if (sink) l = l + std::exp2(sink2 - m);  // §16: once, one exp, one add
+        if (sink && fault.sink_outside_max) l = l + std::exp2(sink2 - m);  // overflows for s_h ≫ m̂
+        if (sink && !fault.sink_outside_max && sink_at == SinkAt::Last) {  // §16: a last rescale, one exp, one add
+          const float m_new = std::max(m, sink2), alpha = std::exp2(m - m_new);
+          l = l * alpha + std::exp2(sink2 - m_new);
+          for (float& a : acc) a = a * alpha;
+          m = m_new;
+        }
         const float rcp = 1.0f / l;
         for (std::int64_t d = 0; d < Dv; ++d) {
           float o = acc[static_cast<std::size_t>(d)] * rcp;
@@ -228,7 +241,7 @@ TEST(FeatureBound, DeclaredArithmeticPassesOnRandomProblems) {
     const AttentionResult exact = attention_forward_exact(p);
     for (Rounding mode : numerics::kAllRoundings) {
       const std::int64_t tile = std::int64_t{16} << (seed % 4);
-      const KernelOut k = declared_kernel(p, mode, tile);
+      const KernelOut k = declared_kernel(p, mode, tile, {}, seed % 2 ? SinkAt::First : SinkAt::Last);
       const AttentionComparison c = compare_attention(p, exact, k.o, k.lse, mode);
       ASSERT_TRUE(c.pass()) << "seed " << seed * 7919 << " " << numerics::to_string(mode) << " tile " << tile << " ("
                             << extended_feature(p).value_or("base") << "): " << c.first_failure;
@@ -319,6 +332,94 @@ TEST(FeatureBound, EmptyRowWithSinkIsZeroAndTheSink) {
   const AttentionComparison c = compare_attention(p, exact, neg_zero.o, neg_zero.lse, Rounding::RTNE);
   EXPECT_EQ(c.semantic_violations, 1);
   EXPECT_NE(c.first_failure.find("no-visible-key convention with a sink"), std::string::npos) << c.first_failure;
+}
+
+// Issue 23 §1: a sink far above every visible score is in the definition. The declared kernel
+// puts it into its running maximum (§16), so no exponent argument is positive and every bound is
+// finite: instance A, causal, sinks 0 on every head with Q and K = 8·randn (rows whose visible
+// scores are all near −100 or below); B, the same with window (0, 0); C, a sink of 90 on ordinary
+// scores with no mask. The kernel with the sink in its maximum (first or last) passes; one that
+// adds it against the keys' maximum overflows l̂ there and fails.
+// The first seed's problem with a row where that kernel's l̂ overflows (found by trying seeds).
+bool old_form_overflows(const AttentionProblem& p) {
+  const KernelOut k = declared_kernel(p, Rounding::RTNE, 16, Fault{.sink_outside_max = true});
+  return std::any_of(k.lse.begin(), k.lse.end(), [](float x) { return std::isinf(x); });
+}
+
+AttentionProblem sink_above_scores(Mask mask, std::int64_t window, float sink, double qk_std) {
+  AttentionProblem p;
+  p.shape = {1, 16, 16, 8, 2, 64};
+  p.mask = mask;
+  p.window_left = p.window_right = window;
+  p.scale = 0.125f;
+  p.sinks.assign(8, sink);
+  for (std::uint64_t seed = 1; seed <= 64; ++seed) {
+    Rng g{seed};
+    for (auto* t : {&p.q, &p.k, &p.v}) {
+      t->resize(static_cast<std::size_t>(t == &p.q ? p.shape.q_elements() : p.shape.kv_elements()));
+      for (auto& x : *t) x = encode(ElementType::BF16, (t == &p.v ? 1.0 : qk_std) * g.normal());
+    }
+    if (old_form_overflows(p)) break;
+  }
+  return p;
+}
+
+TEST(FeatureBound, SinkAboveEveryScoreHasAFiniteBound) {
+  const std::pair<const char*, AttentionProblem> instances[] = {
+      {"A causal, sinks 0, Q K 8 randn", sink_above_scores(Mask::CausalBottomRight, -1, 0.0f, 8)},
+      {"B window (0, 0), sinks 0, Q K 8 randn", sink_above_scores(Mask::None, 0, 0.0f, 8)},
+      {"C no mask, sink 90", sink_above_scores(Mask::None, -1, 90.0f, 1)}};
+  for (const auto& [what, p] : instances) {
+    const AttentionResult exact = attention_forward_exact(p);
+    // The instance needs a row whose sink is more than 127·ln 2 above its best visible score.
+    ASSERT_TRUE(old_form_overflows(p)) << what << ": no row where the sink outside the maximum overflows l̂";
+    const KernelOut old_form = declared_kernel(p, Rounding::RTNE, 16, Fault{.sink_outside_max = true});
+    for (Rounding mode : numerics::kAllRoundings) {
+      const AttentionBounds b = attention_bounds(p, exact, mode);
+      for (double x : b.o) ASSERT_TRUE(std::isfinite(x)) << what;
+      for (double x : b.lse) ASSERT_TRUE(std::isfinite(x)) << what;
+      for (SinkAt at : {SinkAt::First, SinkAt::Last}) {
+        const KernelOut k = declared_kernel(p, mode, 16, {}, at);
+        const AttentionComparison c = compare_attention(p, exact, k.o, k.lse, mode);
+        EXPECT_TRUE(c.pass()) << what << " " << numerics::to_string(mode) << ": " << c.first_failure;
+      }
+      const AttentionComparison c = compare_attention(p, exact, old_form.o, old_form.lse, mode);
+      EXPECT_FALSE(c.pass()) << what;
+    }
+  }
+}
+
+// Issue 23 §6: V ≈ bf16(3·10³⁸) on 8 keys (B1 Sq4 Sk8 H1/1 D64): the fp32 P·V accumulator of the
+// declared arithmetic must overflow, so every O bound is +inf (error-analysis §6 "Range") and the
+// declared kernel's output, inf there, is NOTHING JUDGED, not a FAIL; the LSE (no V in it) keeps a
+// finite bound, and a wrong LSE still fails.
+TEST(FeatureBound, OverflowingAccumulatorIsNotJudged) {
+  AttentionProblem p;
+  p.shape = {1, 4, 8, 1, 1, 64};
+  p.scale = 0.125f;
+  Rng g{11};
+  p.q.resize(4 * 64);
+  p.k.resize(8 * 64);
+  for (auto& x : p.q) x = encode(ElementType::BF16, g.normal());
+  for (auto& x : p.k) x = encode(ElementType::BF16, g.normal());
+  p.v.assign(8 * 64, encode(ElementType::BF16, 3e38));
+  const AttentionResult exact = attention_forward_exact(p);
+  const AttentionBounds b = attention_bounds(p, exact, Rounding::RTNE);
+  for (double x : b.o) EXPECT_TRUE(std::isinf(x));
+  for (double x : b.lse) EXPECT_TRUE(std::isfinite(x));
+  const KernelOut k = declared_kernel(p, Rounding::RTNE, 16);
+  EXPECT_TRUE(std::isinf(value_of_bf16(k.o[0])));  // the declared arithmetic does overflow here
+  const AttentionComparison c = compare_attention(p, exact, k.o, k.lse, Rounding::RTNE);
+  EXPECT_FALSE(c.pass());
+  EXPECT_TRUE(c.nothing_judged()) << c.first_failure;
+  EXPECT_EQ(c.o_out_of_range, 256);
+  EXPECT_EQ(c.lse_judged, 4);
+  EXPECT_NE(c.first_failure.find("nothing judged: 256 O element(s)"), std::string::npos) << c.first_failure;
+  KernelOut wrong = k;
+  wrong.lse[0] += 1.0f;
+  const AttentionComparison w = compare_attention(p, exact, wrong.o, wrong.lse, Rounding::RTNE);
+  EXPECT_TRUE(w.violations());
+  EXPECT_FALSE(w.nothing_judged());
 }
 
 TEST(FeatureBound, DescaleAppliedTwiceFails) {

@@ -72,7 +72,9 @@ std::vector<double> attention_floor_output(const AttentionProblem& problem, nume
           continue;
         }
         if (max_s == -kInf) continue;  // §5.5: all -inf, O = +0.0 (a sink changes only LSE)
-        // The sink enters the normaliser only, unrounded: exp(s_h − M) (docs/error-analysis.md §16).
+        // The sink is in the running maximum and enters the normaliser only, unrounded:
+        // exp(s_h − M) with M = max(max_s, s_h) (docs/error-analysis.md §16).
+        max_s = std::max(max_s, sink);
         double l = sink == -kInf ? 0.0 : std::exp(sink - max_s);
         for (std::int64_t j = j0; j < j1; ++j) {
           const double p = static_cast<double>(static_cast<float>(std::exp(score[static_cast<std::size_t>(j)] - max_s)));
@@ -101,6 +103,7 @@ double relative_rms_error(std::span<const double> got, std::span<const double> e
   double err2 = 0, ref2 = 0;
   for (std::size_t i = 0; i < got.size(); ++i) {
     if (!std::isfinite(exact[i])) continue;
+    if (!discount.empty() && std::isinf(discount[i])) continue;  // beyond the arithmetic's range: not judged
     double e = std::isfinite(got[i]) ? std::abs(got[i] - exact[i]) : std::numeric_limits<double>::infinity();
     if (!discount.empty()) e = std::max(0.0, e - discount[i]);
     err2 += e * e;
