@@ -121,8 +121,9 @@ std::vector<CaseResult> audit_case(const AuditOptions& options, const reference:
   // Features are the same in every mode but for which code objects were found; the first mode speaks for all.
   auto why = case_unsupported_reason(adapter, c, options.modes.front());
   // Varlen outputs are judged under the definition's conventions only (as golden files are).
-  if (!why && c.varlen && profile.name != "ours")
-    why = "a varlen case is judged under the profile 'ours' only, not '" + std::string(profile.name) + "'";
+  if (!why && c.varlen) {
+    if (std::string refusal = reference::varlen_refusal(profile); !refusal.empty()) why = refusal;
+  }
   if (!why && c.sample_rows > 0 && profile.name != "ours")
     why = "a sampled production case is judged under the profile 'ours' only, not '" + std::string(profile.name) + "'";
   if (c.expect_rejection || why || !c.unsupported_feature.empty()) {
@@ -177,7 +178,8 @@ std::vector<CaseResult> audit_case(const AuditOptions& options, const reference:
         r.rows_judged = sc.rows_judged;
         sampling = sc.summary();
       } else {
-        r.comparison = c.varlen ? reference::compare_varlen(*c.varlen, exact, out.o, out.lse, mode, lse_given)
+        r.comparison = c.varlen ? reference::compare_varlen_with_profile(profile, *c.varlen, exact, out.o, out.lse, mode,
+                                                                         lse_given)
                                 : reference::compare_with_profile(profile, c.problem, exact, out.o, out.lse, mode, lse_given);
         r.o_sums = o_error_sums(out.o, exact.o);
       }
@@ -187,7 +189,7 @@ std::vector<CaseResult> audit_case(const AuditOptions& options, const reference:
         const std::string d = bitwise_difference(out, runner.run(c, true, mode));
         if (!d.empty()) facts = "not equal to its twin run: " + d;
       }
-      r.verdict = r.comparison.pass() && facts.empty() ? Verdict::Pass : Verdict::Fail;
+      r.verdict = verdict_of(r.comparison, facts.empty());
       r.note = !r.comparison.first_failure.empty() ? r.comparison.first_failure : facts;
       if (!sampling.empty()) r.note = r.note.empty() ? sampling : r.note + "; " + sampling;
     } catch (const std::exception& e) {

@@ -6,8 +6,10 @@
 #include <cmath>
 #include <cstring>
 #include <fstream>
+#include <iomanip>
 #include <limits>
 #include <numbers>
+#include <sstream>
 #include <stdexcept>
 
 #include "device/attention_params.h"
@@ -54,7 +56,11 @@ std::optional<std::string> unsupported_feature(const reference::AttentionProblem
     return "Dv = " + std::to_string(p.shape.dv()) + " != D = " + std::to_string(p.shape.head_dim) +
            " is not supported by attn_fwd; supported: Dv = D";
   }
-  if (p.softcap != 0.0f) return "soft cap " + std::to_string(p.softcap) + " is not supported by attn_fwd; supported: 0 (none)";
+  if (p.softcap != 0.0f) {
+    std::ostringstream cap;
+    cap << std::setprecision(9) << p.softcap;
+    return "soft cap " + cap.str() + " is not supported by attn_fwd; supported: 0 (none)";
+  }
   if (!p.sinks.empty()) return std::string("attention sinks are not supported by attn_fwd; supported: none (empty)");
   if (p.dtype != reference::ElementType::BF16) {
     return "dtype " + std::string(reference::to_string(p.dtype)) + " is not supported by attn_fwd; supported: bf16";

@@ -178,6 +178,7 @@ bf16(q).tofile(f"{d}/i2q.bin"); bf16(k).tofile(f"{d}/i2k.bin"); v.tofile(f"{d}/i
 v[0, 0].reshape(1, 1, 1, 64).tofile(f"{d}/i2_o.bin")                   # the definition's O
 np.array([np.inf], "<f4").tofile(f"{d}/i2_lse.bin")                      # and LSE
 rng.standard_normal((1, 16, 1, 59)).astype(np.float32).tofile(f"{d}/d59.bin")
+np.full((1, 13, 2, 64), 3e38, np.float32).tofile(f"{d}/vbig.bin")          # P.V must overflow fp32
 PY
 ed --write "$tmp/in.safetensors" q BF16 1,7,4,64 @"$tmp/q.bin" k BF16 1,13,2,64 @"$tmp/k.bin" \
   v BF16 1,13,2,64 @"$tmp/v.bin" --meta mask causal_bottom_right --meta scale 0.125
@@ -369,6 +370,36 @@ bad make-strides-overlap "stride_q = 448,64,64,1 lets two elements share an addr
   --out "$tmp/never"
 bad make-varlen-layout "with varlen inputs: varlen files are stored packed" -- golden make --from "$tmp/varlen.safetensors" \
   --cu-seqlens-q 0,3,3,7 --cu-seqlens-k 0,5,9,9 --layout bhsd --out "$tmp/never"
+# Issue 23 §1 and §6: valid caps and sinks of any magnitude are in the definition (never "a bug in
+# cdna-verify"); where the declared arithmetic may overflow the bound is +inf and a kernel's
+# output there is NOTHING JUDGED, never a FAIL.
+for cap in 1e15 1e30 3e38 1e-38 1e-40; do
+  run "make-softcap-$cap" 0 "cap$cap\.safetensors  [0-9]+ bytes" -- golden make --from "$tmp/in.safetensors" \
+    --softcap "$cap" --modes rtne --executor none --out "$tmp/cap$cap.safetensors"
+done
+run make-sinks-1e38 0 'sink1e38\.safetensors' -- golden make --from "$tmp/in.safetensors" --sinks 1e38,1,0,0 --modes rtne \
+  --executor none --out "$tmp/sink1e38.safetensors"
+run make-sinks-above-scores 0 'sink90\.safetensors' -- golden make --from "$tmp/in.safetensors" --sinks 90,90,90,90 \
+  --modes rtne --executor none --out "$tmp/sink90.safetensors"
+ed --write "$tmp/vbig_in.safetensors" q BF16 1,7,4,64 @"$tmp/q.bin" k BF16 1,13,2,64 @"$tmp/k.bin" \
+  v F32 1,13,2,64 @"$tmp/vbig.bin" --meta mask causal_bottom_right --meta scale 0.125
+run make-overflow-nothing-judged 0 '\(o_kernel: nothing judged: [0-9]+ O element\(s\) and 0 LSE value\(s\) are beyond' -- \
+  golden make --from "$tmp/vbig_in.safetensors" --modes rtne --out "$tmp/vbig.safetensors"
+run check-overflow-nothing-judged 2 '^nothing judged$' -- golden check "$tmp/vbig.safetensors" --candidate "$tmp/vbig.safetensors" \
+  --o-tensor o_kernel --lse-tensor lse_kernel
+run verify-overflow 0 '^1 of 1 golden files verified' -- golden verify "$tmp/vbig.safetensors"
+run make-upper-extension 0 'UP\.SAFETENSORS  [0-9]+ bytes' -- golden make --from "$tmp/in.safetensors" --modes rtne \
+  --executor none --out "$tmp/UP.SAFETENSORS"
+if [ ! -f "$tmp/UP.SAFETENSORS" ]; then echo "FAIL make-upper-extension: not a file"; failures=$((failures + 1)); fi
+bad make-sinks-missing-file "--sinks = 'nosuch.txt' is not a number, and no file of that name exists" -- golden make \
+  --from "$tmp/in.safetensors" --sinks nosuch.txt --out "$tmp/never"
+bad make-stride-range "--stride-q = '1234567890123456789,64,64,1' has a stride out of range" -- golden make \
+  --from "$tmp/in.safetensors" --layout strided --stride-q 1234567890123456789,64,64,1 --stride-k 2048,128,64,1 \
+  --stride-v 2048,128,64,1 --stride-o 2048,256,64,1 --out "$tmp/never"
+# Issue 23 §5: a masked page (-1) inside a sequence's used pages is refused with its reason.
+bad make-masked-page "block_table\[0, 1\] = -1 marks a masked page inside sequence 0's 5 used keys" -- golden make \
+  --from "$tmp/paged_plain.safetensors" --cu-seqlens-q 0,3,7 --seqused-k 5,2 --page-size 4 --block-table 0,-1,1,2 \
+  --out "$tmp/never"
 if [ -e "$tmp/never" ]; then echo "FAIL make wrote something on bad input: $(ls -R "$tmp/never")"; failures=$((failures + 1)); fi
 
 # Regenerating committed v3 files reproduces them byte for byte (the v2 files of the set are kept

@@ -159,6 +159,8 @@ struct CandidateVerdict {
   std::string fact_failure;  // "" if the fact holds or there is none
   bool lse_given = false;
   bool pass() const { return comparison.pass() && fact_failure.empty(); }
+  // Neither pass nor fail: no element, or elements beyond the declared arithmetic's range.
+  bool nothing_judged() const { return comparison.nothing_judged() && fact_failure.empty(); }
   std::string first_failure() const {
     return !comparison.first_failure.empty() ? comparison.first_failure : fact_failure;
   }

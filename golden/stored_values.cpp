@@ -67,6 +67,8 @@ std::string dense_problem(const DenseValues& x) {
         const double dqk = reference::descale_at(p.descale_q, s.heads_kv, b, hk) *
                            reference::descale_at(p.descale_k, s.heads_kv, b, hk);
         double max_dot = 0;  // max over visible keys of sum_d |Q_d K_d|
+        double max_v = 0;    // max over visible keys of |V| (real: dv x the value)
+        const double dv = reference::descale_at(p.descale_v, s.heads_kv, b, hk);
         for (std::int64_t j = keys.first; j < keys.first + n; ++j) {
           const auto k_at = static_cast<std::size_t>(((b * s.seqlen_k + j) * s.heads_kv + hk) * D);
           const auto v_at = static_cast<std::size_t>(((b * s.seqlen_k + j) * s.heads_kv + hk) * Dv);
@@ -76,13 +78,20 @@ std::string dense_problem(const DenseValues& x) {
             dot += std::abs(value(p.dtype, p.q[q_at + static_cast<std::size_t>(d)]) *
                             value(p.dtype, p.k[k_at + static_cast<std::size_t>(d)]));
           max_dot = std::max(max_dot, dot * dqk);
+          for (std::int64_t d = 0; d < Dv; ++d)
+            max_v = std::max(max_v, std::abs(dv * value(p.dtype, p.v[v_at + static_cast<std::size_t>(d)])));
         }
         // Where reference::attention_bounds gives up (docs/golden-files.md, "Stored values"): fp32
-        // may overflow (2^128; 2^120 leaves its margins room), or scores so large that its double
+        // may overflow (2^128; 2^120 leaves its margins room) in a score or its product by the
+        // scale (with a cap: by scale/c, and fl(c·log2 e) itself), in the P·V accumulator (n keys of
+        // V up to max_v) or in the sink's fl(s_h·log2 e); or scores so large that its double
         // evaluation of P_j = exp(s_j - LSE) is no longer within a factor 1.5 (|s| ~ 2^49).
         const double scale = std::abs(static_cast<double>(p.scale));
-        const bool may_be_inf = !finite || !(max_dot * std::max(1.0, 2.0 * scale) < 0x1p120) ||
-                                !(scale * static_cast<double>(D) * max_dot < 0x1p40);
+        const double cap = static_cast<double>(p.softcap);
+        const double sink_h = p.sinks.empty() ? 0.0 : std::abs(static_cast<double>(p.sinks[static_cast<std::size_t>(h)]));
+        const bool may_be_inf = !finite || !(max_dot * std::max(1.0, 2.0 * (cap > 0 ? scale / cap : scale)) < 0x1p120) ||
+                                !(scale * static_cast<double>(D) * max_dot < 0x1p40) || !(cap < 0x1p120) ||
+                                !(static_cast<double>(n) * max_v < 0x1p120) || (std::isfinite(sink_h) && !(sink_h < 0x1p120));
         // A finite sink is part of the normaliser: a row without a visible key then has LSE = s_h
         // (docs/semantics.md, sinks); -inf means no sink.
         const double sink = p.sinks.empty() ? -INFINITY : static_cast<double>(p.sinks[static_cast<std::size_t>(h)]);

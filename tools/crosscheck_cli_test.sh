@@ -106,6 +106,7 @@ bad no-match "no golden file matches --cases 'nothing'" "$set" --executor simula
 bad no-path "cannot read '/nonexistent'" /nonexistent --executor simulator
 bad bad-kernel "--kernel" "$set" --executor simulator --kernel flash
 bad sim-settings-with-hip "apply to the simulator only" "$set" --executor hip --schedule random --cases "$cases"
+bad same-settings "simulator with the reference's own settings .* has nothing to cross-check" "$set" --executor simulator --cases "$cases" --kernel attention-fwd
 
 # 5. The device description: the simulator names this host's CPU; hip has no device here.
 "$cli" device --executor simulator >"$tmp/out" 2>"$tmp/err"

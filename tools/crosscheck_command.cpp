@@ -96,6 +96,16 @@ int CrosscheckCommand::run() {
     SimSettings other_settings = sim_;
     if (other.sim && other_settings.hazards.empty()) other_settings.hazards = ref_settings.hazards;
     const auto other_applied = apply_sim_settings(other, other_settings, kernel);  // sim options with hip: exit 2
+    // The simulator against itself with the same settings compares a run with its own replay:
+    // nothing is cross-checked (--threads alone differs in dispatch, not in settings, and counts).
+    if (other.sim && other_applied == ref_applied && !sim_.threads) {
+      std::string same;
+      for (const auto& [k, v] : ref_applied) same += (same.empty() ? "" : " ") + k + "=" + v;
+      throw CLI::ValidationError("--executor", "simulator with the reference's own settings (" + same +
+                                                   ") has nothing to cross-check; give other settings (--schedule "
+                                                   "random, --envelope-seed, --memory-model, --threads, ...) or "
+                                                   "--executor hip");
+    }
     if (report.reference.empty()) {
       report.reference = reference.executor->describe();
       add_settings(report.reference, ref_applied);

@@ -326,9 +326,9 @@ int GoldenCommand::run_check() {
   summary().start("golden check");
   const reference::Profile& profile = reference::find_profile(profile_);
   const golden::GoldenFile g = read_judgeable(golden_path_);
-  if (g.varlen && profile.name != reference::default_profile().name) {
-    throw CLI::ValidationError("--profile", "'" + std::string(profile.name) + "' applies to dense golden files; " +
-                                                golden_path_ + " is varlen (judged under ours only)");
+  if (g.varlen) {
+    if (std::string why = reference::varlen_refusal(profile); !why.empty())
+      throw CLI::ValidationError("--profile", golden_path_ + " is varlen: " + why);
   }
   const auto& s = g.features().shape;
   std::vector<std::uint16_t> o;
@@ -349,7 +349,8 @@ int GoldenCommand::run_check() {
     if (!o_found) throw missing(o_tensor_, "--o-tensor");
     const golden::Tensor& t = *o_found;
     const std::vector<std::int64_t> o_shape = g.o_shape();
-    const std::vector<std::int64_t> lse_shape = g.varlen ? g.lse_shape() : reference::lse_layout_dims(profile.lse_layout, s);
+    const std::vector<std::int64_t> lse_shape =
+        g.varlen ? reference::varlen_lse_dims(profile, *g.varlen) : reference::lse_layout_dims(profile.lse_layout, s);
     auto shape_str = [](const std::vector<std::int64_t>& v) {
       std::string r = "[";
       for (std::size_t i = 0; i < v.size(); ++i) r += (i ? "," : "") + std::to_string(v[i]);
@@ -404,7 +405,7 @@ int GoldenCommand::run_check() {
   }
 
   // The profile (docs/profiles.md): the candidate's LSE layout, and its rows without a visible key
-  // (dense files; a varlen file is judged under ours only).
+  // (varlen files: per sequence, the LSE in the profile's varlen layout).
   const golden::CandidateVerdict v = judge_golden_candidate(g, profile, std::move(o), std::move(lse));
   const auto& c = v.comparison;
   std::cout << "golden " << golden_path_ << ": case " << g.case_id << ", " << numerics::to_string(g.mode) << ", B"
@@ -439,9 +440,9 @@ int GoldenCommand::run_check() {
   t.classname = "cdna-verify.golden-check.candidate";
   t.name = g.case_id + " " + std::string(numerics::to_string(g.mode));
   t.seconds = std::chrono::duration<double>(std::chrono::system_clock::now() - started_).count();
-  if (!c.judged()) {
+  if (v.nothing_judged()) {
     t.status = junit::Status::Skipped;
-    t.message = golden_path_ + ": nothing judged (the problem has no O element and no LSE value)";
+    t.message = golden_path_ + ": " + v.first_failure();
   } else if (!v.pass()) {
     t.status = junit::Status::Failed;
     t.type = "verdict";
@@ -450,11 +451,10 @@ int GoldenCommand::run_check() {
   write_junit("golden-check", {t});
   summary().set("o_judged", static_cast<std::uint64_t>(c.o_judged));
   summary().set("lse_judged", static_cast<std::uint64_t>(c.lse_judged));
-  if (!c.judged()) {
+  if (v.nothing_judged()) {
     // A verdict over nothing is no verdict (docs/pass-rule.md): its own outcome, not a pass.
     std::cout << "nothing judged\n";
-    std::cerr << "cdna-verify: error: " << golden_path_ << ": nothing judged (the problem has no O element and no "
-              << "LSE value); a verdict needs at least one\n";
+    std::cerr << "cdna-verify: error: " << golden_path_ << ": " << v.first_failure() << "\n";
     return 2;
   }
   std::cout << (v.pass() ? "pass" : "FAIL: " + v.first_failure()) << "\n";

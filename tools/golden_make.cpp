@@ -10,6 +10,7 @@
 #include <iostream>
 #include <map>
 #include <optional>
+#include <regex>
 #include <span>
 #include <stdexcept>
 #include <sstream>
@@ -276,7 +277,15 @@ reference::ElementType parse_dtype(const std::string& text, const std::string& w
 // --sinks: a comma list, or a file holding one (commas or white space between values).
 std::vector<float> parse_sinks(const std::string& text, const std::string& where) {
   std::error_code ec;
-  if (!fs::is_regular_file(text, ec)) return parse_float_list(text, where);
+  if (!fs::is_regular_file(text, ec)) {
+    if (text.find(',') != std::string::npos) return parse_float_list(text, where);
+    try {
+      return parse_float_list(text, where);
+    } catch (const std::exception&) {  // one word that is no number: a file name that does not exist
+      fail(where + " = '" + text + "' is not a number, and no file of that name exists; expected Hq comma-separated " +
+           "logits, or a file holding them");
+    }
+  }
   const std::vector<std::byte> bytes = device::read_file(text, where);
   std::string content(reinterpret_cast<const char*>(bytes.data()), bytes.size());
   for (char& c : content)
@@ -463,7 +472,13 @@ Made read_inputs(const GoldenMakeOptions& o) {
       if (t.empty() && f && f->metadata.count(key)) t = f->metadata.at(key);
       if (t.empty()) fail(std::string("--layout strided needs ") + option + " b,s,h,d (element strides)");
       const auto parsed = golden::parse_strides(t);
-      if (!parsed) fail(std::string(option) + " = '" + t + "' is not four integers b,s,h,d");
+      if (!parsed) {
+        // Four integers, one too long for the strides' 18 digits, is a range error, not a form error.
+        static const std::regex four(R"(-?[0-9]+,-?[0-9]+,-?[0-9]+,-?[0-9]+)");
+        fail(std::string(option) + " = '" + t + "' " +
+             (std::regex_match(t, four) ? "has a stride out of range (at most 18 digits each)"
+                                        : "is not four integers b,s,h,d"));
+      }
       *x = *parsed;
     }
     m.layout = l;
@@ -561,7 +576,10 @@ void add_golden_make_options(CLI::App& cmd, GoldenMakeOptions& o) {
 int run_golden_make(const GoldenMakeOptions& o) {
   const auto modes = parse_modes(o.modes);
   if (modes.empty()) throw CLI::ValidationError("--modes", "no rounding mode given; expected rtne, rtna or rtz");
-  const bool to_file = fs::path(o.out).extension() == ".safetensors";
+  // A file when the name ends in .safetensors in any case (X.SAFETENSORS is a file, not a directory).
+  std::string ext = fs::path(o.out).extension().string();
+  std::transform(ext.begin(), ext.end(), ext.begin(), [](unsigned char ch) { return static_cast<char>(std::tolower(ch)); });
+  const bool to_file = ext == ".safetensors";
   if (to_file && modes.size() > 1) {
     throw CLI::ValidationError("--out", "'" + o.out + "' is one file but " + std::to_string(modes.size()) +
                                             " modes were asked for; give a directory or one mode");
@@ -622,9 +640,9 @@ int run_golden_make(const GoldenMakeOptions& o) {
       // Our kernel's verdict on the user's problem: a failure is a finding about our kernel (and
       // `golden verify` of the file fails until it is fixed), not about the file.
       const auto v = golden::judge_candidate(g, g.kernel->o, std::span<const float>(g.kernel->lse));
-      kernel = v.pass()                    ? "  (o_kernel passes)"
-               : !v.comparison.judged() ? "  (o_kernel: nothing to judge, the output is empty)"
-                                        : "  (o_kernel FAILS the pass rule: " + v.first_failure() + ")";
+      kernel = v.pass()             ? "  (o_kernel passes)"
+               : v.nothing_judged() ? "  (o_kernel: " + v.first_failure() + ")"
+                                    : "  (o_kernel FAILS the pass rule: " + v.first_failure() + ")";
     }
     std::cout << path.string() << "  " << fs::file_size(path, ec) << " bytes" << kernel << "\n";
   }

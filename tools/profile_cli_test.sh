@@ -52,7 +52,7 @@ make_candidate "$tmp/torch5.safetensors" 0 5
 make_candidate "$tmp/ours32.safetensors" -inf 32
 golden=$set/C03.rtne.safetensors
 
-check unknown-profile 2 "unknown profile 'pytorch' \(profiles: ours, pytorch-math, pytorch-mem-efficient, flash-attention, aiter\)" \
+check unknown-profile 2 "unknown profile 'pytorch' \(profiles: ours, pytorch-math, pytorch-mem-efficient, flash-attention, aiter, flashinfer\)" \
   -- golden check "$golden" --candidate "$tmp/torch32.safetensors" --profile pytorch
 [ "$(wc -l <"$tmp/err.txt")" -eq 1 ] || fail "unknown-profile: stderr not one line"
 check ours-passes-ours 0 "profile ours" -- golden check "$golden" --candidate "$golden" --o-tensor o_kernel --lse-tensor lse_kernel

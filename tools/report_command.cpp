@@ -5,6 +5,7 @@
 #include <stdexcept>
 
 #include "audit/output/exit_codes.hpp"
+#include "audit/output/summary_line.hpp"
 #include "audit/report/audit_json.hpp"
 #include "audit/report/report_merge.hpp"
 
@@ -32,6 +33,7 @@ ReportCommand::ReportCommand(CLI::App& app) {
 }
 
 int ReportCommand::run() {
+  summary().start("report merge");  // printed by main whatever the exit path (audit/output/summary_line.hpp)
   const std::filesystem::path out(out_dir_);
   std::vector<ShardReport> shards;
   for (const auto& d : shard_dirs_) {
@@ -46,6 +48,11 @@ int ReportCommand::run() {
             << "reports: " << (out / "report.json").string() << ", " << (out / "report.md").string() << ", "
             << (out / "report.html").string() << "\n";
   const AuditOutcome o = merged.outcome();
+  const AuditCounts counts = merged.counts();
+  summary().set("shards", static_cast<std::uint64_t>(shards.size()));
+  summary().set("cases", static_cast<std::uint64_t>(merged.rows.size()));
+  summary().set("judged", static_cast<std::uint64_t>(counts.cases_judged));
+  summary().set("failed", static_cast<std::uint64_t>(counts.cases_failed));
   if (o == AuditOutcome::NothingJudged) {
     std::cerr << "cdna-verify: error: " << merged.nothing_judged_reason() << "; the outcome is NOTHING JUDGED, not a pass\n";
     return kExitBadInput;

@@ -162,13 +162,18 @@ int RunCommand::run() {
             << "max |err| O " << c.max_abs_err_o << " (" << c.max_ulp_err_o << " bf16 ULP, "
             << c.max_err_to_bound_o << " of bound), max |err| LSE " << c.max_abs_err_lse << " ("
             << c.max_err_to_bound_lse << " of bound)\n"
-            << (c.pass() ? "pass: " : "FAIL: " + c.first_failure + "; ") << c.o_judged << " O elements and "
+            << (c.pass() ? "pass: " : c.nothing_judged() ? "NOTHING JUDGED: " + c.first_failure + "; " : "FAIL: " + c.first_failure + "; ")
+            << c.o_judged << " O elements and "
             << c.lse_judged << " LSE values judged (" << c.o_exact_facts << " as exact facts)\n";
   if (list_hazards) std::cout << hazards_text();
   const std::string hazard = chosen.sim ? hazard_failure(chosen.sim->all_hazards()) : "";
   if (!hazard.empty()) std::cout << "FAIL: " << hazard << (c.pass() ? " (as written, the output passes)" : "") << "\n";
   summary().set("o_judged", static_cast<std::uint64_t>(c.o_judged));
   summary().set("lse_judged", static_cast<std::uint64_t>(c.lse_judged));
+  if (hazard.empty() && c.nothing_judged()) {
+    summary().set_nothing_judged();
+    return kExitBadInput;  // NOTHING JUDGED (README "Exit codes")
+  }
   return c.pass() && hazard.empty() ? kExitPass : kExitFail;
 }
 

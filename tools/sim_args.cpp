@@ -116,10 +116,11 @@ SimArg parse_entry(const json& e, const std::string& who, const fs::path& base, 
     a.output_bytes = n;
   } else if (key == "buffer") {
     a.buffer = true;
-    a.data = read(path_of("buffer"), "buffer file");
+    a.read_from = path_of("buffer");
+    a.data = read(a.read_from, "buffer file");
   } else if (key == "inout") {
     a.buffer = a.writable = true;
-    a.write_to = path_of("inout");
+    a.write_to = a.read_from = path_of("inout");
     a.data = read(a.write_to, "buffer file");
   } else if (key == "null") {
     if (!e.at("null").is_boolean() || !e.at("null").get<bool>())

@@ -31,6 +31,7 @@ struct SimArg {
   bool buffer = false, writable = false;
   bool null = false;                   // a buffer passed as the null pointer (address 0)
   std::filesystem::path write_to;      // outputs and inouts: where the buffer goes after the run
+  std::filesystem::path read_from;     // buffers and inouts: the file the bytes came from
 };
 
 // Reads a buffer file: (path, what) -> its bytes; throws std::runtime_error one line naming the

@@ -172,11 +172,32 @@ int SimCommand::run() {
   const std::vector<std::byte> args_bytes = read_whole_file(args_, "arguments file");
   const std::string args_text(reinterpret_cast<const char*>(args_bytes.data()), args_bytes.size());
   std::vector<SimArg> host = parse_sim_args(args_text, args_, kernel_, explicit_args, read_whole_file);
-  // Before the run: an output that cannot be written would lose the run's results.
-  for (const auto& h : host) {
+  // Before the run: an output that cannot be written would lose the run's results, and one that
+  // names a file the run reads (an input buffer, args.json, the code object) or another output's
+  // file would overwrite it.
+  auto same_file = [](const fs::path& a, const fs::path& b) {
     std::error_code ec;
-    if (!h.write_to.empty() && fs::is_directory(h.write_to, ec))
-      fail("output file '" + h.write_to.string() + "' is a directory, expected a file");
+    return fs::weakly_canonical(a, ec) == fs::weakly_canonical(b, ec);
+  };
+  for (std::size_t n = 0; n < host.size(); ++n) {
+    const SimArg& h = host[n];
+    std::error_code ec;
+    if (h.write_to.empty()) continue;
+    if (fs::is_directory(h.write_to, ec)) fail("output file '" + h.write_to.string() + "' is a directory, expected a file");
+    for (const fs::path& input : {fs::path(args_), fs::path(code_object_)})
+      if (same_file(h.write_to, input))
+        fail(args_ + " entry " + std::to_string(n) + ": output file '" + h.write_to.string() + "' is the run's input '" +
+             input.string() + "'; name another file");
+    for (std::size_t m = 0; m < host.size(); ++m) {
+      if (m == n) continue;
+      if (!host[m].read_from.empty() && same_file(h.write_to, host[m].read_from))
+        fail(args_ + " entry " + std::to_string(n) + ": output file '" + h.write_to.string() + "' is entry " +
+             std::to_string(m) + "'s input buffer; writing it would overwrite that input (use an inout entry to update a "
+             "buffer in place)");
+      if (m < n && !host[m].write_to.empty() && same_file(h.write_to, host[m].write_to))
+        fail(args_ + " entry " + std::to_string(n) + ": output file '" + h.write_to.string() + "' is also entry " +
+             std::to_string(m) + "'s output; one would overwrite the other");
+    }
   }
   for (auto& h : host)
     if (h.output_bytes) h.data.assign(static_cast<std::size_t>(h.output_bytes), std::byte{0});

@@ -14,9 +14,9 @@ using namespace cdna::audit;  // the engine (audit/README.md)
 void add_threads_option(CLI::App* cmd, std::optional<unsigned>& threads) {
   cmd->add_option("--threads", threads,
                   "Simulator threads per dispatch: workgroups that do not communicate run in parallel, with results "
-                  "bitwise those of the serial scheduler (simulator/README.md \"Parallel dispatch\"); 1 = serial "
-                  "(default: the cores this process may use)")
-      ->check(CLI::Range(1u, 4096u));
+                  "bitwise those of the serial scheduler (simulator/README.md \"Parallel dispatch\"); 1 = serial; "
+                  "0 (as in golden gen/make/verify) or omitted: the cores this process may use")
+      ->check(CLI::Range(0u, 4096u));
 }
 
 void add_sim_options(CLI::App* cmd, SimSettings& s) {

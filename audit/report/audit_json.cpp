@@ -77,6 +77,9 @@ json row_json(const CaseResult& r) {
               {"o_judged", r.comparison.o_judged},
               {"o_exact_facts", r.comparison.o_exact_facts},
               {"lse_judged", r.comparison.lse_judged},
+              // Elements beyond the declared arithmetic's range (bound +inf): not judged.
+              {"o_out_of_range", r.comparison.o_out_of_range},
+              {"lse_out_of_range", r.comparison.lse_out_of_range},
               {"compared", r.compared}};
   if (r.rows_total > 0) {  // a sampled production case: how many query rows the oracle judged
     row["query_rows"] = r.rows_total;
@@ -110,9 +113,9 @@ json row_json(const CaseResult& r) {
 }
 
 Verdict verdict_from(const std::string& s) {
-  for (Verdict v : {Verdict::Pass, Verdict::Fail, Verdict::Rejected})
+  for (Verdict v : {Verdict::Pass, Verdict::Fail, Verdict::Rejected, Verdict::NothingJudged})
     if (to_string(v) == s) return v;
-  throw std::runtime_error("verdict '" + s + "' is not pass, FAIL or rejected");
+  throw std::runtime_error("verdict '" + s + "' is not pass, FAIL, rejected or nothing judged");
 }
 
 CaseResult row_from(const json& j) {
@@ -138,6 +141,8 @@ CaseResult row_from(const json& j) {
   c.o_judged = j.at("o_judged").get<std::int64_t>();
   c.o_exact_facts = j.at("o_exact_facts").get<std::int64_t>();
   c.lse_judged = j.at("lse_judged").get<std::int64_t>();
+  c.o_out_of_range = j.at("o_out_of_range").get<std::int64_t>();
+  c.lse_out_of_range = j.at("lse_out_of_range").get<std::int64_t>();
   r.compared = j.at("compared").get<bool>();
   r.rows_total = j.value("query_rows", std::int64_t{0});
   r.rows_judged = j.value("query_rows_judged_exactly", std::int64_t{0});
@@ -169,6 +174,13 @@ CaseResult row_from(const json& j) {
     throw std::runtime_error("row " + r.id + " " + r.mode + " says pass but its figures fail the pass rule (" +
                              std::to_string(c.o_violations) + " O and " + std::to_string(c.lse_violations) +
                              " LSE violations, " + std::to_string(c.o_judged) + " O elements judged)");
+  // The figures themselves: a pass has every error within its bound and the RMS within 2 x floor.
+  if (r.verdict == Verdict::Pass && r.compared &&
+      (!(c.max_err_to_bound_o <= 1) || !(c.max_err_to_bound_lse <= 1) || !(c.rel_rms_err_o <= 2 * c.floor_rel_rms_o)))
+    throw std::runtime_error("row " + r.id + " " + r.mode + " says pass but its figures fail the pass rule (err/bound O " +
+                             figure_text(c.max_err_to_bound_o) + ", LSE " + figure_text(c.max_err_to_bound_lse) +
+                             " (limit 1); rel-RMS " + figure_text(c.rel_rms_err_o) + " vs 2 x floor " +
+                             figure_text(2 * c.floor_rel_rms_o) + ")");
   return r;
 }
 
@@ -326,11 +338,13 @@ json audit_json(const AuditResult& result) {
   j["passed"] = result.count(Verdict::Pass);
   j["failed"] = result.count(Verdict::Fail);
   j["rejected"] = result.count(Verdict::Rejected);
+  j["nothing_judged"] = result.count(Verdict::NothingJudged);
   // The audit's outcome and what it rests on (docs/pass-rule.md, "Outcome").
   const AuditCounts counts = result.counts();
   j["outcome"] = to_string(result.outcome());
   j["counts"] = {{"cases_judged", counts.cases_judged},     {"cases_passed", counts.cases_passed},
                  {"cases_failed", counts.cases_failed},     {"cases_rejected", counts.cases_rejected},
+                 {"cases_nothing_judged", counts.cases_nothing_judged},
                  {"o_elements_judged", counts.o_judged},    {"lse_values_judged", counts.lse_judged},
                  {"convention_rows", counts.convention_rows},
                  {"cases_with_convention_rows", counts.cases_with_convention_rows},

@@ -23,6 +23,7 @@ Status status_of(Verdict v) {
   switch (v) {
     case Verdict::Pass: return Status::Passed;
     case Verdict::Rejected: return Status::Skipped;
+    case Verdict::NothingJudged: return Status::Skipped;
     case Verdict::Fail: break;
   }
   return Status::Failed;

@@ -22,8 +22,21 @@ std::string_view to_string(Verdict v) {
     case Verdict::Pass: return "pass";
     case Verdict::Fail: return "FAIL";
     case Verdict::Rejected: return "rejected";
+    case Verdict::NothingJudged: return "nothing judged";
   }
   return "?";
+}
+
+Verdict verdict_of(const reference::AttentionComparison& c, bool facts_hold) {
+  if (c.violations() || !facts_hold) return Verdict::Fail;
+  return c.pass() ? Verdict::Pass : Verdict::NothingJudged;
+}
+
+std::string verdict_counts_text(const AuditResult& result) {
+  std::string t = std::to_string(result.count(Verdict::Pass)) + " passed, " +
+                  std::to_string(result.count(Verdict::Fail)) + " failed, ";
+  if (const int n = result.count(Verdict::NothingJudged); n > 0) t += std::to_string(n) + " nothing judged, ";
+  return t + std::to_string(result.count(Verdict::Rejected)) + " rejected";
 }
 
 std::string_view to_string(AuditOutcome o) {
@@ -47,9 +60,11 @@ AuditCounts AuditResult::counts() const {
     c.cases_passed += r.verdict == Verdict::Pass;
     c.cases_failed += r.verdict == Verdict::Fail;
     c.cases_rejected += r.verdict == Verdict::Rejected;
+    c.cases_nothing_judged += r.verdict == Verdict::NothingJudged;
     if (!r.compared) continue;
-    c.cases_judged += r.comparison.judged();
-    c.cases_sampled += r.comparison.judged() && r.rows_total > 0;
+    const bool judged = r.comparison.judged() && r.verdict != Verdict::NothingJudged;
+    c.cases_judged += judged;
+    c.cases_sampled += judged && r.rows_total > 0;
     c.o_judged += r.comparison.o_judged;
     c.lse_judged += r.comparison.lse_judged;
     c.convention_rows += r.comparison.convention_rows;
@@ -91,6 +106,9 @@ std::string outcome_line(const AuditResult& result) {
   line += ": " + std::to_string(c.cases_judged) + " case(s) judged (" + std::to_string(c.o_judged) +
           " O elements, " + std::to_string(c.lse_judged) + " LSE values), " + std::to_string(c.cases_failed) +
           " failed, " + std::to_string(c.cases_rejected) + " rejected";
+  if (c.cases_nothing_judged > 0)
+    line += ", " + std::to_string(c.cases_nothing_judged) + " nothing judged (elements beyond the declared arithmetic's "
+            "range: docs/pass-rule.md \"Outcome\")";
   if (c.cases_sampled > 0)
     line += "; " + std::to_string(c.cases_sampled) + " of the judged case(s) sampled (query rows judged exactly on a " +
             "seeded sample only, docs/pass-rule.md \"Production cases\")";
@@ -181,8 +199,7 @@ std::string summary_table(const AuditResult& result) {
       << largest->wave_instructions << " wave-instructions in " << figure_text(largest->kernel_seconds, 3) << " s ("
       << figure_text(static_cast<double>(largest->wave_instructions) / largest->kernel_seconds / 1e6, 3) << " M/s)\n";
   }
-  o << result.count(Verdict::Pass) << " passed, " << result.count(Verdict::Fail) << " failed, "
-    << result.count(Verdict::Rejected) << " rejected (not run: outside the kernel's features) in "
+  o << verdict_counts_text(result) << " (not run: outside the kernel's features) in "
     << figure_text(result.seconds, 3) << " s, kernel " << result.kernel << " (profile " << result.profile << ") on "
     << result.executor << settings_text(result) << "\n"
     << outcome_line(result) << "\n";
@@ -218,8 +235,7 @@ void write_reports(const AuditResult& result, const std::filesystem::path& dir) 
   }
   md << "Kernel: `" << result.kernel << "`. Profile: `" << result.profile << "` (docs/profiles.md). Executor: `" << result.executor << "`" << settings_text(result)
      << ". Pass rule: docs/pass-rule.md (certified bound of docs/error-analysis.md, rel-RMS ≤ 2 × floor). "
-     << result.count(Verdict::Pass) << " passed, " << result.count(Verdict::Fail) << " failed, "
-     << result.count(Verdict::Rejected) << " rejected, " << figure_text(result.seconds, 3) << " s.\n\n"
+     << verdict_counts_text(result) << ", " << figure_text(result.seconds, 3) << " s.\n\n"
      << "| case | shape | mask | mode | max abs err | max ULP | LSE err | err/bound | verdict | note |\n"
      << "|---|---|---|---|---|---|---|---|---|---|\n";
   for (const auto& r : result.rows) {

@@ -21,8 +21,16 @@
 
 namespace cdna::audit {
 
-enum class Verdict { Pass, Fail, Rejected };
-std::string_view to_string(Verdict v);
+// NothingJudged: the kernel ran and failed nothing, but some element was beyond the declared
+// arithmetic's range (reference::AttentionComparison::nothing_judged), or no element existed.
+enum class Verdict { Pass, Fail, Rejected, NothingJudged };
+std::string_view to_string(Verdict v);  // "pass", "FAIL", "rejected", "nothing judged"
+// The verdict of a compared case: Fail on a violation or a failed case fact, Pass when every
+// element was judged, else NothingJudged.
+Verdict verdict_of(const reference::AttentionComparison& c, bool facts_hold);
+// "N passed, M failed, R rejected", with "K nothing judged, " before "R" when K > 0.
+struct AuditResult;
+std::string verdict_counts_text(const AuditResult& result);
 
 // The outcome of a whole audit (docs/pass-rule.md, "Outcome"): Fail if any case failed (an
 // attention case, or a decode case: audit/decode/decode_audit.hpp); else NothingJudged if no kernel
@@ -81,7 +89,7 @@ struct ShardInfo {
 // What an audit judged, summed over its rows.
 struct AuditCounts {
   int cases_judged = 0;  // rows whose kernel output was judged (at least one O element or LSE value)
-  int cases_passed = 0, cases_failed = 0, cases_rejected = 0;
+  int cases_passed = 0, cases_failed = 0, cases_rejected = 0, cases_nothing_judged = 0;
   // Judged rows of sampled production cases (CaseResult::rows_total > 0): a seeded sample of their
   // query rows judged exactly, the others checked finite only (docs/pass-rule.md "Production cases").
   int cases_sampled = 0;

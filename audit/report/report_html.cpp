@@ -189,7 +189,7 @@ std::string outcome_badge(AuditOutcome o) {
 }
 
 std::string verdict_class(Verdict v) {
-  return v == Verdict::Pass ? "pass" : v == Verdict::Fail ? "fail" : "rejected";
+  return v == Verdict::Pass ? "pass" : v == Verdict::Fail ? "fail" : "rejected";  // nothing judged: as rejected
 }
 
 // The mutation-testing section: the kill matrix of audit/mutants/mutants.hpp as a table.
@@ -248,6 +248,7 @@ std::string report_html(const AuditResult& result, const Gnuplot& gnuplot, std::
     << "</b></span> <span>Executor: <b>" << e(result.executor) << "</b></span>"
     << "<span class=\"pass\">" << result.count(Verdict::Pass) << " passed</span>"
     << "<span class=\"fail\">" << result.count(Verdict::Fail) << " failed</span>"
+    << "<span class=\"rejected\">" << result.count(Verdict::NothingJudged) << " nothing judged</span>"
     << "<span class=\"rejected\">" << result.count(Verdict::Rejected)
     << " rejected</span><span>" << figure_text(result.seconds, 3) << " s</span></p>\n"
     << "<p>Pass rule: docs/pass-rule.md (certified per-element bound of docs/error-analysis.md, and rel-RMS error "

@@ -45,12 +45,22 @@ struct AttentionComparison {
   // Of o_judged, the elements judged by an exact fact of the definition instead of a bound (a
   // row with no visible key: +0.0; a NaN or infinite exact value).
   std::int64_t o_exact_facts = 0;
+  // Elements with a finite exact value whose bound is +inf: the declared arithmetic may overflow
+  // fp32 there (docs/error-analysis.md A10 and "Range" in §6, §16), so no error is claimed and they
+  // are not judged (not in o_judged / lse_judged, not in rule 4's RMS). A comparison with any such
+  // element is NOTHING JUDGED unless a judged element fails (docs/pass-rule.md, "Outcome"): a PASS
+  // says the whole output was judged.
+  std::int64_t o_out_of_range = 0;
+  std::int64_t lse_out_of_range = 0;
   std::string first_failure;       // one line on the first violation, or "nothing judged: ...", empty if pass
   bool judged() const { return o_judged + lse_judged > 0; }
+  bool complete() const { return o_out_of_range + lse_out_of_range == 0; }
   bool violations() const {
     return o_violations != 0 || lse_violations != 0 || semantic_violations != 0 || floor_violation;
   }
-  bool pass() const { return judged() && !violations(); }
+  bool pass() const { return judged() && complete() && !violations(); }
+  // Neither pass nor fail: nothing judged, or elements beyond the declared arithmetic's range.
+  bool nothing_judged() const { return !violations() && !pass(); }
 };
 
 // Compares kernel outputs (O bf16 bits [B, Sq, Hq, Dv], LSE fp32 [B, Hq, Sq]) of `problem`
@@ -78,5 +88,9 @@ void judge_floor_rule(AttentionComparison& c, std::span<const double> got, std::
 // output: a varlen sequence, a sampled query row) to `into`: maxima of the figures, sums of the
 // counts, and `part`'s first failure prefixed with `piece` ("sequence 2: ") if `into` has none.
 void merge_elements(AttentionComparison& into, const AttentionComparison& part, const std::string& piece);
+// Sets c.first_failure, if it is empty, to why c is NOTHING JUDGED: no element, or how many were
+// beyond the declared arithmetic's range. Called last by compare_attention, compare_varlen and
+// compare_sampled.
+void note_nothing_judged(AttentionComparison& c);
 
 }  // namespace cdna::reference

@@ -15,6 +15,7 @@
 #include "numerics/bf16.hpp"
 #include "reference/attention/attention.hpp"
 #include "reference/attention/compare.hpp"
+#include "reference/attention/varlen.hpp"
 
 namespace cdna::reference {
 
@@ -23,6 +24,7 @@ enum class LseLayout : std::uint8_t {
   BatchHeadSeq,          // [B, Hq, Sq] (the definition's)
   BatchHeadSeqPadded32,  // [B, Hq, ceil(Sq / 32) * 32]: PyTorch memory-efficient (kAlignLSE = 32)
   HeadTotal,             // [Hq, B * Sq]: FlashAttention's varlen LSE for a dense batch
+  BatchSeqHead,          // [B, Sq, Hq]: FlashInfer's [qo_len, num_qo_heads] per request
 };
 std::string_view to_string(LseLayout layout);  // "[B, Hq, Sq]", ...
 
@@ -34,13 +36,19 @@ struct EmptyRowConvention {
   std::vector<float> lse;
 };
 
+// A varlen (and paged) problem's LSE as a library lays it out: none (the library has no varlen
+// form, or its layout is not established), [Hq, rows_q] (the definition's, FlashAttention's
+// varlen forward) or [rows_q, Hq] (FlashInfer's ragged and paged prefill).
+enum class VarlenLse : std::uint8_t { None, HeadRows, RowsHead };
+
 struct Profile {
   std::string_view name;     // "ours", "pytorch-math", ...
   std::string_view library;  // "PyTorch >= 2.5 SDPA, math backend"
   EmptyRowConvention empty_row;
   Mask causal_default = Mask::CausalBottomRight;  // what the library's bare "causal" means
-  bool lse_natural_log = true;                    // every profile here: natural log (docs/profiles.md)
+  bool lse_base2 = false;                         // the library's LSE is log2 Σ 2^(s·log2 e) (FlashInfer)
   LseLayout lse_layout = LseLayout::BatchHeadSeq;
+  VarlenLse varlen_lse = VarlenLse::None;
 };
 
 // The profiles, `ours` first (the default).
@@ -71,7 +79,8 @@ struct ProfiledOutput {
   std::string first_broken;
 };
 
-// Maps `o` ([B, Sq, Hq, Dv]) and `lse` ([B, Hq, Sq], natural log, may be empty when
+// Maps `o` ([B, Sq, Hq, Dv]) and `lse` ([B, Hq, Sq], in the profile's base: a base-2 LSE is
+// multiplied by ln 2 first, docs/profiles.md "LSE base"; may be empty when
 // lse_given = false) of `problem` under `profile`: every row with no visible key (visible_range
 // count 0) and no finite sink whose O and LSE are the profile's values gets the definition's
 // (+0.0, -inf); such a row with other values is counted in rows_broken and left as it is (the pass
@@ -84,6 +93,21 @@ ProfiledOutput apply_profile(const Profile& profile, const AttentionProblem& pro
 // but hold the definition's values, which the pass rule alone passes; first_failure names the
 // first broken row.
 void add_profile_failures(const ProfiledOutput& mapped, AttentionComparison& c);
+
+// The LSE of a varlen kernel following `profile`, gathered into the definition's [Hq, rows_q].
+// Throws std::invalid_argument (one line) if the profile has no varlen form (naming the
+// profiles that have one) or `lse` is not its layout's size.
+std::vector<float> canonical_varlen_lse(const Profile& profile, const VarlenProblem& problem, std::span<const float> lse);
+std::vector<std::int64_t> varlen_lse_dims(const Profile& profile, const VarlenProblem& problem);  // {Hq, rows_q} or {rows_q, Hq}
+// "" if `profile` judges varlen and paged problems, else why not (one line, naming those that do).
+std::string varlen_refusal(const Profile& profile);
+
+// compare_varlen under `profile`: o [rows_q, Hq, Dv] and lse [Hq, rows_q] (canonical_varlen_lse;
+// in the profile's base), each sequence's rows without a visible key mapped as apply_profile maps
+// a dense problem's. Throws std::invalid_argument as varlen_refusal says, or on a size mismatch.
+AttentionComparison compare_varlen_with_profile(const Profile& profile, const VarlenProblem& problem,
+                                                const AttentionResult& exact, std::span<const std::uint16_t> o,
+                                                std::span<const float> lse, numerics::Rounding mode, bool lse_given = true);
 
 // compare_attention on the output mapped by apply_profile; rows_broken count as semantic
 // violations (first_failure names the profile's convention when such a row fails first).

@@ -6,12 +6,14 @@
 
 #include <cmath>
 #include <limits>
+#include <numbers>
 #include <stdexcept>
 
 #include "numerics/bf16.hpp"
 #include "reference/attention/floor.hpp"
 #include "reference/attention/inputs.hpp"
 #include "reference/attention/profiles.hpp"
+#include "reference/attention/varlen_inputs.hpp"
 
 namespace cdna::reference {
 namespace {
@@ -122,7 +124,7 @@ TEST(Profiles, UnknownNameListsTheProfiles) {
     FAIL() << "no exception";
   } catch (const std::invalid_argument& e) {
     EXPECT_STREQ(e.what(),
-                 "unknown profile 'pytorch' (profiles: ours, pytorch-math, pytorch-mem-efficient, flash-attention, aiter)");
+                 "unknown profile 'pytorch' (profiles: ours, pytorch-math, pytorch-mem-efficient, flash-attention, aiter, flashinfer)");
   }
   EXPECT_EQ(default_profile().name, "ours");
 }
@@ -144,6 +146,77 @@ TEST(Profiles, CanonicalLseGathersPaddedAndHeadTotalLayouts) {
   EXPECT_EQ(a, b);
   EXPECT_EQ(a[static_cast<std::size_t>((1 * 2 + 1) * 3 + 2)], 112.0f);
   EXPECT_THROW((void)canonical_lse(LseLayout::BatchHeadSeqPadded32, s, total), std::invalid_argument);
+}
+
+// FlashInfer stores LSE in base 2 at [qo, head] (prefill.cuh: log2(d) + m): such an output passes
+// its profile and fails ours; the natural-log LSE that flashinfer PR #4663 replaced fails it.
+TEST(Profiles, FlashInferBase2LsePassesItsProfileOnly) {
+  const AttentionProblem p = empty_rows_problem();
+  const AttentionResult exact = attention_forward_exact(p);
+  const Output natural = kernel_output(p, exact, 0x0000, -kInf);
+  Output base2 = natural;
+  const AttentionShape& s = p.shape;
+  for (std::int64_t h = 0; h < s.heads_q; ++h)  // [B, Hq, Sq] natural -> [B, Sq, Hq] base 2
+    for (std::int64_t i = 0; i < s.seqlen_q; ++i)
+      base2.lse[static_cast<std::size_t>(i * s.heads_q + h)] =
+          static_cast<float>(exact.lse[static_cast<std::size_t>(h * s.seqlen_q + i)] * std::numbers::log2e);
+  const Profile& fi = find_profile("flashinfer");
+  EXPECT_TRUE(fi.lse_base2);
+  const std::vector<float> b2 = canonical_lse(fi.lse_layout, s, base2.lse);
+  EXPECT_TRUE(compare_with_profile(fi, p, exact, base2.o, b2, Rounding::RTNE).pass());
+  const AttentionComparison as_ours = compare_with_profile(find_profile("ours"), p, exact, base2.o, b2, Rounding::RTNE);
+  EXPECT_GT(as_ours.lse_violations, 0);
+  const std::vector<float> natural_bhs = canonical_lse(fi.lse_layout, s, [&] {
+    std::vector<float> t(natural.lse.size());
+    for (std::int64_t h = 0; h < s.heads_q; ++h)
+      for (std::int64_t i = 0; i < s.seqlen_q; ++i)
+        t[static_cast<std::size_t>(i * s.heads_q + h)] = natural.lse[static_cast<std::size_t>(h * s.seqlen_q + i)];
+    return t;
+  }());
+  const AttentionComparison bug = compare_with_profile(fi, p, exact, natural.o, natural_bhs, Rounding::RTNE);
+  EXPECT_GT(bug.lse_violations, 0) << "a natural-log LSE must fail the flashinfer profile";
+}
+
+// FlashAttention 2's varlen forward writes LSE = +inf in rows with no visible key. Issue 23's
+// instance: causal, cu_seqlens_q 0,76,110,256, cu_seqlens_k 0,1,2,3, D 64 (253 such rows per
+// head). Under flash-attention it passes; under ours it fails; a profile without a varlen form is
+// refused with one line naming those with one.
+TEST(Profiles, VarlenUnderFlashAttentionProfile) {
+  const AttentionShape heads{1, 0, 0, 2, 1, 64};
+  const VarlenProblem vp = packed_varlen(heads, Mask::CausalBottomRight, {76, 34, 146}, {1, 1, 1}, 5);
+  const AttentionResult exact = varlen_forward_exact(vp);
+  std::vector<std::uint16_t> o;
+  for (double x : varlen_floor_output(vp, Rounding::RTNE))
+    o.push_back(std::isnan(x) ? 0 : numerics::bf16_from_f32(static_cast<float>(x), Rounding::RTNE));
+  std::vector<float> lse;
+  std::int64_t keyless = 0;
+  for (double x : exact.lse) {
+    lse.push_back(x == -std::numeric_limits<double>::infinity() ? kInf : static_cast<float>(x));
+    keyless += std::isinf(x);
+  }
+  EXPECT_EQ(keyless, 2 * 253);
+  const Profile& fa = find_profile("flash-attention");
+  const AttentionComparison c = compare_varlen_with_profile(fa, vp, exact, o, lse, Rounding::RTNE);
+  EXPECT_TRUE(c.pass()) << c.first_failure;
+  const AttentionComparison ours = compare_varlen_with_profile(find_profile("ours"), vp, exact, o, lse, Rounding::RTNE);
+  EXPECT_FALSE(ours.pass());
+  EXPECT_EQ(ours.semantic_violations, 2 * 253);
+  try {
+    (void)compare_varlen_with_profile(find_profile("pytorch-math"), vp, exact, o, lse, Rounding::RTNE);
+    ADD_FAILURE() << "pytorch-math has no varlen form";
+  } catch (const std::invalid_argument& e) {
+    EXPECT_NE(std::string(e.what()).find("profiles with one: ours, flash-attention, flashinfer"), std::string::npos) << e.what();
+  }
+}
+
+TEST(Profiles, CanonicalVarlenLseTransposesRowsHead) {
+  const AttentionShape heads{1, 0, 0, 2, 1, 16};
+  const VarlenProblem vp = packed_varlen(heads, Mask::None, {2, 1}, {3, 2}, 9);
+  const std::vector<float> rows_head = {0, 10, 1, 11, 2, 12};  // [rows_q 3, Hq 2]
+  const std::vector<float> head_rows = canonical_varlen_lse(find_profile("flashinfer"), vp, rows_head);
+  EXPECT_EQ(head_rows, (std::vector<float>{0, 1, 2, 10, 11, 12}));
+  EXPECT_EQ(varlen_lse_dims(find_profile("flashinfer"), vp), (std::vector<std::int64_t>{3, 2}));
+  EXPECT_THROW((void)canonical_varlen_lse(find_profile("flashinfer"), vp, std::vector<float>(5)), std::invalid_argument);
 }
 
 }  // namespace

@@ -39,7 +39,7 @@ constexpr double kLseFiniteLimit = 1e37;
 
 void finish(SampledComparison& out) {
   AttentionComparison& c = out.comparison;
-  if (!c.judged() && c.first_failure.empty()) c.first_failure = "nothing judged: the output has no element (B, Sq or Hq is 0)";
+  note_nothing_judged(c);
 }
 
 }  // namespace

@@ -135,7 +135,15 @@ void validate(const VarlenProblem& p) {
       }
       for (std::int64_t c = 0; c * p.page_size < used; ++c) {
         const std::int32_t page = p.block_table[static_cast<std::size_t>(b * p.pages_per_sequence + c)];
-        if (page < 0 || page >= pages) {
+        if (page < 0) {
+          // A masked (unmapped) page: onnxruntime's paged kernels skip its keys (PR #32391,
+          // "block_id < 0 => unmapped"). The definition has no such keys (docs/semantics.md §8).
+          fail("block_table[" + std::to_string(b) + ", " + std::to_string(c) + "] = " + std::to_string(page) +
+               " marks a masked page inside sequence " + std::to_string(b) + "'s " + std::to_string(used) +
+               " used keys; the definition takes no masked pages (a sequence's keys are 0 .. seqused_k - 1, each in a "
+               "page of the cache, docs/semantics.md §8): give the sequence without those keys");
+        }
+        if (page >= pages) {
           fail("block_table[" + std::to_string(b) + ", " + std::to_string(c) + "] = " + std::to_string(page) +
                " is not a page of the cache (0 .. " + std::to_string(pages - 1) + ")");
         }
@@ -299,6 +307,7 @@ AttentionComparison compare_varlen(const VarlenProblem& p, const AttentionResult
   if (!c.judged() && c.first_failure.empty()) {
     c.first_failure = "nothing judged: no sequence has a query row (every Sq_b is 0, or Hq is 0)";
   }
+  note_nothing_judged(c);
   return c;
 }
 

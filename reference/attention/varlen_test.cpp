@@ -107,6 +107,13 @@ TEST(Varlen, PagedKeysComeFromTheBlockTable) {
   EXPECT_TRUE(std::equal(s0.k.begin() + 128, s0.k.end(), v.k.begin()));  // key 2 = page 0 slot 0
   v.block_table[1] = 3;
   EXPECT_NE(error_of(v).find("block_table[0, 1] = 3 is not a page"), std::string::npos);
+  // Issue 23 §5: a masked page (-1, onnxruntime's "unmapped") inside the used pages is refused
+  // with its reason; past them (entry 3 above) it is accepted.
+  v.block_table[1] = -1;
+  EXPECT_NE(error_of(v).find("block_table[0, 1] = -1 marks a masked page inside sequence 0's 3 used keys; the "
+                             "definition takes no masked pages"),
+            std::string::npos)
+      << error_of(v);
   v.block_table[1] = 0;
   v.seqused_k[1] = 5;
   EXPECT_NE(error_of(v).find("exceeds the block table's capacity"), std::string::npos);

@@ -31,7 +31,7 @@ for co in "${files[@]}"; do
     cp "$co" "$work/seeds/$name"
   fi
 done
-opts=(-timeout=25 -rss_limit_mb=4096 -print_final_stats=1 -artifact_prefix="$work/artifacts/")
+opts=(-timeout=${CDNA_FUZZ_TIMEOUT:-25} -rss_limit_mb=4096 -print_final_stats=1 -artifact_prefix="$work/artifacts/")
 [ -n "${CDNA_FUZZ_DICT:-}" ] && opts+=(-dict="$CDNA_FUZZ_DICT")
 if [ "$seconds" = 0 ]; then
   n=$(find "$work/seeds" -type f | wc -l)
