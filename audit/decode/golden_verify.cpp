@@ -3,6 +3,8 @@
 #include <iostream>
 #include <stdexcept>
 
+#include "audit/output/exit_codes.hpp"
+#include "audit/output/summary_line.hpp"
 #include "golden/decode_golden.hpp"
 #include "golden/decode_weights.hpp"
 #include "reference/decode/random.hpp"
@@ -39,18 +41,35 @@ int run_decode_verify(const std::string& path, const std::optional<std::string>&
     if (!random && golden::model_folder_sha256(dir) != g.model_sha256) {
       std::cout << "FAIL: " << path << ": the weights of " << dir << " are not the file's model (" << g.model
                 << ", sha256 " << g.model_sha256 << ")\n";
-      return 1;
+      return kExitFail;
     }
   }
-  const std::string problem = golden::verify_decode_golden(g, model);
-  if (!problem.empty()) {
-    std::cout << "FAIL: " << path << ": " << problem << "\n";
-    return 1;
+  const golden::DecodeGoldenVerdict v = golden::verify_decode_golden(g, model);
+  summary().set("positions", static_cast<std::uint64_t>(v.positions));
+  summary().set("decided", static_cast<std::uint64_t>(v.decided));
+  summary().set("logits_outside", static_cast<std::uint64_t>(v.logits_outside));
+  const std::string counts =
+      std::to_string(v.positions) + " positions of V = " + std::to_string(g.vocab) + ", " + std::to_string(v.choosing) +
+      " choosing a token: " + std::to_string(v.decided) + " decided (" + std::to_string(v.matched) + " match), " +
+      std::to_string(v.ambiguous) + " ambiguous; " + std::to_string(v.logits_outside) + " kernel logits outside their balls, " +
+      std::to_string(v.logits_finite) + " of " + std::to_string(v.positions * g.vocab) + " with a finite ball";
+  switch (v.outcome) {
+    case golden::DecodeGoldenOutcome::fail:
+      std::cout << "FAIL: " << path << ": " << v.failure << "\n";
+      return kExitFail;
+    case golden::DecodeGoldenOutcome::nothing_judged:
+      std::cout << "NOTHING JUDGED: " << path << ": " << counts
+                << "; balls and decisions re-derived bit for bit, but "
+                << (v.logits_finite == 0 ? "every ball is infinite" : "no position's token was decided (every step ambiguous)")
+                << ": nothing of the stored run is judged, and the metadata mode and envelope are not checked by the balls ("
+                << g.model << ", " << numerics::to_string(g.mode) << ", envelope "
+                << g.envelope << ")\n";
+      return kExitBadInput;
+    case golden::DecodeGoldenOutcome::pass: break;
   }
-  std::cout << "ok: " << path << ": " << g.positions() << " positions of V = " << g.vocab
-            << ": balls and decisions re-derived bit for bit (" << g.model << ", " << numerics::to_string(g.mode)
-            << ")\n";
-  return 0;
+  std::cout << "PASS: " << path << ": " << counts << "; balls and decisions re-derived bit for bit (" << g.model << ", "
+            << numerics::to_string(g.mode) << ", envelope " << g.envelope << ")\n";
+  return kExitPass;
 }
 
 }  // namespace cdna::audit
