@@ -3,9 +3,14 @@
 #include <iostream>
 #include <stdexcept>
 
+#include <filesystem>
+
 #include "audit/output/exit_codes.hpp"
 #include "audit/output/summary_line.hpp"
+#include "device/attention_launcher.hpp"  // read_file
+#include "device/decode_launcher.hpp"
 #include "golden/decode_golden.hpp"
+#include "golden/digest.hpp"
 #include "golden/decode_weights.hpp"
 #include "reference/decode/random.hpp"
 
@@ -27,6 +32,24 @@ reference::DecoderModel random_model(const std::string& ref) {
   return reference::random_decoder_model(reference::decoder_preset(ref.substr(a + 1, b - a - 1)), std::stoull(seed), o);
 }
 
+// The metadata mode against the code object the file records: this build's decode monokernel of
+// another mode (each records its mode, and `decode` refuses a code object of another mode) means
+// the mode was changed. Checked whatever the balls say (where every ball is infinite they cannot
+// tell the mode). "" when it fits, or the hash is no code object of this build (another build, a
+// mutant, a code object that is not there).
+std::string mode_problem(const golden::DecodeGolden& g) {
+  for (numerics::Rounding m : {numerics::Rounding::RTNE, numerics::Rounding::RTNA, numerics::Rounding::RTZ}) {
+    if (m == g.mode) continue;
+    const std::filesystem::path path = device::decode_code_object(m);
+    std::error_code ec;
+    if (!std::filesystem::is_regular_file(path, ec)) continue;
+    if (golden::sha256_hex(device::read_file(path, "decode code object")) == g.code_object_sha256)
+      return "metadata mode '" + std::string(numerics::to_string(g.mode)) + "' is not the run's: code_object_sha256 is " +
+             "this build's " + std::string(numerics::to_string(m)) + " decode monokernel (" + path.string() + ")";
+  }
+  return "";
+}
+
 }  // namespace
 
 int run_decode_verify(const std::string& path, const std::optional<std::string>& model_dir) {
@@ -43,6 +66,10 @@ int run_decode_verify(const std::string& path, const std::optional<std::string>&
                 << ", sha256 " << g.model_sha256 << ")\n";
       return kExitFail;
     }
+  }
+  if (const std::string p = mode_problem(g); !p.empty()) {
+    std::cout << "FAIL: " << path << ": " << p << "\n";
+    return kExitFail;
   }
   const golden::DecodeGoldenVerdict v = golden::verify_decode_golden(g, model);
   summary().set("positions", static_cast<std::uint64_t>(v.positions));
