@@ -1,6 +1,8 @@
 #include "golden/decode_golden.hpp"
 
 #include <algorithm>
+#include <cmath>
+#include <span>
 #include <cstring>
 #include <fstream>
 #include <sstream>
@@ -96,6 +98,12 @@ DecodeGolden read_decode_golden(const std::filesystem::path& path) {
     throw SafetensorsError(label + ": metadata format is '" + meta("format") + "', need '" + kFormat + "'");
   if (meta(kDigestKey) != golden_digest(f))
     throw SafetensorsError(label + ": digest mismatch: the file was changed after it was written");
+  for (const auto& [key, value] : f.metadata)
+    if (std::find(decode_golden_keys().begin(), decode_golden_keys().end(), key) == decode_golden_keys().end()) {
+      std::string known;
+      for (const auto& k : decode_golden_keys()) known += (known.empty() ? "" : ", ") + k;
+      throw SafetensorsError(label + ": metadata key '" + key + "' is not one of a decode golden file (" + known + ")");
+    }
   DecodeGolden g;
   g.model = meta("model");
   g.model_sha256 = meta("model_sha256");
@@ -107,7 +115,17 @@ DecodeGolden read_decode_golden(const std::filesystem::path& path) {
   const auto mode = numerics::parse_rounding(meta("mode"));
   if (!mode) throw SafetensorsError(label + ": metadata mode '" + meta("mode") + "' is not rtne, rtna or rtz");
   g.mode = *mode;
-  g.steps = split_ids(meta("steps"), label + ": metadata steps").at(0);
+  {
+    const std::string steps = meta("steps");
+    std::size_t used = 0;
+    try {
+      g.steps = std::stoll(steps, &used);
+    } catch (const std::exception&) {
+      used = 0;
+    }
+    if (used == 0 || used != steps.size() || g.steps < 1)
+      throw SafetensorsError(label + ": metadata steps '" + steps + "' is not a number of steps; need an integer >= 1");
+  }
   g.eos = split_ids(meta("eos"), label + ": metadata eos");
   g.prompt = to_i64(as_i32(f.at("prompt", label), label + ": prompt"));
   g.kernel_tokens = to_i64(as_i32(f.at("kernel_tokens", label), label + ": kernel_tokens"));
@@ -144,30 +162,161 @@ std::string model_folder_sha256(const std::filesystem::path& folder) {
   return sha256_hex(std::as_bytes(std::span<const char>(listing.data(), listing.size())));
 }
 
-std::string verify_decode_golden(const DecodeGolden& g, const reference::DecoderModel& model) {
-  if (g.arithmetic != "monokernel") return "arithmetic '" + g.arithmetic + "' is not one this build knows (monokernel)";
+const std::vector<std::string>& decode_golden_keys() {
+  static const std::vector<std::string> keys{"format", "model", "model_sha256", "mode", "arithmetic", "envelope",
+                                             "steps", "eos", "code_object_sha256", std::string(kDigestKey)};
+  return keys;
+}
+
+namespace {
+
+std::string number(double x) {
+  std::ostringstream s;
+  s.precision(17);
+  s << x;
+  return s.str();
+}
+std::string ball_text(double m, double r) { return number(m) + " ± " + number(r); }
+
+// The token fed at position q: the prompt's, then the kernel's.
+std::int64_t fed_token(const DecodeGolden& g, std::int64_t q) {
+  const auto prompt = static_cast<std::int64_t>(g.prompt.size());
+  return q < prompt ? g.prompt[static_cast<std::size_t>(q)] : g.kernel_tokens[static_cast<std::size_t>(q - prompt)];
+}
+
+// Why the stored tokens do not fit the metadata steps and eos ("" if they do).
+std::string run_problem(const DecodeGolden& g) {
+  const auto n = static_cast<std::int64_t>(g.kernel_tokens.size());
+  const std::string eos = "metadata eos '" + join(g.eos) + "'";
+  for (std::int64_t id : g.eos)
+    if (id < 0 || id >= g.vocab)
+      return eos + ": id " + std::to_string(id) + " is outside [0, V = " + std::to_string(g.vocab) + ")";
+  if (n == 0) return "the file holds no generated token; a run of steps >= 1 generates at least one";
+  if (n > g.steps)
+    return "metadata steps " + std::to_string(g.steps) + ", but the file holds " + std::to_string(n) +
+           " generated tokens; steps must be at least " + std::to_string(n);
+  auto is_eos = [&](std::int64_t t) { return std::find(g.eos.begin(), g.eos.end(), t) != g.eos.end(); };
+  for (std::int64_t t = 0; t < n; ++t) {
+    const std::int64_t token = g.kernel_tokens[static_cast<std::size_t>(t)];
+    const std::string which = "generated token " + std::to_string(t) + " (" + std::to_string(token) + ")";
+    if (token == -1 && t + 1 < n) return which + " is -1 (a NaN stop), but the run went on to " + std::to_string(n) + " tokens";
+    if (token != -1 && (token < 0 || token >= g.vocab))
+      return which + " is outside [0, V = " + std::to_string(g.vocab) + ")";
+    if (t + 1 < n && is_eos(token))
+      return which + " is an eos id (" + eos + "), but the run went on to " + std::to_string(n) + " tokens";
+  }
+  const std::int64_t last = g.kernel_tokens.back();
+  if (n < g.steps && last != -1 && !is_eos(last))
+    return "metadata steps " + std::to_string(g.steps) + ": the run stopped after " + std::to_string(n) +
+           " tokens, but its last (" + std::to_string(last) + ") is not an eos id (" + eos +
+           ") nor -1 (a NaN stop); steps must be " + std::to_string(n) + " or eos must hold " + std::to_string(last);
+  return "";
+}
+
+reference::EnvelopeMethod method_of(const std::string& envelope) {
+  return envelope == "affine" ? reference::EnvelopeMethod::affine : reference::EnvelopeMethod::ball;
+}
+
+// When the balls of position q differ: the mode and envelope (other than the file's) that
+// re-derive them bit for bit, named as the metadata that is wrong; "" if none does.
+std::string other_metadata_matching(const DecodeGolden& g, const reference::DecoderModel& model, std::int64_t q) {
+  for (numerics::Rounding mode : {numerics::Rounding::RTNE, numerics::Rounding::RTNA, numerics::Rounding::RTZ})
+    for (const char* envelope : {"ball", "affine"}) {
+      if (mode == g.mode && envelope == g.envelope) continue;
+      reference::DecodeEnvelope e(model, reference::monokernel_arithmetic(mode), method_of(envelope));
+      reference::StepBounds b;
+      for (std::int64_t p = 0; p <= q; ++p) b = e.step(fed_token(g, p));
+      bool same = true;
+      for (std::int64_t i = 0; same && i < g.vocab; ++i)
+        same = same_bits(b.mid[i], g.mid[q * g.vocab + i]) && same_bits(b.rad[i], g.rad[q * g.vocab + i]);
+      if (!same) continue;
+      std::string wrong;
+      if (mode != g.mode)
+        wrong = "metadata mode '" + std::string(numerics::to_string(g.mode)) + "' (they are mode " +
+                std::string(numerics::to_string(mode)) + "'s)";
+      if (envelope != g.envelope)
+        wrong += (wrong.empty() ? "" : " and ") + ("metadata envelope '" + g.envelope + "' (they are envelope " + envelope + "'s)");
+      return "; " + wrong + " is not the run's";
+    }
+  return "";
+}
+
+}  // namespace
+
+DecodeGoldenVerdict verify_decode_golden(const DecodeGolden& g, const reference::DecoderModel& model) {
+  DecodeGoldenVerdict v;
+  auto fail = [&](const std::string& why) {
+    if (v.failure.empty()) v.failure = why;
+  };
+  auto stop = [&](const std::string& why) {  // the first failure stays the one reported
+    if (v.failure.empty()) v.failure = why;
+    v.outcome = DecodeGoldenOutcome::fail;
+    return v;
+  };
+  if (g.arithmetic != "monokernel") return stop("arithmetic '" + g.arithmetic + "' is not one this build knows (monokernel)");
   if (model.config.vocab_size != g.vocab)
-    return "the model's V = " + std::to_string(model.config.vocab_size) + ", the file's " + std::to_string(g.vocab);
-  reference::DecodeEnvelope envelope(model, reference::monokernel_arithmetic(g.mode),
-                                     g.envelope == "affine" ? reference::EnvelopeMethod::affine
-                                                            : reference::EnvelopeMethod::ball);
+    return stop("the model's V = " + std::to_string(model.config.vocab_size) + ", the file's " + std::to_string(g.vocab));
+  if (const std::string p = run_problem(g); !p.empty()) return stop(p);
+  reference::DecodeEnvelope envelope(model, reference::monokernel_arithmetic(g.mode), method_of(g.envelope));
   const auto prompt = static_cast<std::int64_t>(g.prompt.size());
   for (std::int64_t q = 0; q < g.positions(); ++q) {
-    const std::int64_t token = q < prompt ? g.prompt[q] : g.kernel_tokens[q - prompt];
-    if (token < 0 || token >= g.vocab) return "position " + std::to_string(q) + ": fed token " + std::to_string(token) + " is outside [0, V)";
+    const std::int64_t token = fed_token(g, q);
+    const std::string at = "position " + std::to_string(q) + " (fed token " + std::to_string(token) + ")";
+    if (token < 0 || token >= g.vocab) return stop(at + ": the fed token is outside [0, V)");
     const reference::StepBounds b = envelope.step(token);
     for (std::int64_t i = 0; i < g.vocab; ++i) {
       const auto k = q * g.vocab + i;
       if (!same_bits(b.mid[i], g.mid[k]) || !same_bits(b.rad[i], g.rad[k]))
-        return "position " + std::to_string(q) + ", logit " + std::to_string(i) + ": re-derived ball differs from the file's";
+        return stop(at + ", logit " + std::to_string(i) + ": the re-derived ball " + ball_text(b.mid[i], b.rad[i]) +
+                    " differs from the file's " + ball_text(g.mid[k], g.rad[k]) +
+                    other_metadata_matching(g, model, q));
     }
+    ++v.positions;
     const reference::TokenDecision d = reference::decide_greedy(b);
     const bool decided = d.kind != reference::DecisionKind::ambiguous;
     if (decided != (g.decided[q] != 0) || d.token != g.decided_token[q])
-      return "position " + std::to_string(q) + ": re-derived decision (" + std::to_string(d.token) +
-             ") differs from the file's (" + std::to_string(g.decided_token[q]) + ")";
+      return stop(at + ": the re-derived decision (" + (decided ? "decided " + std::to_string(d.token) : "ambiguous") +
+                  ") differs from the file's (" + (g.decided[q] ? "decided " : "ambiguous, ") +
+                  std::to_string(g.decided_token[q]) + ")");
+    // The stored run judged: its logits against the balls, its token against the decision.
+    const bool chooses = q >= prompt - 1;
+    const std::int64_t step = q - (prompt - 1);
+    const std::int64_t kernel_token = chooses ? g.kernel_tokens[static_cast<std::size_t>(step)] : -2;
+    const std::span<const float> row(g.kernel_logits.data() + q * g.vocab, static_cast<std::size_t>(g.vocab));
+    const reference::StepVerdict sv = reference::judge_step(b, d, row, kernel_token);
+    for (double r : b.rad) v.logits_finite += std::isfinite(r) ? 1 : 0;
+    v.logits_outside += sv.outside;
+    if (sv.outside > 0) {
+      const auto w = static_cast<std::size_t>(sv.worst_index);
+      fail(at + ": " + std::to_string(sv.outside) + " of " + std::to_string(g.vocab) +
+           " kernel logits outside their balls; worst: logit " + std::to_string(sv.worst_index) + " = " +
+           number(row[w]) + ", ball " + ball_text(b.mid[w], b.rad[w]));
+    }
+    if (!chooses) continue;
+    ++v.choosing;
+    if (!decided) {
+      ++v.ambiguous;
+      continue;
+    }
+    ++v.decided;
+    if (sv.match) {
+      ++v.matched;
+      continue;
+    }
+    std::string balls;
+    for (std::int64_t t : {kernel_token, d.token})
+      if (t >= 0 && t < g.vocab)
+        balls += std::string(balls.empty() ? " (ball of " : ", of ") + std::to_string(t) + ": " +
+                 ball_text(b.mid[t], b.rad[t]) + ", kernel logit " + number(row[static_cast<std::size_t>(t)]);
+    fail(at + ", choosing generated token " + std::to_string(step) + ": the kernel's token " +
+         std::to_string(kernel_token) + ", the decided token " + std::to_string(d.token) +
+         (balls.empty() ? "" : balls + ")"));
   }
-  return "";
+  if (!v.failure.empty())
+    v.outcome = DecodeGoldenOutcome::fail;
+  else
+    v.outcome = v.decided > 0 && v.logits_finite > 0 ? DecodeGoldenOutcome::pass : DecodeGoldenOutcome::nothing_judged;
+  return v;
 }
 
 }  // namespace cdna::golden

@@ -47,9 +47,32 @@ DecodeGolden read_decode_golden(const std::filesystem::path& path);
 // SHA-256 identifying a model folder's weights (see above): the .safetensors files in it.
 std::string model_folder_sha256(const std::filesystem::path& folder);
 
-// Re-derives the balls and decisions of `g` from `model` (the envelope of g.arithmetic in g.mode,
-// fed the prompt and then the stored kernel tokens) and compares every stored number bit for bit.
-// Returns "" when all agree, else one line naming the first difference.
-std::string verify_decode_golden(const DecodeGolden& g, const reference::DecoderModel& model);
+// What verify_decode_golden found. Pass: nothing failed, at least one token was decided and
+// compared and at least one logit judged against a finite ball; NothingJudged: nothing failed
+// but nothing was judged (every ball infinite, every step ambiguous); Fail: `failure`.
+enum class DecodeGoldenOutcome { pass, fail, nothing_judged };
+struct DecodeGoldenVerdict {
+  DecodeGoldenOutcome outcome = DecodeGoldenOutcome::fail;
+  std::string failure;  // the first failure, one line; empty unless fail
+  std::int64_t positions = 0;       // positions whose balls were re-derived
+  std::int64_t choosing = 0, decided = 0, matched = 0, ambiguous = 0;
+  std::int64_t logits_finite = 0;   // kernel logits judged against a finite ball
+  std::int64_t logits_outside = 0;  // of those, outside it
+};
+
+// Verifies a decode golden file against `model`, position by position:
+//  - the run against its metadata: at most `steps` tokens; fewer only when the last is an `eos`
+//    id or −1 (stopped on NaN); no earlier token an eos id; eos ids in [0, V);
+//  - the balls and decisions re-derived (the envelope of g.arithmetic in g.mode with g.envelope,
+//    fed the prompt and then the stored kernel tokens) must equal the stored bits; a difference
+//    names the position, the logit and both balls, and the mode or envelope whose balls they are
+//    when another one re-derives them;
+//  - the stored run judged: every kernel logit against its ball (judge_step), every kernel token
+//    of a decided position against the decided token, naming the step, position, value and ball.
+// Every position is judged (the counts are complete) unless a re-derivation differs (then it
+// stops there: the later balls are not the file's).
+DecodeGoldenVerdict verify_decode_golden(const DecodeGolden& g, const reference::DecoderModel& model);
+// The metadata keys of a decode golden file; read_decode_golden refuses any other.
+const std::vector<std::string>& decode_golden_keys();
 
 }  // namespace cdna::golden

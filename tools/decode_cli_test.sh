@@ -11,6 +11,7 @@ failures=0
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 run=("$cli" decode --executor simulator --quiet)
+here=$(dirname "$0")
 
 expect_bad() {  # NAME PATTERN ARGS...  (nothing may be written)
   local name=$1 pattern=$2
@@ -31,6 +32,9 @@ expect_bad both-models "excludes" --model "$tmp" --random-model 1 --prompt 1 --s
 expect_bad unknown-preset "huge.*tiny" --random-model 1 --preset huge --prompt 1 --steps 1
 expect_bad token-outside "prompt token 1000 is outside \[0, vocab_size = 1000\)" --random-model 1 --prompt 1,1000 --steps 1
 expect_bad negative-token "-1" --random-model 1 --prompt=-1 --steps 1
+# An empty element is refused, not dropped (issue 23 §6: 1,,2 ran 2 tokens).
+expect_bad prompt-empty-element "--prompt: '1,,2' has an empty element \(element 2\)" --random-model 1 --prompt 1,,2 --steps 1
+expect_bad prompt-trailing-comma "--prompt: '1,2,' has an empty element \(element 3\)" --random-model 1 --prompt 1,2, --steps 1
 expect_bad steps-zero "--steps: 0 .*need >= 1" --random-model 1 --prompt 1 --steps 0
 expect_bad eos-outside "--eos: token 5000 is outside \[0, 1000\)" "${good[@]}" --eos 5000
 expect_bad bad-mode "--mode: rtx not in" "${good[@]}" --mode rtx
@@ -74,13 +78,26 @@ if j["counts"]["choosing"] != 4: problems.append("choosing != 4")
 if problems: print("FAIL good-run json:", "; ".join(problems)); sys.exit(1)
 PY
 
-# Decode golden files: --golden-out, then golden decode-verify: 0 as written, 2 for a changed byte
-# (digest) or a truncated file, each one line; a bad --golden-out path leaves nothing.
+# Decode golden files: --golden-out, then golden decode-verify: the tiny preset's balls are
+# infinite, so its file judges nothing: NOTHING JUDGED, exit 2, not a pass (issue 23 §6), also
+# after a resealed edit of mode or envelope; 2 for a changed byte (digest) or a truncated file,
+# each one line; a bad --golden-out path leaves nothing.
+edit=("$here/../golden/edit_golden.py")
 "${run[@]}" "${good[@]}" --golden-out "$tmp/g.safetensors" >/dev/null 2>&1
 "$cli" golden decode-verify "$tmp/g.safetensors" >"$tmp/out" 2>&1; rc=$?
-if [ $rc -ne 0 ] || ! grep -q "^ok: .*6 positions of V = 1000: balls and decisions re-derived bit for bit" "$tmp/out"; then
-  echo "FAIL golden round trip: exit $rc"; cat "$tmp/out"; failures=$((failures + 1))
+if [ $rc -ne 2 ] || ! grep -q "^NOTHING JUDGED: .*6 positions of V = 1000, 4 choosing a token: 0 decided.* 0 of 6000 with a finite ball; balls and decisions re-derived bit for bit, but every ball is infinite" "$tmp/out" \
+   || ! grep -q "^cdna-verify summary: golden decode-verify NOTHING JUDGED .*exit=2" "$tmp/out"; then
+  echo "FAIL golden round trip (infinite balls): exit $rc (want 2, NOTHING JUDGED)"; cat "$tmp/out"; failures=$((failures + 1))
 fi
+# The mode is judged even there, by the code object the file records (this build's RTNE monokernel).
+/usr/bin/python3 "${edit[@]}" "$tmp/g.safetensors" "$tmp/gm.safetensors" --set mode rtz --reseal
+"$cli" golden decode-verify "$tmp/gm.safetensors" >"$tmp/out" 2>&1; rc=$?
+if [ $rc -ne 1 ] || ! grep -q "^FAIL: .*: metadata mode 'RTZ' is not the run's: code_object_sha256 is this build's RTNE decode monokernel" "$tmp/out"; then
+  echo "FAIL golden resealed mode on infinite balls: exit $rc (want 1)"; cat "$tmp/out"; failures=$((failures + 1))
+fi
+/usr/bin/python3 "${edit[@]}" "$tmp/g.safetensors" "$tmp/gm.safetensors" --set envelope affine --reseal
+"$cli" golden decode-verify "$tmp/gm.safetensors" >"$tmp/out" 2>&1; rc=$?
+if [ $rc -eq 0 ] || grep -q "^PASS" "$tmp/out"; then echo "FAIL golden resealed envelope on infinite balls: exit $rc"; cat "$tmp/out"; failures=$((failures + 1)); fi
 /usr/bin/python3 -c "import sys; b=bytearray(open(sys.argv[1],'rb').read()); b[-9]^=1; open(sys.argv[2],'wb').write(b)" \
   "$tmp/g.safetensors" "$tmp/t.safetensors"
 head -c 1000 "$tmp/g.safetensors" >"$tmp/h.safetensors"
@@ -95,7 +112,6 @@ if [ $rc -ne 2 ] || ls "$tmp"/nodir >/dev/null 2>&1; then echo "FAIL golden-out 
 # A model folder (written by testdata/make_decode_model.py, independently of the C++ writer) small
 # enough for finite balls: its run states an outcome matching its exit code; the residual-twice
 # mutant fails (exit 1); its golden file re-derives (0) and another folder's weights are refused (1).
-here=$(dirname "$0")
 /usr/bin/python3 "$here/testdata/make_decode_model.py" "$tmp/mA" 1 && /usr/bin/python3 "$here/testdata/make_decode_model.py" "$tmp/mB" 2
 out=$("${run[@]}" --model "$tmp/mA" --prompt 1,2,3 --steps 8 --exact 2 --golden-out "$tmp/gA.safetensors" 2>"$tmp/err"); rc=$?
 echo "folder run (exit $rc): $(grep -E '^(PASS|FAIL|NOTHING)' <<<"$out")"
@@ -106,11 +122,33 @@ fi
 "${run[@]}" --model "$tmp/mA" --prompt 1,2,3 --steps 8 --code-object "$dev/decode_monokernel_mutant_residual_twice.hsaco" >"$tmp/out" 2>&1; rc=$?
 if [ $rc -ne 1 ] || ! grep -q "^FAIL: " "$tmp/out"; then echo "FAIL mutant via --code-object: exit $rc (want 1)"; cat "$tmp/out"; failures=$((failures + 1)); fi
 "$cli" golden decode-verify "$tmp/gA.safetensors" >"$tmp/out" 2>&1; rc=$?
-if [ $rc -ne 0 ]; then echo "FAIL folder golden round trip: exit $rc"; cat "$tmp/out"; failures=$((failures + 1)); fi
+if [ $rc -ne 0 ] || ! grep -q "^PASS: .*10 positions of V = 200, 8 choosing a token: 8 decided (8 match), 0 ambiguous; 0 kernel logits outside their balls, 2000 of 2000 with a finite ball" "$tmp/out"; then
+  echo "FAIL folder golden round trip: exit $rc"; cat "$tmp/out"; failures=$((failures + 1))
+fi
+# The stored run judged (issue 23 §4, §6), each edit resealed (digest recomputed): a kernel logit
+# moved (a flipped exponent bit) fails naming position, logit, value and ball; a changed kernel
+# token fails naming it, not as a differing ball; steps that do not fit the tokens fail naming
+# steps; an unknown metadata key is refused (exit 2) naming it.
+golden_edit() {  # NAME WANT_RC PATTERN EDIT...
+  local name=$1 want=$2 pattern=$3
+  shift 3
+  /usr/bin/python3 "${edit[@]}" "$tmp/gA.safetensors" "$tmp/ge.safetensors" "$@" --reseal
+  "$cli" golden decode-verify "$tmp/ge.safetensors" >"$tmp/out" 2>"$tmp/err"; local rc=$?
+  if [ $rc -ne "$want" ] || ! grep -q -E -e "$pattern" "$tmp/out" "$tmp/err"; then
+    echo "FAIL golden $name: exit $rc (want $want), want /$pattern/:"; cat "$tmp/out" "$tmp/err"; failures=$((failures + 1))
+  fi
+}
+golden_edit kernel-logit 1 "^FAIL: .*: position 0 \(fed token 1\): 1 of 200 kernel logits outside their balls; worst: logit 0 = .*, ball .* ± " \
+  --flip kernel_logits 3
+golden_edit kernel-token 1 "^FAIL: .*: position 2 \(fed token 3\), choosing generated token 0: the kernel's token [0-9]+, the decided token [0-9]+ \(ball of " \
+  --flip kernel_tokens 0
+golden_edit steps 1 "^FAIL: .*: metadata steps 9: the run stopped after 8 tokens" --set steps 9
+golden_edit unknown-key 2 "metadata key 'extra' is not one of a decode golden file" --set extra 1
+golden_edit mode 1 "^FAIL: .*metadata mode 'RTZ' is not the run's: code_object_sha256 is this build's RTNE decode monokernel" --set mode rtz
 # The ball envelope (not the default): its golden file records it and re-derives with it.
 "${run[@]}" --model "$tmp/mA" --prompt 1,2,3 --steps 4 --envelope ball --golden-out "$tmp/gF.safetensors" >"$tmp/out" 2>&1
 "$cli" golden decode-verify "$tmp/gF.safetensors" >>"$tmp/out" 2>&1; rc=$?
-if [ $rc -ne 0 ] || ! grep -q "envelope ball" "$tmp/out"; then echo "FAIL ball golden round trip: exit $rc"; cat "$tmp/out"; failures=$((failures + 1)); fi
+if [ $rc -ne 0 ] || ! grep -q "^PASS: .*envelope ball)" "$tmp/out"; then echo "FAIL ball golden round trip: exit $rc"; cat "$tmp/out"; failures=$((failures + 1)); fi
 "$cli" golden decode-verify "$tmp/gA.safetensors" --model "$tmp/mB" >"$tmp/out" 2>&1; rc=$?
 if [ $rc -ne 1 ] || ! grep -q "are not the file's model" "$tmp/out"; then echo "FAIL golden wrong model: exit $rc (want 1)"; cat "$tmp/out"; failures=$((failures + 1)); fi
 

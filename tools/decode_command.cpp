@@ -61,7 +61,7 @@ DecodeCommand::DecodeCommand(CLI::App& app) {
       ->capture_default_str();
   cmd_->add_flag("--duplicate-lm-head-rows", duplicate_rows_,
                  "Random model: LM-head rows 2i+1 copy rows 2i (exactly tied logits: the tie rule is exercised)");
-  cmd_->add_option("--prompt", prompt_raw_, "Prompt token ids, comma-separated, each in [0, V)")->delimiter(',')->required();
+  cmd_->add_option("--prompt", prompt_raw_, "Prompt token ids, comma-separated, each in [0, V)")->required();
   cmd_->add_option("--steps", steps_, "Tokens to generate, N >= 1")->required();
   cmd_->add_option("--eos", eos_, "Stop ids, comma-separated (default: config.json's eos_token_id)")->delimiter(',');
   cmd_->add_option("--mode", mode_, "bf16 rounding of the KV cache: rtne, rtna, rtz")
@@ -105,7 +105,19 @@ void DecodeCommand::prepare() {
   if (steps_ < 1) throw CLI::ValidationError("--steps", std::to_string(steps_) + " is not a number of tokens; need >= 1");
   if (prompt_raw_.empty()) throw CLI::ValidationError("--prompt", "is empty; need at least one token id");
   prompt_.clear();
-  for (const std::string& item : prompt_raw_) {
+  // Split here, keeping empty elements: "1,,2" is refused, not run as 1,2 (issue 23 §6).
+  std::vector<std::string> items(1);
+  for (char ch : prompt_raw_) {
+    if (ch == ',')
+      items.emplace_back();
+    else
+      items.back().push_back(ch);
+  }
+  for (std::size_t n = 0; n < items.size(); ++n)
+    if (items[n].empty())
+      throw CLI::ValidationError("--prompt", "'" + prompt_raw_ + "' has an empty element (element " +
+                                                 std::to_string(n + 1) + "); need comma-separated token ids, e.g. 1,2,3");
+  for (const std::string& item : items) {
     std::size_t used = 0;
     long long v = 0;
     try {

@@ -38,7 +38,7 @@ class DecodeCommand {
   std::optional<std::uint64_t> random_seed_;
   std::string preset_ = "tiny", mode_ = "rtne", executor_ = "auto", envelope_ = "affine";  // check_decode's default
   bool duplicate_rows_ = false, quiet_ = false;
-  std::vector<std::string> prompt_raw_;  // --prompt as given, parsed strictly in prepare()
+  std::string prompt_raw_;  // --prompt as given (one argument, split here: CLI11 drops empty elements)
   std::vector<std::int64_t> prompt_, eos_;
   std::int64_t steps_ = 0, exact_ = 0;
   std::optional<std::uint32_t> grid_;

@@ -105,9 +105,11 @@ GoldenCommand::GoldenCommand(CLI::App& app) {
 
   decode_verify_ = golden_->add_subcommand(
       "decode-verify",
-      "Re-derive a decode golden file (written by `decode --golden-out`; docs/golden-files.md, \"Decode\") from its "
-      "model and stored tokens: every ball and decision must agree bit for bit. Exit 0 if all agree, 1 if one "
-      "differs or the model is not the file's, 2 on a malformed or tampered file.");
+      "Verify a decode golden file (written by `decode --golden-out`; docs/golden-files.md, \"Decode\"): its tokens "
+      "against its steps and eos, its balls and decisions re-derived bit for bit from its model and stored tokens, and "
+      "the stored run judged: every kernel logit against its ball, every decided position's kernel token against the "
+      "decided token. Exit 0 PASS, 1 FAIL (naming the position, token or logit, or the field) or the model is not the "
+      "file's, 2 NOTHING JUDGED (every ball infinite or every step ambiguous) or a malformed or tampered file.");
   decode_verify_->add_option("file", decode_verify_path_, "The decode golden file")->required();
   decode_verify_->add_option("--model", decode_verify_model_,
                              "Model folder to re-derive from (default: the file's own model reference)");

@@ -19,10 +19,17 @@ constexpr double kUlp1 = 0x1p-23;    // a 1-ULP transcendental: relative error <
 constexpr double kTiny = 0x1p-126;   // denormal flush / underflow: absolute error per operation
 constexpr double kCentre = 0x1p-45;  // the centre's own double roundings, generously
 
+// Where a value's magnitude bound reaches 2^127 its fp32 result may overflow (to inf, and inf −
+// inf to NaN): nothing is known there, the radius is +inf (docs/decode-bounds.md §2,
+// "Overflow"; the envelope's max_finite). Below it, a rounded sum of two such stays finite.
+constexpr double kMaxFinite = 0x1p127;
+constexpr double kUnknown = std::numeric_limits<double>::infinity();
+
 // The kernel rounds an exact result to fp32: |error| <= u·|x| + 2^-126 (flush included).
 Ball rounded(Ball b, double rel = kU) {
   const double m = std::abs(b.c) + b.r;
   b.r += (rel + kCentre) * m + kTiny;
+  if (!(m < kMaxFinite)) b.r = kUnknown;
   return b;
 }
 Ball exact(double x) { return {x, 0}; }
@@ -68,6 +75,8 @@ Ball dot(const std::uint16_t* w, const std::vector<Ball>& x) {
     r += std::abs(wi) * x[i].r;
     m += std::abs(wi) * (std::abs(x[i].c) + x[i].r);
   }
+  // Every partial sum is at most (1 + γ_n)·m in magnitude: at 2^127 one may overflow.
+  if (!(m * (1 + gamma) < kMaxFinite)) return {c, kUnknown};
   return {c, r + (gamma + n * 0x1p-52 + kCentre) * m + 2 * n * kTiny};
 }
 // The same sum with ball weights (attention: Σ_j p_j v_j and Σ_j p_j).
@@ -80,6 +89,7 @@ Ball dot(const std::vector<Ball>& a, const std::vector<Ball>& b) {
     r += prod_radius(a[i], b[i]);
     m += (std::abs(a[i].c) + a[i].r) * (std::abs(b[i].c) + b[i].r);
   }
+  if (!(m * (1 + gamma) < kMaxFinite)) return {c, kUnknown};
   return {c, r + (gamma + n * 0x1p-52 + kCentre) * m + 2 * n * kTiny};
 }
 

@@ -85,6 +85,26 @@ TEST_F(DecodeCheckTest, ADecidedTokenChangedFails) {
   EXPECT_NE(c.failure.find("position 2: kernel token"), std::string::npos) << c.failure;
 }
 
+// Issue 23 §6: the embedding scaled by 2^72 (|x| ≈ 2^66): the kernel's fp32 RMSNorm Σx² overflows
+// (ρ = rsqrt(inf) = 0), which the declared arithmetic allows; 800 of 800 logits were reported
+// outside balls that assumed no overflow. Nothing is claimed there: no value is judged against a
+// finite ball, nothing is outside, and the run is NOTHING JUDGED, not a FAIL of the correct kernel.
+TEST_F(DecodeCheckTest, AnRmsNormThatOverflowsFp32IsNothingJudgedNotAFail) {
+  auto m = small_model();
+  for (auto& b : m.weights.embed_tokens)
+    if ((b & 0x7F80) != 0) b = static_cast<std::uint16_t>(b + (72 << 7));  // times 2^72 (tied: the LM head too)
+  DecodeCheckOptions o = options(m);
+  o.launch.steps = 2;  // 4 positions of V = 200: the 800 logits of the report
+  const DecodeCheck c = check(o);
+  EXPECT_EQ(c.outcome, DecodeOutcome::NothingJudged) << c.failure;
+  EXPECT_EQ(c.counts.positions * 200, 800);
+  EXPECT_EQ(c.counts.logits_outside, 0);
+  EXPECT_EQ(c.counts.logits_finite_radius, 0);
+  EXPECT_EQ(c.counts.state_outside, 0);
+  EXPECT_EQ(c.counts.local_outside, 0);
+  EXPECT_EQ(c.counts.decided, 0);
+}
+
 // (ROPE_POSITION_OFF_BY_ONE passes here, rightly: shifting every position's RoPE angle by one
 // keeps every query-key angle difference, so the scores change only by the table's rounding.)
 TEST_F(DecodeCheckTest, TheResidualTwiceMutantFails) {

@@ -106,7 +106,7 @@ Affine gemv(std::span<const std::uint16_t> w, std::int64_t rows, std::int64_t co
 }
 
 Affine rms_norm(const Affine& x, std::span<const std::uint16_t> g, double eps,
-                const DecodeArithmetic& a) {
+                const DecodeArithmetic& a, bool& overflow) {
   const Eigen::Index n = x.size();
   const double h = static_cast<double>(n), u = a.accumulation_u, c = a.constant_rel;
   const double eta = a.underflow_abs, et = a.transcendental_rel;
@@ -118,6 +118,10 @@ Affine rms_norm(const Affine& x, std::span<const std::uint16_t> g, double eps,
   // sup of ρ over the box: Σx² ≥ Σ max(|m| − t, 0)².
   const double s_lo = (am - t).array().max(0.0).square().sum() * (1.0 - (h + 4.0) * 0x1p-52);
   const double rho_max = 1.0 / std::sqrt(s_lo / h + eps) * (1.0 + 0x1p-50);
+  // The kernel's Σx² (every partial sum of nonnegative terms) is at most Σ(|m| + t)²·(1 + γ_H)
+  // plus H flushes: at or above max_finite it may overflow (decode-bounds.md §5, "Overflow").
+  const double s_hi = (am + t).array().square().sum() * (1.0 + (h + 4.0) * 0x1p-52);
+  if (!(s_hi * (1.0 + gamma(h, u)) + h * eta < a.max_finite)) overflow = true;
   // The kernel's ρ̂ against ρ(x̂): ν̂/ν within [lo_f, hi_f].
   const double flush = (h + 2.0) * eta / eps;
   const double gh = gamma(h, u);

@@ -33,8 +33,9 @@ void symbolize(Affine& x, Eigen::Index& symbols);
 void store(Affine& x, const Storage& storage, const DecodeArithmetic& a);
 Affine gemv(std::span<const std::uint16_t> w, std::int64_t rows, std::int64_t cols, const Affine& x,
             const DecodeArithmetic& a, bool& overflow);
+// Sets `overflow` when the kernel's Σx² may reach a.max_finite (as ball::rms_norm).
 Affine rms_norm(const Affine& x, std::span<const std::uint16_t> g, double eps,
-                const DecodeArithmetic& a);
+                const DecodeArithmetic& a, bool& overflow);
 void rope(Affine& x, Eigen::Index offset, std::int64_t d, std::int64_t p,
           const std::vector<double>& omega, const DecodeArithmetic& a);
 Affine add(const Affine& x, const Affine& y, const DecodeArithmetic& a);

@@ -80,7 +80,7 @@ Ball gemv(std::span<const std::uint16_t> w, std::int64_t rows, std::int64_t cols
 }
 
 Ball rms_norm(const Ball& x, std::span<const std::uint16_t> g, double eps,
-              const DecodeArithmetic& a) {
+              const DecodeArithmetic& a, bool& overflow) {
   const double h = static_cast<double>(x.size());
   const double u = a.accumulation_u, c = a.constant_rel, e = eta(a);
   const double sum_rel = (h + 4.0) * 0x1p-52;  // double sums of h nonnegative terms
@@ -90,6 +90,9 @@ Ball rms_norm(const Ball& x, std::span<const std::uint16_t> g, double eps,
   // Σx² in the kernel (§5): within γ_h(u) relative plus h flushes.
   const double gh = gamma(h, u);
   const double ks_lo = s_lo * (1.0 - gh) - h * e, ks_hi = s_hi * (1.0 + gh) + h * e;
+  // Every partial sum of the kernel's Σx² (nonnegative terms) is at most ks_hi: below
+  // max_finite none overflows, at or above it one may (§5, "Overflow").
+  if (!(ks_hi < a.max_finite)) overflow = true;
   // ν = Σx²/H + eps; the kernel's lower end is below the exact one (all factors ≤ 1).
   const double nu_lo = ((std::max(ks_lo, 0.0) / h + eps) * (1.0 - c) * (1.0 - u) * (1.0 - u) - 2 * e) *
                        (1.0 - 0x1p-48);
@@ -221,10 +224,11 @@ void attention_head(const Ball& q, Eigen::Index qo, std::int64_t d, const HeadCa
   for (std::int64_t c = 0; c < d; ++c) {
     double om = 0;
     for (std::size_t j = 0; j < n; ++j) om += w[j] * kv.v_mid[j * kv.stride + c];
-    double sum_r = 0, sum_psi = 0, big_e = 0, sum_abs = 0, a_max = 0, r_max = 0, sum_dev = 0;
+    double sum_r = 0, sum_psi = 0, big_e = 0, sum_abs = 0, a_max = 0, r_max = 0, sum_dev = 0, sum_a = 0;
     for (std::size_t j = 0; j < n; ++j) {
       const double mv = kv.v_mid[j * kv.stride + c], rv = kv.v_rad[j * kv.stride + c];
       const double av = std::abs(mv) + rv;
+      sum_a += av;
       sum_r += w[j] * rv;
       sum_psi += w[j] * psi[j] * (std::abs(mv - om) + rv);
       big_e += w[j] * up[j] * av;
@@ -233,6 +237,10 @@ void attention_head(const Ball& q, Eigen::Index qo, std::int64_t d, const HeadCa
       r_max = std::max(r_max, rv);
       sum_dev += w[j] * dev[j] * std::abs(mv - om);
     }
+    // The kernel's acc = Σ e_j v_j with e_j = exp2(t_j − m) ≤ 1 + ε_t: every partial sum is at
+    // most (1 + ε_t)(1 + γ_n)Σ_j a_v,j; at max_finite it may overflow (§2, "Overflow").
+    if (!(widen(sum_a, (nd + 16.0) * 0x1p-52) * (1.0 + a.transcendental_rel) * (1.0 + gn) < a.max_finite))
+      overflow = true;
     double rad = kInf;
     if (z_min > 0.0) {
       big_e = std::min(big_e / z_min, a_max);  // Σ P̂_j|v̂_j| with Σ P̂_j = 1

@@ -59,9 +59,10 @@ void store(Ball& x, const Storage& storage, const DecodeArithmetic& a);
 // a.max_finite.
 Ball gemv(std::span<const std::uint16_t> w, std::int64_t rows, std::int64_t cols, const Ball& x,
           const DecodeArithmetic& a, bool& overflow);
-// §5 RMSNorm(x) ⊙ g with eps (docs/decode-semantics.md §1).
+// §5 RMSNorm(x) ⊙ g with eps (docs/decode-semantics.md §1); sets `overflow` when the kernel's
+// Σx² may reach a.max_finite (its fp32 sum may overflow: ρ = rsqrt(inf) = 0).
 Ball rms_norm(const Ball& x, std::span<const std::uint16_t> g, double eps,
-              const DecodeArithmetic& a);
+              const DecodeArithmetic& a, bool& overflow);
 // §6 RoPE in place on one head of D elements at position p, angles p·ω_i (ω in double).
 void rope(Ball& x, Eigen::Index offset, std::int64_t d, std::int64_t p,
           const std::vector<double>& omega, const DecodeArithmetic& a);

@@ -163,6 +163,9 @@ StepVerdict judge_step(const StepBounds& b, const TokenDecision& decision,
   v.kernel_token = kernel_token;
   for (std::size_t i = 0; i < b.mid.size(); ++i) {
     if (std::isnan(b.mid[i]) || std::isnan(b.rad[i])) continue;
+    // An infinite radius claims nothing (the kernel may overflow there: inf, or NaN from
+    // inf − inf; docs/decode-bounds.md §2): every value, NaN included, lies in it.
+    if (std::isinf(b.rad[i])) continue;
     const double k = kernel_logits[i];
     // The double difference errs by ≤ 2^-53 relative: judged in the kernel's favour.
     const double diff = std::abs(k - b.mid[i]) * (1.0 - 0x1p-52);

@@ -53,7 +53,8 @@ struct StepVerdict {
   std::int64_t kernel_token = -1;
   bool match = false;  // decided (or nan) and kernel_token == expected_token; false if ambiguous
   std::int64_t outside = 0;      // kernel logits outside their ball (NaN counts as outside
-                                 // where the midpoint is not NaN)
+                                 // where the midpoint is not NaN and the radius finite: an
+                                 // infinite radius contains every value, NaN included)
   std::int64_t worst_index = -1;  // the logit with the largest excess, −1 when none outside
   double worst_excess = 0;       // (|kernel − mid| − rad)/rad at worst_index (+inf if rad = 0)
   double max_ratio = 0;          // max over logits with finite midpoint of |kernel − mid|/rad

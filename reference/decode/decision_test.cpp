@@ -124,6 +124,17 @@ TEST(JudgeStep, LogitOutsideItsBallFailsEvenWhenTheTokenMatches) {
   EXPECT_EQ(n.outcome, StepOutcome::fail);
 }
 
+// An infinite radius (a value that may overflow fp32) claims nothing: the kernel's inf, or its
+// NaN from inf − inf, is inside it, never a FAIL of a correct kernel (issue 23 §6).
+TEST(JudgeStep, AnInfiniteBallHoldsEveryValueNanIncluded) {
+  const double inf = std::numeric_limits<double>::infinity();
+  const auto b = bounds({1.0, 2.0, 1.5}, {inf, inf, inf});
+  const std::vector<float> k{std::nanf(""), std::numeric_limits<float>::infinity(), -3e38f};
+  const StepVerdict v = judge_step(b, k, 1);
+  EXPECT_EQ(v.outside, 0);
+  EXPECT_EQ(v.outcome, StepOutcome::ambiguous);
+}
+
 TEST(JudgeStep, NanStepExpectsTokenMinusOne) {
   const auto b = bounds({1.0, kNaN, 0.0}, {0.1, kNaN, 0.1});
   const std::vector<float> k{1.0f, std::nanf(""), 0.0f};

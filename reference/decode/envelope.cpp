@@ -129,8 +129,9 @@ Ball DecodeEnvelope::forward(std::int64_t token, bool& overflow) {
   store(x, a.activations, a);
   for (std::size_t l = 0; l < cache_.size(); ++l) {
     const DecoderLayerWeights& w = model_.weights.layers[l];
-    V hn = rms_norm(x, w.input_layernorm, c.rms_norm_eps, a);
+    V hn = rms_norm(x, w.input_layernorm, c.rms_norm_eps, a, overflow);
     store(hn, a.activations, a);
+    check_range(hn, a, overflow);  // g_i·x_i·ρ may reach max_finite with a large g_i
     make_symbols(hn, symbols);
     V q = gemv(w.q_proj, hq * d, h, hn, a, overflow);
     V k = gemv(w.k_proj, hkv * d, h, hn, a, overflow);
@@ -142,7 +143,15 @@ Ball DecodeEnvelope::forward(std::int64_t token, bool& overflow) {
     store(k, a.kv_cache, a);
     store(v, a.kv_cache, a);
     for (const V* t : {&q, &k, &v}) check_range(*t, a, overflow);
-    const Ball qb = boxed(q), kb = boxed(k), vb = boxed(v);
+    const Ball qb = boxed(q);
+    Ball kb = boxed(k), vb = boxed(v);
+    // An overflow earlier in this step (this layer's k and v included) leaves the kernel's K/V
+    // of this slot unknown: infinite radii, so every later position reading them claims nothing
+    // either (decode-bounds.md §2, "Overflow").
+    if (overflow) {
+      kb.rad.setConstant(std::numeric_limits<double>::infinity());
+      vb.rad.setConstant(std::numeric_limits<double>::infinity());
+    }
     LayerCache& kc = cache_[l];
     kc.k_mid.insert(kc.k_mid.end(), kb.mid.begin(), kb.mid.end());
     kc.k_rad.insert(kc.k_rad.end(), kb.rad.begin(), kb.rad.end());
@@ -166,8 +175,9 @@ Ball DecodeEnvelope::forward(std::int64_t token, bool& overflow) {
     store(y, a.activations, a);
     x = add(x, y, a);
     store(x, a.activations, a);
-    hn = rms_norm(x, w.post_attention_layernorm, c.rms_norm_eps, a);
+    hn = rms_norm(x, w.post_attention_layernorm, c.rms_norm_eps, a, overflow);
     store(hn, a.activations, a);
+    check_range(hn, a, overflow);  // g_i·x_i·ρ may reach max_finite with a large g_i
     make_symbols(hn, symbols);
     V gate = gemv(w.gate_proj, in, h, hn, a, overflow);
     V up = gemv(w.up_proj, in, h, hn, a, overflow);
@@ -182,8 +192,9 @@ Ball DecodeEnvelope::forward(std::int64_t token, bool& overflow) {
     store(x, a.activations, a);
     for (const V* t : {&x, &o, &act}) check_range(*t, a, overflow);
   }
-  V hn = rms_norm(x, model_.weights.norm, c.rms_norm_eps, a);
+  V hn = rms_norm(x, model_.weights.norm, c.rms_norm_eps, a, overflow);
   store(hn, a.activations, a);
+    check_range(hn, a, overflow);  // g_i·x_i·ρ may reach max_finite with a large g_i
   make_symbols(hn, symbols);
   V logits = gemv(model_.weights.lm_head_matrix(c), c.vocab_size, h, hn, a, overflow);
   store(logits, a.activations, a);

@@ -15,6 +15,7 @@
 #include <gtest/gtest.h>
 
 #include "numerics/bf16.hpp"
+#include "reference/decode/ball.hpp"
 #include "reference/decode/config.hpp"
 #include "reference/decode/decision.hpp"
 #include "reference/decode/exact.hpp"
@@ -493,6 +494,53 @@ TEST(DecodeEnvelope, MonokernelBallsOnTheTinyPreset) {
     GTEST_SKIP() << "monokernel balls too wide on the tiny preset: " << c.decided << " of "
                  << c.steps << " steps decided, median logit radius " << c.median_radius
                  << " (docs/decode-bounds.md §12)";
+}
+
+// bf16 bits times 2^k (exponent field + k; zeros stay zero), for k keeping the value finite.
+std::uint16_t scaled_bf16(std::uint16_t b, int k) {
+  return (b & 0x7F80) == 0 ? b : static_cast<std::uint16_t>(b + (k << 7));
+}
+
+// Issue 23 §6: an embedding row scaled by 2^72 (|x| ≈ 2^66, Σx² ≈ 2^137) overflows the kernel's
+// fp32 RMSNorm sum (ρ = rsqrt(inf) = 0) though every x is finite: nothing is claimed there, the
+// step's radii are +inf (decode-bounds.md §2, §5), and so are those of every later position,
+// whose attention reads the K/V that step left (the kernel's are unknown).
+TEST(DecodeEnvelope, AnRmsNormSumThatMayOverflowFp32ClaimsNothing) {
+  DecoderConfig c = micro_config();
+  c.tie_word_embeddings = false;
+  DecoderModel m = random_model(9, c);
+  const std::int64_t h = c.hidden_size;
+  for (std::int64_t i = 0; i < h; ++i)
+    m.weights.embed_tokens[5 * h + i] = scaled_bf16(m.weights.embed_tokens[5 * h + i], 72);
+  for (EnvelopeMethod method : {EnvelopeMethod::ball, EnvelopeMethod::affine}) {
+    DecodeEnvelope env(m, monokernel_arithmetic(Rounding::RTNE), method);
+    const auto finite = [](const StepBounds& b) {
+      return std::count_if(b.rad.begin(), b.rad.end(), [](double r) { return std::isfinite(r); });
+    };
+    const StepBounds before = env.step(1), scaled = env.step(5), after = env.step(2);
+    EXPECT_EQ(finite(before), c.vocab_size) << "an ordinary token keeps finite balls";
+    EXPECT_EQ(finite(scaled), 0) << "the overflowing step claims nothing";
+    EXPECT_EQ(finite(after), 0) << "a later step reads that step's K/V";
+    EXPECT_TRUE(std::none_of(after.mid.begin(), after.mid.end(), [](double x) { return std::isnan(x); }));
+    EXPECT_EQ(decide_greedy(scaled).kind, DecisionKind::ambiguous);
+  }
+}
+
+// The attention's fp32 accumulator Σ e_j v_j can overflow though every v_j is finite and o is
+// not: 4 slots of equal scores (e_j = 1) and v_j = 2^126 sum to 2^128 > FLT_MAX. The flag is set
+// (nothing claimed); one such slot (2^126) stays finite and unflagged.
+TEST(DecodeEnvelope, AnAttentionSumThatMayOverflowFp32SetsTheOverflowFlag) {
+  const DecodeArithmetic a = monokernel_arithmetic(Rounding::RTNE);
+  const std::int64_t d = 4;
+  for (const std::int64_t slots : {4, 1}) {
+    const ball::Ball q{Eigen::VectorXd::Zero(d), Eigen::VectorXd::Zero(d)};
+    std::vector<double> k_mid(slots * d, 0.0), k_rad(slots * d, 0.0), v_mid(slots * d, 0x1p126), v_rad(slots * d, 0.0);
+    const ball::HeadCache hc{k_mid.data(), k_rad.data(), v_mid.data(), v_rad.data(), d, slots};
+    ball::Ball out{Eigen::VectorXd(d), Eigen::VectorXd(d)};
+    bool overflow = false;
+    ball::attention_head(q, 0, d, hc, a, out, 0, overflow);
+    EXPECT_EQ(overflow, slots == 4) << slots << " slots";
+  }
 }
 
 TEST(DecodeEnvelope, NanWeightGivesANanStep) {
