@@ -12,6 +12,7 @@
 #include "audit/report/audit_junit.hpp"
 #include "tools/audit_workers.hpp"
 #include "tools/cli_modes.hpp"
+#include "tools/code_object_option.hpp"
 #include "audit/run/hazard_verdict.hpp"
 #include "tools/hazard_option.hpp"
 #include "tools/lds_races_cli.hpp"
@@ -44,7 +45,7 @@ AuditCommand::AuditCommand(CLI::App& app) {
   cmd_->add_option("--modes", modes_, "bf16 rounding modes to audit: rtne, rtna, rtz")
       ->delimiter(',')
       ->capture_default_str();
-  cmd_->add_option("--cases", cases_, "Only cases whose id matches this regular expression (e.g. 'C0[1-4]')");
+  cmd_->add_option("--cases", cases_, "Only cases whose id contains a match of this regular expression (a search, not anchored: 'C0[1-4]' also selects SC01; '^C0[1-4]$' exactly C01-C04)");
   cmd_->add_option("--set", set_,
                     "Which cases: default (matrix + handed, + tiles for a peer kernel), all (matrix + handed + tiles), "
                     "matrix (model layouts), handed (C01-C14, the crafted R cases, the feature cases W01, W02, P01, SC01, SK01, DV01, F01, F02), tiles (Sq, Sk in {1, 255, 256, "
@@ -118,24 +119,10 @@ int AuditCommand::run_checked() {
   const bool run_decode_cases = set_runs_decode_cases(set, kernel);
   select_case_set(options, set);
   options.progress = quiet ? nullptr : &std::cerr;
-  for (const auto& item : code_objects_) {
-    const auto eq = item.find('=');
-    auto mode = eq == std::string::npos ? std::nullopt : numerics::parse_rounding(item.substr(0, eq));
-    if (!mode && eq == std::string::npos) {
-      if (!options.code_object_source.empty())
-        throw CLI::ValidationError("--code-object", "give one DIR|FILE for every mode, or MODE=PATH per mode");
-      options.code_object_source = item;  // a directory of the kernel's code objects, or one file
-      continue;
-    }
-    if (!mode) {
-      throw CLI::ValidationError("--code-object", "'" + item + "' is not DIR|FILE or MODE=PATH with MODE rtne, rtna or rtz");
-    }
-    if (std::find(options.modes.begin(), options.modes.end(), *mode) == options.modes.end()) {
-      // Silently auditing the built code object instead would report a pass for a file never run.
-      throw CLI::ValidationError("--code-object", "'" + item + "' names mode " + std::string(numerics::to_string(*mode)) +
-                                                      ", which --modes does not audit; add it to --modes");
-    }
-    options.code_objects[*mode] = item.substr(eq + 1);
+  {
+    CodeObjectChoice c = parse_code_object_option(code_objects_, options.modes, "--code-object");
+    options.code_object_source = c.source;
+    options.code_objects = std::move(c.per_mode);
   }
 
   ChosenExecutor chosen = choose_executor(executor_);

@@ -48,7 +48,7 @@ expect missing-code-object 2 "cannot read code object 'foo'" -- audit --executor
 expect unknown-kernel 2 "unknown kernel 'flash'; expected one of: attention-fwd, aiter-fmha-v3, moonmath" -- \
   run --executor simulator --kernel flash --shape 1,4,4,1,1,64
 # A code object for a mode --modes does not audit would be silently replaced by nothing.
-expect override-mode-not-audited 2 "names mode RTZ, which --modes does not audit" -- \
+expect override-mode-not-audited 2 "names mode RTZ, which --modes does not run" -- \
   audit --executor simulator --modes rtne --code-object rtz="$good" --out "$tmp/report"
 expect bad-regex 2 "regular expression" -- audit --executor simulator --cases '(' --out "$tmp/report"
 expect seed-without-random 2 "needs --schedule random" -- "${audit[@]}" --schedule-seed 3

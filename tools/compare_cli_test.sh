@@ -32,6 +32,17 @@ expect_bad bad-mode "unknown rounding mode 'rtx'" attention-fwd attention-fwd --
 expect_bad bad-regex "--cases is not a valid regular expression" attention-fwd attention-fwd --cases '('
 expect_bad missing-code-object "/nonexistent/x.hsaco" attention-fwd attention-fwd --code-object-b /nonexistent/x.hsaco
 expect_bad other-mode "RTZ" attention-fwd attention-fwd --modes rtne --code-object-b "$dev/attention_fwd_rtz.hsaco"
+# Issue 23 §6: compare takes audit's MODE=PATH form; a wrong file for its mode is still refused,
+# and a mode --modes does not run is named.
+expect_bad mode-path-wrong-file "RTZ" attention-fwd attention-fwd --modes rtne --code-object-b rtne="$dev/attention_fwd_rtz.hsaco"
+expect_bad mode-path-not-run "names mode RTZ, which --modes does not run" attention-fwd attention-fwd --modes rtne \
+  --code-object-a rtz="$dev/attention_fwd_rtz.hsaco"
+if "${run[@]}" attention-fwd attention-fwd --modes rtne --cases '^C01$' --set audit \
+     --code-object-a rtne="$dev/attention_fwd_rtne.hsaco" >"$tmp/mp.out" 2>"$tmp/mp.err"; then
+  echo "ok   mode-path: $(tail -n 1 "$tmp/mp.out")"
+else
+  echo "FAIL mode-path: exit $?"; cat "$tmp/mp.out" "$tmp/mp.err"; failures=$((failures + 1))
+fi
 
 # Nothing compared: exit 2 with one line; compare.json says so (outcome nothing_compared), as the
 # audit's report says NOTHING JUDGED.

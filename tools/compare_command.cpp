@@ -9,6 +9,7 @@
 
 #include "tools/cli_checks.hpp"
 #include "tools/cli_modes.hpp"
+#include "tools/code_object_option.hpp"
 #include "audit/compare/compare_report.hpp"
 #include "audit/compare/compare_run.hpp"
 #include "audit/run/executor_choice.hpp"
@@ -34,11 +35,12 @@ CompareCommand::CompareCommand(CLI::App& app) {
   cmd_->add_option("A", kernel_a_, "Kernel A (adapter name)")->required();
   cmd_->add_option("B", kernel_b_, "Kernel B (adapter name)")->required();
   cmd_->add_option("--code-object-a", code_object_a_,
-                   "DIR|FILE: kernel A's code objects (default: the adapter's own); one that records a mode other than "
-                   "the one it runs in is refused");
-  cmd_->add_option("--code-object-b", code_object_b_, "DIR|FILE: kernel B's code objects, as --code-object-a");
+                   "DIR|FILE: kernel A's code objects for every mode (default: the adapter's own), or MODE=PATH for "
+                   "one mode (repeatable), as audit --code-object; one that records a mode other than the one it "
+                   "runs in is refused");
+  cmd_->add_option("--code-object-b", code_object_b_, "Kernel B's code objects, as --code-object-a");
   cmd_->add_option("--modes", modes_, "bf16 rounding modes: rtne, rtna, rtz")->delimiter(',')->capture_default_str();
-  cmd_->add_option("--cases", cases_, "Only the cases whose id matches this regular expression (e.g. 'C0[1-3]|S0')");
+  cmd_->add_option("--cases", cases_, "Only the cases whose id contains a match of this regular expression (a search, not anchored; e.g. '^C0[1-3]$|S0')");
   cmd_->add_option("--set", set_,
                    "Which cases: all, audit (the audit's matrix and C01-C14, R01...), special (S01-S05: +inf and NaN "
                    "scores, inf in V, rows without keys by -inf scores), tiles (Sq, Sk around the peers' 256- and "
@@ -68,9 +70,13 @@ int CompareCommand::run() {
   CompareOptions o;
   o.kernel_a = kernel_a_;
   o.kernel_b = kernel_b_;
-  o.code_object_a = code_object_a_;
-  o.code_object_b = code_object_b_;
   o.modes = parse_modes(modes_);
+  CodeObjectChoice a = parse_code_object_option(code_object_a_, o.modes, "--code-object-a");
+  CodeObjectChoice b = parse_code_object_option(code_object_b_, o.modes, "--code-object-b");
+  o.code_object_a = a.source;
+  o.code_objects_a = std::move(a.per_mode);
+  o.code_object_b = b.source;
+  o.code_objects_b = std::move(b.per_mode);
   o.case_filter = cases_;
   o.audit_cases = set_ == "all" || set_ == "audit";
   o.special_cases = set_ == "all" || set_ == "special";

@@ -21,7 +21,8 @@ class CompareCommand {
 
  private:
   CLI::App* cmd_ = nullptr;
-  std::string kernel_a_, kernel_b_, code_object_a_, code_object_b_, cases_, set_ = "all", executor_ = "auto",
+  std::vector<std::string> code_object_a_, code_object_b_;  // DIR|FILE or MODE=PATH (tools/code_object_option.hpp)
+  std::string kernel_a_, kernel_b_, cases_, set_ = "all", executor_ = "auto",
       hazards_;  // "": error when both kernels are ours, else report (compare judges values as written)
   std::vector<std::string> modes_{"rtne", "rtna", "rtz"};
   std::uint64_t ulp_ = 1, schedule_seed_ = 1;

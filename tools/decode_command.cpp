@@ -88,7 +88,7 @@ DecodeCommand::DecodeCommand(CLI::App& app) {
   cmd_->add_option("--exact", exact_,
                    "Also run the exact MPFR oracle on the first K positions: the fast reference must lie within its "
                    "proven distance of it and the kernel's balls must contain it (a miss is a FAIL of the verifier)")
-      ->check(CLI::NonNegativeNumber);
+      ->check(unsigned_integer());
   cmd_->add_option("--json", json_, "Write the whole result as JSON to this file (written whole or not at all)");
   cmd_->add_option("--golden-out", golden_out_,
                    "Write a decode golden file (docs/golden-files.md, \"Decode\"): tokens, balls, decisions, kernel "

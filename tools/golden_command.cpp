@@ -69,7 +69,7 @@ GoldenCommand::GoldenCommand(CLI::App& app) {
              "faults on the simulator (hazard, access outside its buffers, hung wave); 2 on bad input or when no case "
              "matches --cases (NOTHING JUDGED); 3 when --executor hip finds no device.");
   gen_->add_option("--out", out_dir_, "Directory to write the files to")->required();
-  gen_->add_option("--cases", cases_, "Only cases whose id matches this regular expression (e.g. 'C0[1-4]|grid')");
+  gen_->add_option("--cases", cases_, "Only cases whose id contains a match of this regular expression (a search, not anchored; e.g. '^C0[1-4]$|grid')");
   gen_->add_option("--modes", modes_, "bf16 rounding modes: rtne, rtna, rtz")->delimiter(',')->capture_default_str();
   gen_->add_option("--kernel", gen_kernel_,
                    "Kernel whose output goes into o_kernel, through its adapter: attention-fwd (ours), aiter-fmha-v3, "

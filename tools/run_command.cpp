@@ -1,6 +1,7 @@
 #include "tools/run_command.hpp"
 
 #include <cmath>
+#include <cstdlib>
 #include <iostream>
 #include <memory>
 
@@ -65,7 +66,15 @@ RunCommand::RunCommand(CLI::App& app) {
   cmd_->add_option("--max-work", max_work_,
                    "Refuse a problem of more multiply-adds than this (B*Hq*Sq*Sk*(D+Dv), the work of the exact oracle "
                    "and of the kernel; docs/ci.md gives the rates measured)")
-      ->check(CLI::PositiveNumber)
+      ->check(CLI::Validator(
+          [](std::string& t) -> std::string {
+            char* end = nullptr;
+            const double x = std::strtod(t.c_str(), &end);
+            return !t.empty() && *end == '\0' && std::isfinite(x) && x > 0
+                       ? ""
+                       : "'" + t + "' is not a positive number of multiply-adds (e.g. 1e12)";
+          },
+          "WORK"))
       ->capture_default_str();
   cmd_->add_flag("--quiet", quiet_, "No progress lines and notes on stderr (errors still)");
 }

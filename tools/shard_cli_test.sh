@@ -51,6 +51,11 @@ for i in 1 2 3; do grep -q "^shard $i/3: owns" "$tmp/s$i.log" || fail "shard $i/
 
 # Merge, then compare with the unsharded reports, measured times masked.
 if "$cli" report merge --out "$tmp/merged" "$tmp/s3" "$tmp/s1" "$tmp/s2" >"$tmp/merge.log" 2>&1; then
+  if tail -n 1 "$tmp/merge.log" | grep -q "^cdna-verify summary: report merge PASS shards=3 .* exit=0 "; then
+    ok "report merge prints its summary line: $(tail -n 1 "$tmp/merge.log")"
+  else
+    fail "report merge summary line missing:"; tail -n 2 "$tmp/merge.log"
+  fi
   for f in report.json report.md report.html; do
     if diff <(python3 "$mask" "$tmp/all/$f") <(python3 "$mask" "$tmp/merged/$f") >"$tmp/diff"; then
       ok "merged $f equals the unsharded one (times masked)"
@@ -112,6 +117,16 @@ j["cases"][0]["verdict"] = "FAIL" if j["cases"][0]["verdict"] == "pass" else "pa
 json.dump(j, open(sys.argv[1], "w"), indent=2)
 PY
 expect tampered 2 "tampered/report.json: .*do not follow from its rows" -- "${merge[@]}" "$tmp/s1" "$tmp/tampered" "$tmp/s3"
+# Issue 23 §6: a pass row whose err/bound was edited to 5 (its violation counts left as they were).
+cp -r "$tmp/s2" "$tmp/errbound"
+python3 - "$tmp/errbound/report.json" <<'PY'
+import json, sys
+j = json.load(open(sys.argv[1]))
+row = next(r for r in j["cases"] if r["verdict"] == "pass" and r["compared"])
+row["max_err_to_bound_o"] = 5
+json.dump(j, open(sys.argv[1], "w"), indent=2)
+PY
+expect err-bound-edited 2 "says pass but its figures fail the pass rule \(err/bound O 5" -- "${merge[@]}" "$tmp/s1" "$tmp/errbound" "$tmp/s3"
 cp -r "$tmp/s2" "$tmp/otherhip"
 sed -i 's/"build_hip": "[^"]*"/"build_hip": "6.4.1 (ROCm)"/' "$tmp/otherhip/report.json"
 expect other-build 2 "otherhip' is not of the same run as .*built with HIP 6.4.1 \(ROCm\)" -- "${merge[@]}" "$tmp/s1" "$tmp/otherhip" "$tmp/s3"

@@ -79,6 +79,16 @@ printf '[{"buffer": "../a.bin"}, {"inout": "bdir"}, {"output": "../c.bin", "byte
 expect inout_is_directory "buffer file 'sub/bdir' is a directory, expected a file" -- "$co" vector_add --args sub/dir_inout.json "${run_args[@]}"
 printf '[{"buffer": "../a.bin"}, {"buffer": "../b.bin"}, {"output": "bdir", "bytes": 4000}, {"i32": 1000}]' >sub/dir_output.json
 expect output_is_directory "output file 'sub/bdir' is a directory, expected a file" -- "$co" vector_add --args sub/dir_output.json "${run_args[@]}"
+# Issue 23 §6: an output naming a file the run reads (an input buffer, args.json itself) or another
+# output is refused before the run, and the input is left as it was.
+cp a.bin a_saved.bin
+printf '[{"buffer": "a.bin"}, {"buffer": "b.bin"}, {"output": "a.bin", "bytes": 4000}, {"i32": 1000}]' >over_input.json
+expect output_over_input "over_input.json entry 2: output file 'a.bin' is entry 0's input buffer" -- "$co" vector_add --args over_input.json "${run_args[@]}"
+if ! cmp -s a.bin a_saved.bin; then echo "FAIL output_over_input: a.bin changed"; failures=$((failures + 1)); fi
+printf '[{"buffer": "a.bin"}, {"buffer": "b.bin"}, {"output": "over_args.json", "bytes": 4000}, {"i32": 1000}]' >over_args.json
+expect output_over_args "output file 'over_args.json' is the run's input 'over_args.json'" -- "$co" vector_add --args over_args.json "${run_args[@]}"
+printf '[{"inout": "a_saved.bin"}, {"buffer": "b.bin"}, {"output": "a_saved.bin", "bytes": 4000}, {"i32": 1000}]' >two_outputs.json
+expect output_twice "two_outputs.json entry 2: output file 'a_saved.bin' is (entry 0's input buffer|also entry 0's output)" -- "$co" vector_add --args two_outputs.json "${run_args[@]}"
 printf '[{"buffer": "a.bin"}, {"buffer": "b.bin"}, {"output": "c.bin", "bytes": 4000}, {"i32": 18446744073709551615}]' >wrap.json
 expect i32_out_of_range "wrap.json entry 3: \"i32\" 18446744073709551615 is out of range" -- "$co" vector_add --args wrap.json "${run_args[@]}"
 printf '[{"buffer": "a.bin"}, {"buffer": "b.bin"}, {"output": "c.bin", "bytes": 40}, {"i32": 1000}]' >small.json
@@ -168,6 +178,13 @@ if "$cli" sim "$co" vector_add --args good.json --grid 4 --block 256 --threads 2
   echo "ok   threads: parallel yes (2 threads) / no (1 thread), same output"
 else
   echo "FAIL threads:"; cat out.txt out1.txt err.txt; failures=$((failures + 1))
+fi
+# --threads 0 means the cores this process may use, as in golden gen/make/verify (issue 23 §6).
+if "$cli" sim "$co" vector_add --args good.json --grid 4 --block 256 --threads 0 >out.txt 2>err.txt && cmp -s c.bin c1.bin &&
+   grep -q "^parallel: " out.txt; then
+  echo "ok   threads-0: $(grep '^parallel: ' out.txt)"
+else
+  echo "FAIL threads-0:"; cat out.txt err.txt; failures=$((failures + 1))
 fi
 
 # A null b the kernel never reads (n = 0): the run succeeds.

@@ -287,10 +287,14 @@ CompareResult run_compare(const CompareOptions& options, device::Executor& execu
       const auto m = k.features().modes;
       return std::find(m.begin(), m.end(), mode) != m.end();
     };
+    auto source = [&](const std::filesystem::path& all, const std::map<numerics::Rounding, std::filesystem::path>& each) {
+      const auto it = each.find(mode);
+      return it == each.end() ? all : it->second;
+    };
     if (built(*a))
-      for (auto& c : a->load(mode, options.code_object_a)) result.code_objects_a.push_back(c);
+      for (auto& c : a->load(mode, source(options.code_object_a, options.code_objects_a))) result.code_objects_a.push_back(c);
     if (built(*b))
-      for (auto& c : b->load(mode, options.code_object_b)) result.code_objects_b.push_back(c);
+      for (auto& c : b->load(mode, source(options.code_object_b, options.code_objects_b))) result.code_objects_b.push_back(c);
   }
 
   Runner runner{*a, *b, executor, sim, options};

@@ -8,6 +8,7 @@
 
 #include <cstdint>
 #include <filesystem>
+#include <map>
 #include <optional>
 #include <ostream>
 #include <string>
@@ -25,6 +26,8 @@ namespace cdna::audit {
 struct CompareOptions {
   std::string kernel_a = "attention-fwd", kernel_b = "attention-fwd";  // adapter names
   std::filesystem::path code_object_a, code_object_b;  // KernelAdapter::load's source; empty: default
+  // Per mode, a source instead of the one above (MODE=PATH, as audit --code-object).
+  std::map<numerics::Rounding, std::filesystem::path> code_objects_a, code_objects_b;
   std::vector<numerics::Rounding> modes{std::begin(numerics::kAllRoundings), std::end(numerics::kAllRoundings)};
   std::string case_filter;         // ECMAScript regex searched in the case ids; empty: all
   bool audit_cases = true;         // the audit's default matrix and handed cases (audit/cases/audit_cases.hpp)

@@ -33,8 +33,13 @@ Verdict verdict_of(const reference::AttentionComparison& c, bool facts_hold) {
 }
 
 std::string verdict_counts_text(const AuditResult& result) {
-  std::string t = std::to_string(result.count(Verdict::Pass)) + " passed, " +
-                  std::to_string(result.count(Verdict::Fail)) + " failed, ";
+  // A pass with nothing compared is a refusal the case requires (C13): said apart, so that
+  // "passed" and "judged" agree.
+  int refusals = 0;
+  for (const auto& r : result.rows) refusals += r.verdict == Verdict::Pass && !r.compared;
+  std::string t = std::to_string(result.count(Verdict::Pass)) + " passed" +
+                  (refusals > 0 ? " (" + std::to_string(refusals) + " of them required refusals, nothing to judge)" : "") +
+                  ", " + std::to_string(result.count(Verdict::Fail)) + " failed, ";
   if (const int n = result.count(Verdict::NothingJudged); n > 0) t += std::to_string(n) + " nothing judged, ";
   return t + std::to_string(result.count(Verdict::Rejected)) + " rejected";
 }
@@ -182,7 +187,7 @@ std::string summary_table(const AuditResult& result) {
       o << std::setw(11) << "-" << std::setw(9) << "-" << std::setw(11) << "-" << std::setw(9) << "-";
     }
     o << "  " << to_string(r.verdict);
-    if ((r.verdict != Verdict::Pass || r.rows_total > 0) && !r.note.empty()) o << ": " << r.note;
+    if ((r.verdict != Verdict::Pass || r.rows_total > 0 || !r.compared) && !r.note.empty()) o << ": " << r.note;
     o << "\n";
   }
   const CaseResult* largest = nullptr;
@@ -200,7 +205,7 @@ std::string summary_table(const AuditResult& result) {
       << figure_text(static_cast<double>(largest->wave_instructions) / largest->kernel_seconds / 1e6, 3) << " M/s)\n";
   }
   o << verdict_counts_text(result) << " (not run: outside the kernel's features) in "
-    << figure_text(result.seconds, 3) << " s, kernel " << result.kernel << " (profile " << result.profile << ") on "
+    << figure_text(result.seconds, 3) << " s of attention cases (not the decode cases or kill matrices), kernel " << result.kernel << " (profile " << result.profile << ") on "
     << result.executor << settings_text(result) << "\n"
     << outcome_line(result) << "\n";
   if (const AuditCounts c = result.counts(); c.convention_rows > 0) o << convention_line(c) << "\n";
@@ -235,7 +240,7 @@ void write_reports(const AuditResult& result, const std::filesystem::path& dir) 
   }
   md << "Kernel: `" << result.kernel << "`. Profile: `" << result.profile << "` (docs/profiles.md). Executor: `" << result.executor << "`" << settings_text(result)
      << ". Pass rule: docs/pass-rule.md (certified bound of docs/error-analysis.md, rel-RMS ≤ 2 × floor). "
-     << verdict_counts_text(result) << ", " << figure_text(result.seconds, 3) << " s.\n\n"
+     << verdict_counts_text(result) << ", " << figure_text(result.seconds, 3) << " s of attention cases (decode cases and kill matrices not included).\n\n"
      << "| case | shape | mask | mode | max abs err | max ULP | LSE err | err/bound | verdict | note |\n"
      << "|---|---|---|---|---|---|---|---|---|---|\n";
   for (const auto& r : result.rows) {

@@ -250,7 +250,7 @@ std::string report_html(const AuditResult& result, const Gnuplot& gnuplot, std::
     << "<span class=\"fail\">" << result.count(Verdict::Fail) << " failed</span>"
     << "<span class=\"rejected\">" << result.count(Verdict::NothingJudged) << " nothing judged</span>"
     << "<span class=\"rejected\">" << result.count(Verdict::Rejected)
-    << " rejected</span><span>" << figure_text(result.seconds, 3) << " s</span></p>\n"
+    << " rejected</span><span>" << figure_text(result.seconds, 3) << " s of attention cases</span></p>\n"
     << "<p>Pass rule: docs/pass-rule.md (certified per-element bound of docs/error-analysis.md, and rel-RMS error "
        "at most 2&times; the floor model's). Version " << e(CDNA_VERSION) << ".</p>\n"
     << "<p id=\"outcome\">" << e(outcome_line(result));
