@@ -195,9 +195,13 @@ std::vector<CaseResult> audit_case(const AuditOptions& options, const reference:
       r.verdict = Verdict::Fail;
       r.note = e.what();
     }
+    r.numerics = r.verdict;
     if (worker.hazards) {
       CaseHazards h = worker.hazards();
       r.hazards = h.summary;
+      r.hazard_verdict = h.verdict;
+      r.documented_sites = h.documented;
+      r.llvm_only_sites = h.llvm_only;
       r.hazard_sites = std::move(h.sites);
       if (!h.failure.empty()) {
         // The figures stay those of the run as written; the verdict cannot be a pass.

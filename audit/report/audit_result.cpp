@@ -148,6 +148,13 @@ std::string shard_line(const AuditResult& result) {
          "; `cdna-verify report merge` joins the shards (docs/ci.md)";
 }
 
+std::string CaseResult::verdicts_text() const {
+  if (hazard_verdict == "-") return "";
+  return "numerics " + std::string(to_string(numerics_verdict())) + ", hazards " + hazard_verdict + " (" +
+         std::to_string(documented_sites) + " documented, " + std::to_string(llvm_only_sites) + " LLVM-only site" +
+         (llvm_only_sites == 1 ? ")" : "s)");
+}
+
 std::string summary_table(const AuditResult& result) {
   std::ostringstream o;
   o << std::left << std::setw(34) << "case" << std::setw(6) << "mode" << std::setw(11) << "executor" << std::right
@@ -164,6 +171,7 @@ std::string summary_table(const AuditResult& result) {
       o << std::setw(11) << "-" << std::setw(9) << "-" << std::setw(11) << "-" << std::setw(9) << "-";
     }
     o << "  " << to_string(r.verdict);
+    if (const std::string v = r.verdicts_text(); !v.empty()) o << " [" << v << "]";
     if ((r.verdict != Verdict::Pass || r.rows_total > 0) && !r.note.empty()) o << ": " << r.note;
     o << "\n";
   }
@@ -233,7 +241,8 @@ void write_reports(const AuditResult& result, const std::filesystem::path& dir) 
     }
     std::string note = r.note;
     for (char& ch : note) if (ch == '|') ch = '/';
-    md << to_string(r.verdict) << " | " << note << " |\n";
+    const std::string v = r.verdicts_text();
+    md << to_string(r.verdict) << (v.empty() ? "" : " (" + v + ")") << " | " << note << " |\n";
   }
   md << "\n## Rounding-mode audit\n\n";
   const std::vector<ModeAudit> per_mode = rounding_audit(result);
