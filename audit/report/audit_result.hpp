@@ -50,9 +50,9 @@ struct CaseResult {
   std::vector<simulator::HazardViolation> hazard_sites;
   // The two verdicts (issue 23 §3): `numerics`, the values as written against bound, floor and
   // exact facts (unset: the same as `verdict`, e.g. a case rejected before it ran); the hazard
-  // verdict (audit/run/hazard_verdict.hpp: none, llvm-only, reported, benign, fails; "-" when the
-  // hazards were not judged apart: hardware, or policy error, where a documented hazard stops the
-  // run) with its site counts. `verdict` is the case's: a fail if either fails.
+  // verdict (audit/run/hazard_verdict.hpp: none, llvm-only, reported, benign, fails; "not judged"
+  // when the run stopped before its end; "-" when the hazards are not judged apart: hardware, or
+  // policy error, where a documented hazard stops the run) with its site counts. `verdict` is the case's: a fail if either fails.
   std::optional<Verdict> numerics;
   std::string hazard_verdict = "-";
   std::uint64_t documented_sites = 0, llvm_only_sites = 0;
