@@ -203,7 +203,7 @@ std::vector<CaseResult> audit_case(const AuditOptions& options, const reference:
       r.hazards = h.summary;
       // A run that stopped (a simulator error, an output the oracle refused) was not judged for
       // its hazards: its sites so far are listed, the verdict is not "none".
-      r.hazard_verdict = stopped ? "not judged" : h.verdict;
+      r.hazard_verdict = stopped && h.verdict != "-" ? "not judged" : h.verdict;
       r.documented_sites = h.documented;
       r.llvm_only_sites = h.llvm_only;
       r.hazard_sites = std::move(h.sites);

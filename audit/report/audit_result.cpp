@@ -171,8 +171,9 @@ std::string summary_table(const AuditResult& result) {
       o << std::setw(11) << "-" << std::setw(9) << "-" << std::setw(11) << "-" << std::setw(9) << "-";
     }
     o << "  " << to_string(r.verdict);
-    if (const std::string v = r.verdicts_text(); !v.empty()) o << " [" << v << "]";
     if ((r.verdict != Verdict::Pass || r.rows_total > 0) && !r.note.empty()) o << ": " << r.note;
+    // The two verdicts (issue 23 §3) close the row.
+    if (const std::string v = r.verdicts_text(); !v.empty()) o << "  [" << v << "]";
     o << "\n";
   }
   const CaseResult* largest = nullptr;
@@ -239,10 +240,10 @@ void write_reports(const AuditResult& result, const std::filesystem::path& dir) 
     } else {
       md << "- | - | - | - | ";
     }
-    std::string note = r.note;
-    for (char& ch : note) if (ch == '|') ch = '/';
     const std::string v = r.verdicts_text();
-    md << to_string(r.verdict) << (v.empty() ? "" : " (" + v + ")") << " | " << note << " |\n";
+    std::string note = v.empty() ? r.note : (r.note.empty() ? "" : r.note + " ") + "[" + v + "]";
+    for (char& ch : note) if (ch == '|') ch = '/';
+    md << to_string(r.verdict) << " | " << note << " |\n";
   }
   md << "\n## Rounding-mode audit\n\n";
   const std::vector<ModeAudit> per_mode = rounding_audit(result);
