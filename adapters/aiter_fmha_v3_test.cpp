@@ -105,7 +105,14 @@ TEST(AiterFinding, OutputDependsOnItsEarlyReadsUnderTheDifferentialPolicy) {
   bool changes = false, mfma_rule = false;
   for (const auto& v : ex.last_hazards()) {
     changes |= v.verdict == simulator::HazardViolation::Verdict::ChangesOutput;
-    mfma_rule |= v.rule == "mfma-result-valu";
+    // Documented (issue 23 §3): the MFMA result read by v_max3_f32/v_cndmask early, ISA case 106;
+    // the LLVM-only sites (v_cndmask select mask, M0 before the LDS DMA loads) never change the
+    // verdict and are not judged.
+    if (v.rule == "mfma-result-valu") {
+      mfma_rule = true;
+      EXPECT_NE(v.source.find("case 106"), std::string::npos) << v.source;
+    }
+    if (v.llvm_only) EXPECT_EQ(v.verdict, simulator::HazardViolation::Verdict::Reported) << simulator::describe(v);
   }
   EXPECT_TRUE(changes);
   EXPECT_TRUE(mfma_rule);

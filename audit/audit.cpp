@@ -162,6 +162,7 @@ std::vector<CaseResult> audit_case(const AuditOptions& options, const reference:
     r.mode = std::string(numerics::to_string(mode));
     r.oracle_seconds = mode == options.modes.front() ? oracle_seconds : 0.0;
     const auto t_kernel = Clock::now();
+    bool stopped = false;  // the case's run threw: its hazards were not judged
     if (c.sample_rows > 0 && options.progress)  // minutes long: the dispatch's own lines follow
       *options.progress << "audit: " << c.id << " " << r.mode << ": the kernel on " << shape_text(c.problem.shape) << "\n";
     try {
@@ -196,10 +197,17 @@ std::vector<CaseResult> audit_case(const AuditOptions& options, const reference:
       r.kernel_seconds = seconds_since(t_kernel);
       r.verdict = Verdict::Fail;
       r.note = e.what();
+      stopped = true;
     }
+    r.numerics = r.verdict;
     if (worker.hazards) {
       CaseHazards h = worker.hazards();
       r.hazards = h.summary;
+      // A run that stopped (a simulator error, an output the oracle refused) was not judged for
+      // its hazards: its sites so far are listed, the verdict is not "none".
+      r.hazard_verdict = stopped && h.verdict != "-" ? "not judged" : h.verdict;
+      r.documented_sites = h.documented;
+      r.llvm_only_sites = h.llvm_only;
       r.hazard_sites = std::move(h.sites);
       if (!h.failure.empty()) {
         // The figures stay those of the run as written; the verdict cannot be a pass.

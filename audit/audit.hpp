@@ -57,6 +57,8 @@ bool set_runs_decode_cases(const std::string& set, const std::string& kernel);
 // (audit/run/hazard_verdict.hpp hazard_failure), and the sites themselves.
 struct CaseHazards {
   std::string summary, failure;
+  std::string verdict = "-";  // audit/run/hazard_verdict.hpp hazard_verdict
+  std::uint64_t documented = 0, llvm_only = 0;
   std::vector<simulator::HazardViolation> sites;
 };
 

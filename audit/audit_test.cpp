@@ -184,6 +184,40 @@ TEST(Audit, TwoWorkersRunCasesAtOnceRowsInCaseOrder) {
   EXPECT_EQ(parallel.code_objects.size(), 2u);  // one per mode, from the first worker only
 }
 
+// Issue 23 §3: a case carries its numerics verdict and its hazard verdict side by side; a hazard
+// failure fails the case and leaves the numerics verdict as the values as written say; a run
+// that stopped is "not judged" for hazards, whatever sites it reached.
+class StoppingExecutor : public device::Executor {
+ public:
+  std::string name() const override { return "simulator"; }
+  void run(std::span<const std::byte>, const device::Dispatch&) override { throw std::runtime_error("stopped"); }
+};
+
+TEST(Audit, NumericsAndHazardVerdictsSideBySide) {
+  AuditOptions options;
+  options.modes = {numerics::Rounding::RTNE};
+  options.case_filter = "^C04$";
+  simulator::SimulatorExecutor sim;
+  const auto with = [&](CaseHazards h) {
+    return run_audit(options, std::vector<AuditWorker>{{&sim, {}, [h] { return h; }}}).rows.at(0);
+  };
+  const CaseResult benign = with({"1 site (1 benign)", "", "benign", 1, 2, {}});
+  EXPECT_EQ(benign.verdict, Verdict::Pass);
+  EXPECT_EQ(benign.numerics_verdict(), Verdict::Pass);
+  EXPECT_EQ(benign.hazard_verdict, "benign");
+  EXPECT_EQ(benign.verdicts_text(), "numerics pass, hazards benign (1 documented, 2 LLVM-only sites)");
+  const CaseResult fails = with({"1 site (1 changes the output)", "the output depends on 1 site", "fails", 1, 0, {}});
+  EXPECT_EQ(fails.verdict, Verdict::Fail);
+  EXPECT_EQ(fails.numerics_verdict(), Verdict::Pass);
+  EXPECT_EQ(fails.hazard_verdict, "fails");
+  StoppingExecutor stop;
+  const CaseResult stopped =
+      run_audit(options, std::vector<AuditWorker>{{&stop, {}, [] { return CaseHazards{"", "", "none", 0, 0, {}}; }}})
+          .rows.at(0);
+  EXPECT_EQ(stopped.numerics_verdict(), Verdict::Fail);
+  EXPECT_EQ(stopped.hazard_verdict, "not judged");
+}
+
 TEST(Audit, NoWorkerIsAnError) {
   EXPECT_THROW(run_audit(AuditOptions{}, std::vector<AuditWorker>{}), std::invalid_argument);
 }

@@ -228,6 +228,19 @@ int AuditCommand::run_checked() {
   summary().set("failed", static_cast<std::uint64_t>(counts.cases_failed));
   summary().set("rejected", static_cast<std::uint64_t>(counts.cases_rejected));
   if (counts.cases_sampled > 0) summary().set("sampled", static_cast<std::uint64_t>(counts.cases_sampled));
+  if (chosen.sim && chosen.sim->options().hazard_policy != simulator::HazardPolicy::Error) {
+    // The two verdicts (issue 23 §3): cases whose numerics fail, cases whose hazards fail, and
+    // the audit's sites of documented and of LLVM-only rules.
+    std::uint64_t numerics_failed = 0, hazards_failed = 0;
+    for (const CaseResult& r : result.rows) {
+      numerics_failed += r.numerics_verdict() == Verdict::Fail;
+      hazards_failed += r.hazard_verdict == "fails";
+    }
+    summary().set("numerics_failed", numerics_failed);
+    summary().set("hazards_failed", hazards_failed);
+    summary().set("hazard_sites", static_cast<std::uint64_t>(documented_sites(audit_hazards)));
+    summary().set("hazard_sites_llvm_only", static_cast<std::uint64_t>(llvm_only_sites(audit_hazards)));
+  }
   if (result.decode) {
     summary().set("decode_passed", static_cast<std::uint64_t>(result.decode->count(DecodeOutcome::Pass)));
     summary().set("decode_failed", static_cast<std::uint64_t>(result.decode->count(DecodeOutcome::Fail)));

@@ -36,7 +36,10 @@ AuditWorkers make_audit_workers(ChosenExecutor& main, std::optional<unsigned> jo
     w.workers.push_back({e.executor.get(), [sim] { return sim->last_stats().wave_instructions; }, [sim] {
                            // This case's sites (the simulator's since the last case), then forgotten.
                            const auto& v = sim->all_hazards();
-                           CaseHazards h{v.empty() ? "" : hazard_summary(v), hazard_failure(v), v};
+                           // Under error a documented hazard stops the run: not judged apart ("-").
+                           const bool apart = sim->options().hazard_policy != simulator::HazardPolicy::Error;
+                           CaseHazards h{v.empty() ? "" : hazard_summary(v), hazard_failure(v),
+                                         apart ? hazard_verdict(v) : "-", documented_sites(v), llvm_only_sites(v), v};
                            sim->clear_all_hazards();
                            return h;
                          }});

@@ -17,6 +17,7 @@ using simulator::Program;
 struct Live {
   std::uint32_t producer;
   std::uint32_t since;
+  std::uint64_t superseded = 0;  // rules for which a later producer wrote all its registers
 };
 using State = std::vector<Live>;
 
@@ -32,14 +33,21 @@ State after(const Program& p, std::uint32_t i, const State& in) {
   const auto& hz = p.hazards;
   State out;
   out.reserve(in.size() + 1);
+  const auto& rules = simulator::hazard_rules();
   for (const Live& l : in) {
     const std::uint32_t since = l.since + hz[i].wait_states;
-    if (since < hz[l.producer].window) out.push_back({l.producer, since});
+    if (since >= hz[l.producer].window) continue;
+    std::uint64_t superseded = l.superseded;
+    for (std::uint64_t both = hz[i].produces & hz[l.producer].produces & ~superseded; both; both &= both - 1) {
+      const auto r = static_cast<std::size_t>(__builtin_ctzll(both));
+      if (simulator::supersedes(hz[i], hz[l.producer], rules[r])) superseded |= std::uint64_t{1} << r;
+    }
+    out.push_back({l.producer, since, superseded});
   }
   if (hz[i].produces) {
     auto it = std::lower_bound(out.begin(), out.end(), i, [](const Live& l, std::uint32_t v) { return l.producer < v; });
-    if (it != out.end() && it->producer == i) it->since = 0;
-    else out.insert(it, {i, 0});
+    if (it != out.end() && it->producer == i) it->since = 0, it->superseded = 0;
+    else out.insert(it, {i, 0, 0});
   }
   return out;
 }
@@ -57,8 +65,10 @@ bool merge(State& into, const State& in) {
       m.push_back(in[b++]);
       changed = true;
     } else {
-      if (in[b].since < into[a].since) changed = true;
-      m.push_back({into[a].producer, std::min(into[a].since, in[b].since)});
+      // A rule stays superseded only if it is on every incoming path.
+      const std::uint64_t superseded = into[a].superseded & in[b].superseded;
+      if (in[b].since < into[a].since || superseded != into[a].superseded) changed = true;
+      m.push_back({into[a].producer, std::min(into[a].since, in[b].since), superseded});
       ++a, ++b;
     }
   }
@@ -125,10 +135,13 @@ LintResult lint_program(const Program& p) {
     for (const Live& l : in[i]) {
       hits.clear();
       simulator::hazard_hits(p.hazards[l.producer], p.hazards[i], static_cast<int>(l.since), p.accum_offset, hits);
-      for (const auto& h : hits)
+      for (const auto& h : hits) {
+        const auto bit = static_cast<std::size_t>(h.rule - simulator::hazard_rules().data());
+        if ((l.superseded >> bit) & 1) continue;  // a later writer of the same rule: its hazard, not this one
         r.findings.push_back({p.insts[i].address - p.code_entry, p.insts[l.producer].address - p.code_entry,
                               p.text[i], p.text[l.producer], std::string(h.rule->id), std::string(h.rule->what),
-                              h.reg, h.rule->source, h.need, static_cast<int>(l.since)});
+                              h.reg, h.rule->source, h.need, static_cast<int>(l.since), h.rule->llvm_only()});
+      }
     }
   }
   // One finding per consumer and rule: the producer with the largest shortfall (an MFMA chain
@@ -146,7 +159,8 @@ LintResult lint_program(const Program& p) {
 std::string describe(const LintFinding& f) {
   return "pc " + hex(f.pc) + " '" + f.consumer + "': " + f.what + (f.reg.empty() ? "" : " (" + f.reg + ")") + " " +
          std::to_string(f.present) + " wait states after pc " + hex(f.producer_pc) + " '" + f.producer +
-         "'; needs " + std::to_string(f.need) + " (rule " + f.rule + ", " + f.source + ")";
+         "'; needs " + std::to_string(f.need) + " (rule " + f.rule + ", " + f.source + ")" +
+         (f.llvm_only ? "; LLVM only: listed, not a documented hazard" : "");
 }
 
 }  // namespace cdna::audit

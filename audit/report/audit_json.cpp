@@ -69,6 +69,12 @@ json row_json(const CaseResult& r) {
               {"verdict", to_string(r.verdict)},
               {"note", r.note},
               {"hazards", r.hazards},
+              // The two verdicts (issue 23 §3): numerics as written, and the hazard verdict with
+              // its site counts ("-": not judged apart; audit/run/hazard_verdict.hpp).
+              {"numerics_verdict", to_string(r.numerics_verdict())},
+              {"hazard_verdict", r.hazard_verdict},
+              {"hazard_sites_documented", r.documented_sites},
+              {"hazard_sites_llvm_only", r.llvm_only_sites},
               {"kernel_seconds", r.kernel_seconds},
               {"oracle_seconds", r.oracle_seconds},
               {"wave_instructions", r.wave_instructions},
@@ -134,6 +140,10 @@ CaseResult row_from(const json& j) {
   r.verdict = verdict_from(j.at("verdict").get<std::string>());
   r.note = j.at("note").get<std::string>();
   r.hazards = j.at("hazards").get<std::string>();
+  if (j.contains("numerics_verdict")) r.numerics = verdict_from(j.at("numerics_verdict").get<std::string>());
+  r.hazard_verdict = j.value("hazard_verdict", std::string("-"));
+  r.documented_sites = j.value("hazard_sites_documented", std::uint64_t{0});
+  r.llvm_only_sites = j.value("hazard_sites_llvm_only", std::uint64_t{0});
   r.kernel_seconds = j.at("kernel_seconds").get<double>();
   r.oracle_seconds = j.at("oracle_seconds").get<double>();
   r.wave_instructions = j.at("wave_instructions").get<std::uint64_t>();
@@ -169,8 +179,9 @@ CaseResult row_from(const json& j) {
   r.o_sums.ulp_histogram = j.at("ulp_histogram").get<decltype(r.o_sums.ulp_histogram)>();
   r.o_sums.abs_ulp_histogram = j.at("abs_ulp_histogram").get<decltype(r.o_sums.abs_ulp_histogram)>();
   // The verdict is re-derived from the row's own figures (docs/pass-rule.md): a pass whose
-  // figures fail the rule was edited (a fail may also come from hazards, so only pass is checked).
-  if (r.verdict == Verdict::Pass && !c.pass())
+  // figures fail the rule was edited (a fail may also come from hazards, so only pass is checked),
+  // and so is a numerics verdict of pass (issue 23 §3).
+  if ((r.verdict == Verdict::Pass || r.numerics_verdict() == Verdict::Pass) && !c.pass())
     throw std::runtime_error("row " + r.id + " " + r.mode + " says pass but its figures fail the pass rule (" +
                              std::to_string(c.o_violations) + " O and " + std::to_string(c.lse_violations) +
                              " LSE violations, " + std::to_string(c.o_judged) + " O elements judged)");

@@ -171,6 +171,13 @@ std::string shard_line(const AuditResult& result) {
          "; `cdna-verify report merge` joins the shards (docs/ci.md)";
 }
 
+std::string CaseResult::verdicts_text() const {
+  if (hazard_verdict == "-") return "";
+  return "numerics " + std::string(to_string(numerics_verdict())) + ", hazards " + hazard_verdict + " (" +
+         std::to_string(documented_sites) + " documented, " + std::to_string(llvm_only_sites) + " LLVM-only site" +
+         (llvm_only_sites == 1 ? ")" : "s)");
+}
+
 std::string summary_table(const AuditResult& result) {
   std::ostringstream o;
   o << std::left << std::setw(34) << "case" << std::setw(6) << "mode" << std::setw(11) << "executor" << std::right
@@ -188,6 +195,8 @@ std::string summary_table(const AuditResult& result) {
     }
     o << "  " << to_string(r.verdict);
     if ((r.verdict != Verdict::Pass || r.rows_total > 0 || !r.compared) && !r.note.empty()) o << ": " << r.note;
+    // The two verdicts (issue 23 §3) close the row.
+    if (const std::string v = r.verdicts_text(); !v.empty()) o << "  [" << v << "]";
     o << "\n";
   }
   const CaseResult* largest = nullptr;
@@ -252,7 +261,8 @@ void write_reports(const AuditResult& result, const std::filesystem::path& dir) 
     } else {
       md << "- | - | - | - | ";
     }
-    std::string note = r.note;
+    const std::string v = r.verdicts_text();
+    std::string note = v.empty() ? r.note : (r.note.empty() ? "" : r.note + " ") + "[" + v + "]";
     for (char& ch : note) if (ch == '|') ch = '/';
     md << to_string(r.verdict) << " | " << note << " |\n";
   }

@@ -56,6 +56,17 @@ struct CaseResult {
   // The sites behind `hazards`, for the caller's audit-wide list (merged in row order:
   // simulator::merge_hazard_sites); not written to the reports.
   std::vector<simulator::HazardViolation> hazard_sites;
+  // The two verdicts (issue 23 §3): `numerics`, the values as written against bound, floor and
+  // exact facts (unset: the same as `verdict`, e.g. a case rejected before it ran); the hazard
+  // verdict (audit/run/hazard_verdict.hpp: none, llvm-only, reported, benign, fails; "not judged"
+  // when the run stopped before its end; "-" when the hazards are not judged apart: hardware, or
+  // policy error, where a documented hazard stops the run) with its site counts. `verdict` is the case's: a fail if either fails.
+  std::optional<Verdict> numerics;
+  std::string hazard_verdict = "-";
+  std::uint64_t documented_sites = 0, llvm_only_sites = 0;
+  Verdict numerics_verdict() const { return numerics.value_or(verdict); }
+  // "numerics pass, hazards fails (14 documented sites, 81 LLVM-only)"; "" when hazard_verdict is "-".
+  std::string verdicts_text() const;
   double kernel_seconds = 0, oracle_seconds = 0;
   std::uint64_t wave_instructions = 0;  // simulator only; 0 on hardware
   // A sampled case (AuditCase::sample_rows): query rows in all, and of them judged exactly against

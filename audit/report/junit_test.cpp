@@ -134,6 +134,33 @@ TEST(AuditJunit, RowsDecodeAndKillMatrices) {
   EXPECT_TRUE(schema_valid(xml, "audit"));
 }
 
+// Issue 23 §3: the two verdicts of a case (numerics as written, hazards) in the failure's text
+// and one line per case in the suite's system-out; none for a case whose hazards were not judged.
+TEST(AuditJunit, NumericsAndHazardVerdictsSideBySide) {
+  AuditResult a;
+  a.kernel = "aiter-fmha-v3";
+  CaseResult hz = row("C04", "RTZ", Verdict::Fail, "the output depends on 2 wait-state hazard site(s)");
+  hz.numerics = Verdict::Pass;
+  hz.hazard_verdict = "fails";
+  hz.documented_sites = 2, hz.llvm_only_sites = 131;
+  CaseResult llvm = row("C01", "RTZ", Verdict::Pass);
+  llvm.numerics = Verdict::Pass;
+  llvm.hazard_verdict = "llvm-only";
+  llvm.llvm_only_sites = 1;
+  a.rows = {hz, llvm, row("C02", "RTZ", Verdict::Pass)};
+  const auto suites = audit_junit(a, {numerics::Rounding::RTZ}, std::chrono::system_clock::now());
+  const junit::TestSuite& s = suites[0];
+  ASSERT_EQ(s.cases.size(), 3u);
+  EXPECT_EQ(s.cases[0].detail, "numerics pass, hazards fails (2 documented, 131 LLVM-only sites)");
+  EXPECT_EQ(s.cases[1].status, Status::Passed);
+  EXPECT_NE(s.system_out.find("\nC04 RTZ: numerics pass, hazards fails (2 documented, 131 LLVM-only sites)"), std::string::npos)
+      << s.system_out;
+  EXPECT_NE(s.system_out.find("\nC01 RTZ: numerics pass, hazards llvm-only (0 documented, 1 LLVM-only site)"), std::string::npos)
+      << s.system_out;
+  EXPECT_EQ(s.system_out.find("C02 RTZ"), std::string::npos) << s.system_out;
+  EXPECT_TRUE(schema_valid(junit::to_xml(suites), "verdicts"));
+}
+
 TEST(AuditJunit, AControlFailingOurCheckIsAFailure) {
   AuditResult a;
   MutantsResult m;

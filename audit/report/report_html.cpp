@@ -331,7 +331,7 @@ std::string report_html(const AuditResult& result, const Gnuplot& gnuplot, std::
   h << "<h2>Cases</h2>\n<table id=\"cases\">\n<tr><th class=\"l\">case</th><th class=\"l\">shape</th>"
        "<th class=\"l\">mask</th><th class=\"l\">mode</th><th>max |err| O</th><th>max ULP</th>"
        "<th>bias (ULP)</th><th>err / bound</th><th>rel-RMS</th><th>floor</th><th>rel-RMS / floor</th>"
-       "<th class=\"l\">verdict</th><th class=\"l\">note</th></tr>\n";
+       "<th class=\"l\">numerics</th><th class=\"l\">hazards</th><th class=\"l\">verdict</th><th class=\"l\">note</th></tr>\n";
   for (const CaseResult& r : result.rows) {
     const auto& s = r.shape;
     h << "<tr><td class=\"l\" title=\"" << e(r.description) << "\">" << e(r.id) << "</td><td class=\"l\">B" << s.batch
@@ -348,6 +348,11 @@ std::string report_html(const AuditResult& result, const Gnuplot& gnuplot, std::
     } else {
       for (int i = 0; i < 7; ++i) h << "<td>-</td>";
     }
+    // The two verdicts side by side (issue 23 §3), then the case's.
+    const std::string hz = r.hazard_verdict == "-" ? "-" : r.hazard_verdict + " (" + std::to_string(r.documented_sites) +
+                                                               " documented, " + std::to_string(r.llvm_only_sites) + " LLVM-only)";
+    h << "<td class=\"l " << verdict_class(r.numerics_verdict()) << "\">" << e(std::string(to_string(r.numerics_verdict())))
+      << "</td><td class=\"l" << (r.hazard_verdict == "fails" ? " fail" : "") << "\">" << e(hz) << "</td>";
     h << "<td class=\"l " << verdict_class(r.verdict) << "\">" << e(std::string(to_string(r.verdict)))
       << "</td><td class=\"note\">" << e(r.note) << "</td></tr>\n";
   }

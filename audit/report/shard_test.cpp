@@ -167,6 +167,9 @@ AuditResult sample_result() {
   pass.o_sums.elements = 99;
   pass.o_sums.sum_err = 0.1;
   pass.o_sums.ulp_histogram[5] = 99;
+  pass.numerics = Verdict::Fail;  // issue 23 §3: the two verdicts round-trip
+  pass.hazard_verdict = "benign";
+  pass.documented_sites = 3, pass.llvm_only_sites = 7;
   CaseResult rejected;
   rejected.id = "C05";
   rejected.position = 4;
@@ -197,6 +200,11 @@ TEST(AuditJson, RoundTripIsExact) {
   EXPECT_TRUE(std::isinf(back.rows[0].comparison.max_abs_err_o));
   EXPECT_TRUE(std::isnan(back.rows[0].comparison.max_ulp_err_o));
   EXPECT_EQ(back.rows[0].shape.head_dim_v, 32);
+  EXPECT_EQ(back.rows[0].hazard_verdict, "benign");
+  EXPECT_EQ(back.rows[0].documented_sites, 3u);
+  EXPECT_EQ(back.rows[0].llvm_only_sites, 7u);
+  EXPECT_EQ(back.rows[1].hazard_verdict, "-");
+  EXPECT_EQ(back.rows[1].numerics_verdict(), Verdict::Rejected);
   EXPECT_EQ(back.rows[1].position, 4u);
   EXPECT_EQ(back.executor_settings, r.executor_settings);  // the executor's order, not the keys'
   EXPECT_EQ(back.executor_description, r.executor_description);

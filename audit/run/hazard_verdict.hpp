@@ -22,8 +22,18 @@ std::string crosscheck_hazard_policy(const std::string& kernel);
 
 // One line per violation site ("hazard: <describe>"), empty when there is none.
 std::string hazard_lines(const std::vector<simulator::HazardViolation>& v);
-// For executor_settings: "none", or "N sites (B benign, C changes the output, ...)".
+// For executor_settings: "none", or "N sites (B benign, C changes the output, ..., L LLVM only)"
+// (an LLVM-only site is counted as such, whatever the policy).
 std::string hazard_summary(const std::vector<simulator::HazardViolation>& v);
+// A case's hazard verdict, reported beside its numerics verdict (issue 23 §3; docs/peer-kernels.md
+// "Two verdicts"): "none" (no site), "llvm-only" (sites of LLVM-only rules only: never a fail),
+// "reported" (sites of documented rules, not judged: policy report), "benign" (differential: no
+// documented site changes the output), "fails" (differential: one changes it or cannot be judged).
+std::string hazard_verdict(const std::vector<simulator::HazardViolation>& v);
+// Sites of documented rules, and of LLVM-only rules.
+std::size_t documented_sites(const std::vector<simulator::HazardViolation>& v);
+std::size_t llvm_only_sites(const std::vector<simulator::HazardViolation>& v);
+
 // "" when no site changes the output or went unjudged under the differential policy; else one
 // line: "the output depends on N wait-state hazard site(s) (differential): <first site>".
 std::string hazard_failure(const std::vector<simulator::HazardViolation>& v);

@@ -64,7 +64,7 @@ struct HazardInfo {
     kFma64 = 1u << 13,      // v_fma_f64, v_fmac_f64
     kSetreg = 1u << 14,     // s_setreg_b32, s_setreg_imm32_b32
     kGetreg = 1u << 15,     // s_getreg_b32
-    kReadsM0 = 1u << 16,    // s_movrel*, ds_*_addtid_b32, LDS DMA loads, s_sendmsg, s_ttracedata
+    kReadsM0 = 1u << 16,    // s_movrel*, ds_*_addtid_b32, s_sendmsg, s_ttracedata (LDS DMA loads: kM0LdsLoad)
     kWideStore = 1u << 17,  // VMEM store of more than 64 bits of data (LLVM createsVALUHazard)
     kShiftedDst = 1u << 18, // VALU writing part of its VGPR at a shift (SDWA dst_sel, op_sel[3])
     kSmfmac = 1u << 19,     // v_smfmac_* (reads[3] = the index VGPR)
@@ -73,6 +73,7 @@ struct HazardInfo {
     kValuExec = 1u << 22,   // VALU that writes EXEC (v_cmpx)
     kReadsSgpr = 1u << 23,  // VALU or MFMA that reads an SGPR or VCC
     kSaluM0 = 1u << 24,     // SALU that writes M0
+    kM0LdsLoad = 1u << 25,  // LDS DMA load (buffer_load_* ... lds, global/scratch_load_lds_*): M0 the LDS address
   };
   Kind kind = Kind::Other;
   std::uint8_t wait_states = 1;  // wait states this instruction provides (s_nop N: N + 1)
@@ -92,6 +93,9 @@ struct HazardInfo {
   VRange reads[5];  // MFMA: [0] SrcA, [1] SrcB, [2] SrcC, [3] v_smfmac index
   VRange store_data;  // kWideStore: the data VGPRs
   SMask swrite, sread;  // scalar registers written / read (VCC and EXEC included)
+  // Of sread, the ones read as a per-lane mask (v_cndmask select, carry-in, v_div_fmas VCC), not
+  // as a constant: the ISA guide's §4.5 case 18 asks wait states only for a read "as constant".
+  SMask smask;
 };
 
 // Classifies a decoded instruction.
@@ -105,6 +109,19 @@ struct Clash {
   int sreg = -1;
 };
 
+// Where a rule comes from (simulator/README.md "Hazard rules", column "source"): the CDNA3 ISA
+// guide (§4.5 "Manually inserted wait states", §7.5 "Required independent instructions"), or
+// LLVM's GCNHazardRecognizer alone (stricter than the guide). A finding of an LLVM-only rule is
+// reported and counted but never fails a run or a kernel by itself.
+enum class HazardSource : std::uint8_t { Isa, LlvmOnly };
+std::string_view to_string(HazardSource s);  // "ISA", "LLVM only"
+// Which later write supersedes a producer's hazard on a register: a later producer of the same
+// rule that writes it (LLVM getWaitStatesSinceDef: the latest def of the register that matches
+// the rule's producer class; the hardware checks the latest writer, e.g. each MFMA of a chain
+// waits for its predecessor). Never: the hazard is not on a register the producer writes
+// (write-after-read, EXEC, MODE, hardware registers).
+enum class Superseded : std::uint8_t { Never, ByVgprWrite, BySgprWrite };
+
 // One hazard rule (hazard_rules.cpp). `need` returns the wait states the pair needs (0: the
 // two are unrelated) and says in `at` which register they share.
 struct HazardRule {
@@ -114,7 +131,10 @@ struct HazardRule {
   int (*need)(const HazardInfo& producer, const HazardInfo& consumer, Clash& at);
   int max_need;            // the largest value `need` returns (the producer's window)
   std::string_view what;   // message: "<what> (<reg>) N wait states after ..."
-  std::string source;      // where the rule and its numbers come from
+  std::string source;      // where the rule and its numbers come from (ISA case, LLVM function)
+  HazardSource source_class = HazardSource::Isa;
+  Superseded superseded = Superseded::Never;
+  bool llvm_only() const { return source_class == HazardSource::LlvmOnly; }
 };
 // The table (at most 64 rules: the produces/consumes masks).
 const std::vector<HazardRule>& hazard_rules();
@@ -128,6 +148,11 @@ struct HazardHit {
 // Every rule the pair violates with `present` wait states between them.
 void hazard_hits(const HazardInfo& producer, const HazardInfo& consumer, int present,
                  std::uint32_t accum_offset, std::vector<HazardHit>& out);
+
+// Whether `later`, issued after `earlier`, supersedes `earlier` as rule r's producer on every
+// register r's hazard can be on: r.superseded is not Never, `later` produces r and writes all of
+// earlier's VGPRs (ByVgprWrite) or scalar registers (BySgprWrite). Lint's walk uses it.
+bool supersedes(const HazardInfo& later, const HazardInfo& earlier, const HazardRule& r);
 
 // Per-wave record of recent producers (every producer within its window is kept: a window is at
 // most 19 wait states and every instruction provides at least one).
@@ -164,14 +189,16 @@ struct HazardEvent {
   HazardHit hit;
 };
 // Every violation of the instruction about to issue (`h`) against the wave's recent producers,
-// oldest ring slot first; `out` is cleared first.
+// oldest ring slot first; `out` is cleared first. A producer whose every register the hit is on
+// was written again by a later producer of the same rule is left out (Superseded).
 void collect_hazards(const HazardState& s, const HazardInfo& h, const Program& program,
                      std::vector<HazardEvent>& out);
 // The one-line message of a violation ("hazard: ... gfx942 needs N (rule ..., source; ...)").
 std::string hazard_message(const HazardEvent& e, const Program& program);
 // Checks the instruction at `index` (about to issue) against the wave's recent producers;
 // throws SimError naming the producer, the rule, the wait states needed and present (the
-// first producer with a violation, its rule needing the most wait states).
+// first producer with a violation, its rule needing the most wait states). Violations of
+// LLVM-only rules never throw.
 void check_hazards(HazardState& s, const HazardInfo& h, const Program& program, std::uint32_t index);
 // Records the instruction as a producer and advances the wait-state clock.
 inline void retire_hazards(HazardState& s, const HazardInfo& h, std::uint32_t index);

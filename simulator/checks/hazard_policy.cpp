@@ -52,6 +52,7 @@ std::string describe(const HazardViolation& v) {
                   ", " + std::to_string(v.count) + (v.count == 1 ? " time" : " times") + " (first: workgroup (" +
                   std::to_string(v.workgroup[0]) + "," + std::to_string(v.workgroup[1]) + "," +
                   std::to_string(v.workgroup[2]) + ") wave " + std::to_string(v.wave) + ")";
+  if (v.llvm_only) s += ", LLVM only (not a documented hazard; never fails)";
   if (v.verdict != HazardViolation::Verdict::Reported) s += ", " + std::string(to_string(v.verdict));
   if (!v.note.empty()) s += " (" + v.note + ")";
   return s;
@@ -119,6 +120,8 @@ void HazardMonitor::record(const HazardEvent& e, const std::array<std::uint32_t,
   v.producer_pc = program_.insts[e.producer].address - program_.code_entry;
   v.producer = program_.text[e.producer];
   v.rule = std::string(e.hit.rule->id);
+  v.source = e.hit.rule->source;
+  v.llvm_only = e.hit.rule->llvm_only();
   v.reg = e.hit.reg;
   v.wait_states = e.present;
   v.needed = e.hit.need;
@@ -136,6 +139,10 @@ bool HazardMonitor::before(Wave& w, Shadow& sh, const std::array<std::uint32_t, 
   if (events_.empty()) return false;
   for (const auto& e : events_) record(e, workgroup, wave, index);
   if (old_reads_.empty()) return false;  // Report, or the first run of Differential
+  // LLVM-only sites are not judged: the old-value run leaves them alone.
+  events_.erase(std::remove_if(events_.begin(), events_.end(), [](const HazardEvent& e) { return e.hit.rule->llvm_only(); }),
+                events_.end());
+  if (events_.empty()) return false;
   const std::string site = "pc " + hex(program_.insts[index].address - program_.code_entry) + " '" +
                            program_.text[index] + "'";
   if (!seen_[index]) {
@@ -265,10 +272,12 @@ DifferentialResult judge_differential(const Program& program, const HazardRun& r
   std::vector<std::uint8_t> producers(n, 0), consumers(n, 0);
   std::vector<std::uint32_t> sites;  // consumer indices, in order of first violation
   for (const auto& v : res.violations) {
+    if (v.llvm_only) continue;  // listed, never judged (HazardSource::LlvmOnly)
     producers[v.producer_index] = 1;
     if (!consumers[v.consumer_index]) sites.push_back(v.consumer_index);
     consumers[v.consumer_index] = 1;
   }
+  if (sites.empty()) return res;  // only LLVM-only sites: nothing to judge
   const std::string who = "simulator: kernel '" + program.kernel + "' (code object '" + program.code_object + "'): ";
   auto old_run = [&](const std::vector<std::uint8_t>& enabled, std::vector<std::string>& problems) {
     HazardMonitor m(program);
@@ -280,14 +289,16 @@ DifferentialResult judge_differential(const Program& program, const HazardRun& r
   std::vector<std::string> problems;
   const Outputs old = old_run(consumers, problems);
   if (!problems.empty()) {
-    for (auto& v : res.violations) v.verdict = HazardViolation::Verdict::NotJudged;
+    for (auto& v : res.violations)
+      if (!v.llvm_only) v.verdict = HazardViolation::Verdict::NotJudged;
     res.error = who + "hazard policy differential cannot judge the kernel's wait-state violations: " + problems.front() +
                 (problems.size() > 1 ? " (and " + std::to_string(problems.size() - 1) + " more)" : "");
     return res;
   }
   const std::string diff = first_difference(outputs, old, labels);
   if (diff.empty()) {
-    for (auto& v : res.violations) v.verdict = HazardViolation::Verdict::Benign;
+    for (auto& v : res.violations)
+      if (!v.llvm_only) v.verdict = HazardViolation::Verdict::Benign;
     return res;
   }
   // Which sites change the output on their own (when cheap: one more run per site).
@@ -312,6 +323,7 @@ DifferentialResult judge_differential(const Program& program, const HazardRun& r
     named_sites.push_back(&v);
   };
   for (auto& v : res.violations) {
+    if (v.llvm_only) continue;
     const bool alone = changes[v.consumer_index];
     if (!narrow || alone) {
       v.verdict = HazardViolation::Verdict::ChangesOutput;
@@ -324,6 +336,7 @@ DifferentialResult judge_differential(const Program& program, const HazardRun& r
   if (std::none_of(res.violations.begin(), res.violations.end(),
                    [](const auto& v) { return v.verdict == HazardViolation::Verdict::ChangesOutput; }))
     for (auto& v : res.violations) {  // only the sites together change it
+      if (v.llvm_only) continue;
       v.verdict = HazardViolation::Verdict::ChangesOutput;
       v.note = "only together with the other sites";
     }

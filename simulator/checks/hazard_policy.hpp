@@ -8,6 +8,7 @@
 //    seeing the register's value from before the producer wrote it; every writable buffer of the
 //    two runs is compared bit for bit. Equal: the violations are benign (listed, no error).
 //    Different: an error naming the site(s) that change the output and the first differing byte.
+//    Sites of LLVM-only rules (HazardSource) are listed (verdict Reported) and never substituted.
 // The old value is the pre-write value of the producer's destination registers that the
 // consumer reads (VGPR rows; SGPRs for the scalar rules), saved when the producer issued; for a
 // chain of MFMAs accumulating into the same rows, the value before the last one. A violation
@@ -50,6 +51,8 @@ struct HazardViolation {
   std::uint64_t producer_pc = 0;
   std::string producer;           // producer text
   std::string rule;               // rule id (hazard_rules.cpp)
+  std::string source;             // the rule's source (ISA case and LLVM function, or LLVM only)
+  bool llvm_only = false;         // an LLVM-only rule: listed and counted, never judged or failed
   std::string reg;                // the shared register, e.g. "v[64:79]"
   int wait_states = 0;            // present
   int needed = 0;

@@ -1,7 +1,8 @@
 // The gfx942 hazard rules, one function each, and the table of them (simulator/checks/hazard.hpp).
 // Source: LLVM llvm/lib/Target/AMDGPU/GCNHazardRecognizer.cpp, the paths GCNSubtarget.h enables
-// for gfx940/gfx942 (hasGFX940Insts, hasGFX90AInsts, generation GFX9), read for this table; the
-// CDNA3 ISA guide's wait-state table was not re-read (simulator/README.md "Hazard rules").
+// for gfx940/gfx942 (hasGFX940Insts, hasGFX90AInsts, generation GFX9), read for this table; each
+// rule also names its class (HazardSource): the CDNA3 ISA guide's row, or LLVM only
+// (simulator/README.md "Hazard rules").
 // Each function opens with its rule; every count is named;
 // the MFMA counts are functions of the producer's passes (LLVM SISchedule.td, cdna3-facts.md §5).
 // The list with the rules not modelled and why: simulator/README.md "Hazard rules".
@@ -170,11 +171,18 @@ int rule_valu_sgpr_vmem(const HazardInfo& p, const HazardInfo& c, Clash& at) {
   at.sreg = first_common(p.swrite, c.sread);
   return at.sreg >= 0 ? kVmemSgprWaitStates : 0;
 }
-// VALU writes an SGPR or VCC -> VALU reads it: 2 (checkVALUHazards, hasVDecCoExecHazard =
-// GFX940Insts, VALUWriteSGPRVALUReadWaitstates).
+// VALU writes an SGPR or VCC -> VALU reads it as a constant: 2 (ISA §4.5 case 18; LLVM
+// checkVALUHazards, hasVDecCoExecHazard = GFX940Insts, VALUWriteSGPRVALUReadWaitstates).
 constexpr int kValuSgprValuWaitStates = 2;
 int rule_valu_sgpr_valu(const HazardInfo& p, const HazardInfo& c, Clash& at) {
-  at.sreg = first_common(p.swrite, c.sread);
+  at.sreg = first_common(p.swrite, SMask{c.sread.lo & ~c.smask.lo, c.sread.hi & ~c.smask.hi});
+  return at.sreg >= 0 ? kValuSgprValuWaitStates : 0;
+}
+// The same write -> a VALU reading it as a lane mask (v_cndmask select, carry-in, v_div_fmas
+// VCC): 2 in LLVM (any SGPR operand); the ISA's case 18 asks 0 for a carry-in and says nothing
+// of a select mask: LLVM only.
+int rule_valu_sgpr_valu_mask(const HazardInfo& p, const HazardInfo& c, Clash& at) {
+  at.sreg = first_common(p.swrite, c.smask);
   return at.sreg >= 0 ? kValuSgprValuWaitStates : 0;
 }
 // VALU writes the SGPR a v_readlane/v_writelane uses as lane select: 4 (checkRWLaneHazards).
@@ -249,62 +257,81 @@ int rule_dot_result(const HazardInfo& p, const HazardInfo& c, Clash& at) {
 constexpr std::string_view kLlvm = "LLVM GCNHazardRecognizer.cpp ";
 std::vector<HazardRule> make_rules() {
   const std::uint32_t valu_like = R::kValu | R::kMfma;
-  auto src = [](std::string_view fn, std::string_view more = {}) {
-    return std::string(kLlvm) + std::string(fn) + std::string(more);
+  // `isa`: where the CDNA3 ISA guide states the rule ("" for an LLVM-only rule); `fn`: the LLVM
+  // function that implements it. The case numbers 10, 16, 18 and 106 are those issue 23 §3
+  // quotes from the guide; the other rows are the guide's rows as summarised in cdna3-facts.md
+  // §5 (§7.5) and the MI200 guide's §4.5 table, their numbers not re-read in the CDNA3 edition.
+  const auto isa = [](std::string_view where, std::string_view fn, std::string_view more = {}) {
+    return "CDNA3 ISA " + std::string(where) + "; " + std::string(kLlvm) + std::string(fn) + std::string(more);
   };
+  const auto llvm_only = [](std::string_view fn, std::string_view why) {
+    return "LLVM only: " + std::string(kLlvm) + std::string(fn) + " (" + std::string(why) + ")";
+  };
+  constexpr auto I = HazardSource::Isa, L = HazardSource::LlvmOnly;
+  constexpr auto V = Superseded::ByVgprWrite, S = Superseded::BySgprWrite, N = Superseded::Never;
+  const std::string xdl_valu = "§7.5 table, case 106 (MFMA result -> VALU)";
+  const std::string mfma_table = "§7.5 table (MFMA dependencies)";
   return {
       {"mfma-result-valu", R::kMfma, R::kValu, rule_mfma_result_valu, 19,
-       "VALU access of the MFMA result", src("checkMAIVALUHazards")},
+       "VALU access of the MFMA result", isa(xdl_valu, "checkMAIVALUHazards"), I, V},
       {"mfma-result-vmem", R::kMfma, R::kVmem, rule_mfma_result_mem, 19,
-       "VMEM access of the MFMA result", src("checkMAIVALUHazards")},
+       "VMEM access of the MFMA result", isa(mfma_table, "checkMAIVALUHazards"), I, V},
       {"mfma-result-lds", R::kMfma, R::kLds, rule_mfma_result_mem, 19,
-       "LDS access of the MFMA result", src("checkMAIVALUHazards")},
+       "LDS access of the MFMA result", isa(mfma_table, "checkMAIVALUHazards"), I, V},
       {"mfma-result-srcab", R::kMfma, R::kMfma, rule_mfma_result_srcab, 19,
-       "MFMA SrcA/SrcB read of the MFMA result", src("checkMAIHazards90A")},
+       "MFMA SrcA/SrcB read of the MFMA result", isa(mfma_table, "checkMAIHazards90A"), I, V},
       {"mfma-result-smfmac-index", R::kMfma, R::kSmfmac, rule_mfma_result_smfmac_index, 19,
-       "v_smfmac index read of the MFMA result", src("checkMAIHazards90A")},
+       "v_smfmac index read of the MFMA result", isa(mfma_table, "checkMAIHazards90A"), I, V},
       {"mfma-result-srcc-full", R::kMfma, R::kMfma, rule_mfma_result_srcc_full, 4,
-       "MFMA SrcC reading the result of a 2-pass MFMA", src("checkMAIHazards90A")},
+       "MFMA SrcC reading the result of a 2-pass MFMA", isa(mfma_table, "checkMAIHazards90A"), I, V},
       {"mfma-result-srcc-partial", R::kMfma, R::kMfma, rule_mfma_result_srcc_partial, 17,
-       "MFMA SrcC partially overlapping the MFMA result", src("checkMAIHazards90A")},
+       "MFMA SrcC partially overlapping the MFMA result", isa(mfma_table, "checkMAIHazards90A"), I, V},
       {"mfma-srcc-valu-war", R::kXdl, R::kValu, rule_mfma_srcc_valu_war, 15,
-       "VALU overwrite of the MFMA's SrcC", src("checkMAIVALUHazards")},
+       "VALU overwrite of the MFMA's SrcC", isa(mfma_table, "checkMAIVALUHazards"), I, N},
       {"valu-vgpr-mfma", R::kValuVgpr, R::kMfma, rule_valu_vgpr_mfma, 2,
-       "MFMA read of a VALU result", src("checkMAIHazards90A")},
+       "MFMA read of a VALU result", isa(mfma_table, "checkMAIHazards90A"), I, V},
       {"valu-exec-mfma", R::kValuExec, R::kMfma, rule_valu_exec_mfma, 4,
-       "MFMA after a VALU write of EXEC", src("checkMAIHazards90A")},
+       "MFMA after a VALU write of EXEC", isa(mfma_table, "checkMAIHazards90A"), I, N},
       {"valu-vcc-div-fmas", R::kValuSgpr, R::kDivFmas, rule_valu_vcc_div_fmas, 4,
-       "v_div_fmas read of VCC", src("checkDivFMasHazards")},
+       "v_div_fmas read of VCC", isa("§4.5 table (VALU writes VCC -> v_div_fmas)", "checkDivFMasHazards"), I, S},
       {"trans-use", R::kTrans, valu_like, rule_trans_use, 1,
-       "VALU read of a transcendental result", src("checkVALUHazards", " (TransDefWaitstates)")},
+       "VALU read of a transcendental result", isa("§4.5 table", "checkVALUHazards", " (TransDefWaitstates)"), I, V},
       {"shifted-dst-use", R::kShiftedDst, valu_like, rule_shifted_dst_use, 1,
-       "VALU read of an SDWA/op_sel partial result", src("checkVALUHazards", " (Shift16DefWaitstates)")},
+       "VALU read of an SDWA/op_sel partial result", isa("§4.5 table", "checkVALUHazards", " (Shift16DefWaitstates)"), I, V},
       {"wide-store-data", R::kWideStore, valu_like, rule_wide_store_data, 2,
-       "VALU overwrite of the data of a >64-bit store", src("checkVALUHazardsHelper")},
+       "VALU overwrite of the data of a >64-bit store", isa("§4.5 table (store data of more than 64 bits)", "checkVALUHazardsHelper"), I, N},
       {"valu-sgpr-vmem", R::kValuSgpr, R::kVmem, rule_valu_sgpr_vmem, 5,
-       "VMEM read of an SGPR a VALU wrote", src("checkVMEMHazards")},
+       "VMEM read of an SGPR a VALU wrote", isa("§4.5 table, case 10 (VALU writes SGPR -> VMEM reads it)", "checkVMEMHazards"), I, S},
       {"valu-sgpr-valu", R::kValuSgpr, R::kReadsSgpr, rule_valu_sgpr_valu, 2,
-       "VALU read of an SGPR a VALU wrote", src("checkVALUHazards", " (VALUWriteSGPRVALUReadWaitstates)")},
+       "VALU read (as a constant) of an SGPR a VALU wrote",
+       isa("§4.5 table, case 18 (read as constant: 2)", "checkVALUHazards", " (VALUWriteSGPRVALUReadWaitstates)"), I, S},
+      {"valu-sgpr-valu-mask", R::kValuSgpr, R::kReadsSgpr, rule_valu_sgpr_valu_mask, 2,
+       "VALU read (as a lane mask) of an SGPR a VALU wrote",
+       llvm_only("checkVALUHazards (VALUWriteSGPRVALUReadWaitstates)",
+                 "the ISA's case 18 asks 0 for a carry-in and says nothing of a select mask"), L, S},
       {"valu-sgpr-lane-select", R::kValuSgpr, R::kRwLane, rule_valu_sgpr_lane_select, 4,
-       "v_readlane/v_writelane lane select a VALU wrote", src("checkRWLaneHazards")},
+       "v_readlane/v_writelane lane select a VALU wrote", isa("§4.5 table (lane select)", "checkRWLaneHazards"), I, S},
       {"valu-vgpr-readlane", R::kValuVgpr | R::kMfma, R::kReadLane, rule_valu_vgpr_readlane, 1,
-       "v_readlane source a VALU wrote", src("checkVALUHazards", " (VALUWriteVGPRReadlaneRead)")},
+       "v_readlane source a VALU wrote", isa("§4.5 table (v_readlane vsrc0)", "checkVALUHazards", " (VALUWriteVGPRReadlaneRead)"), I, V},
       {"valu-exec-rwlane", R::kValuExec, R::kRwLane, rule_valu_exec_rwlane, 4,
-       "v_readlane/v_writelane after a VALU write of EXEC", src("checkVALUHazards", " (VALUWriteEXECRWLane)")},
+       "v_readlane/v_writelane after a VALU write of EXEC", isa("§4.5 table", "checkVALUHazards", " (VALUWriteEXECRWLane)"), I, N},
       {"vgpr-dpp", R::kValuVgpr | R::kVmem | R::kLds, R::kDpp, rule_vgpr_dpp, 2,
-       "DPP read of a VGPR written", src("checkDPPHazards")},
+       "DPP read of a VGPR written", isa("§4.5 table (DPP)", "checkDPPHazards"), I, V},
       {"valu-exec-dpp", R::kValuExec, R::kDpp, rule_valu_exec_dpp, 5,
-       "DPP after a VALU write of EXEC", src("checkDPPHazards")},
+       "DPP after a VALU write of EXEC", isa("§4.5 table (DPP)", "checkDPPHazards"), I, N},
       {"setreg-getreg", R::kSetreg, R::kGetreg, rule_setreg_getreg, 2,
-       "s_getreg of a hardware register s_setreg wrote", src("checkGetRegHazards")},
+       "s_getreg of a hardware register s_setreg wrote", isa("§4.5 table (s_setreg -> s_getreg)", "checkGetRegHazards"), I, N},
       {"setreg-setreg", R::kSetreg, R::kSetreg, rule_setreg_setreg, 2,
-       "s_setreg of a hardware register s_setreg wrote", src("checkSetRegHazards")},
+       "s_setreg of a hardware register s_setreg wrote", isa("§4.5 table (s_setreg -> s_setreg)", "checkSetRegHazards"), I, N},
       {"salu-m0-read", R::kSaluM0, R::kReadsM0, rule_salu_m0, 1,
-       "M0 read (s_movrel, addtid, LDS DMA, s_sendmsg) after an SALU write", src("checkReadM0Hazards")},
+       "M0 read (s_movrel, addtid, s_sendmsg) after an SALU write", isa("§4.5 table, case 16 (SALU writes M0)", "checkReadM0Hazards"), I, S},
+      {"salu-m0-lds-dma-load", R::kSaluM0, R::kM0LdsLoad, rule_salu_m0, 1,
+       "LDS DMA load's M0 read after an SALU write",
+       llvm_only("checkReadM0Hazards (hasReadM0LdsDmaHazard)", "the ISA's case 16 names the LDS DMA store forms only"), L, S},
       {"dgemm-fma64", R::kDgemm, R::kFma64, rule_dgemm_fma64, 2,
-       "v_fma_f64/v_fmac_f64 after a DGEMM", src("checkMAIVALUHazards", " (DMFMAToFMA64WaitStates)")},
+       "v_fma_f64/v_fmac_f64 after a DGEMM", isa(mfma_table, "checkMAIVALUHazards", " (DMFMAToFMA64WaitStates)"), I, N},
       {"dot-result", R::kDot, R::kValu, rule_dot_result, 3,
-       "access of a v_dot result", src("checkMAIVALUHazards", " (DotWrite*)")},
+       "access of a v_dot result", isa(mfma_table, "checkMAIVALUHazards", " (DotWrite*)"), I, V},
   };
 }
 

@@ -21,7 +21,7 @@ pair("trans_rcp", "v_rcp_f32 result -> non-transcendental VALU (trans-use, 1)", 
 pair("wide_store", "global_store_dwordx4 data -> VALU overwrite (wide-store-data, 2)", "", "  global_store_dwordx4 v[4:5], v[0:3], off\n", 2, "  v_mov_b32 v1, 0\n")
 pair("sgpr_vmem", "VALU writes SGPR -> VMEM address (valu-sgpr-vmem, 5)", "", "  v_readfirstlane_b32 s4, v4\n  v_readfirstlane_b32 s5, v5\n", 5, "  global_store_dword v0, v1, s[4:5]\n")
 pair("sgpr_valu", "VALU writes SGPR -> VALU reads it (valu-sgpr-valu, 2)", "", "  v_readfirstlane_b32 s4, v1\n", 2, "  v_add_f32 v7, s4, v1\n")
-pair("vcc_valu", "VALU writes VCC -> VALU reads it (valu-sgpr-valu, 2)", "", "  v_cmp_eq_u32_e32 vcc, v0, v0\n", 2, "  v_cndmask_b32_e32 v7, v0, v1, vcc\n")
+pair("vcc_valu", "VALU writes VCC -> VALU reads it as a constant (valu-sgpr-valu, 2; ISA case 18)", "", "  v_cmp_eq_u32_e32 vcc, v0, v0\n", 2, "  v_add_u32_e64 v7, vcc_lo, v1\n")
 pair("lane_select", "VALU writes SGPR -> v_readlane lane select (valu-sgpr-lane-select, 4)", "", "  v_readfirstlane_b32 s4, v0\n", 4, "  v_readlane_b32 s5, v1, s4\n")
 pair("readlane_src", "VALU writes VGPR -> v_readlane src0 (valu-vgpr-readlane, 1)", "", "  v_mov_b32 v6, 7\n", 1, "  v_readlane_b32 s5, v6, 0\n")
 pair("exec_rwlane", "VALU writes EXEC -> v_readlane (valu-exec-rwlane, 4)", "", "  v_cmpx_le_u32_e64 s[6:7], 0, v0\n", 4, "  v_readlane_b32 s5, v1, 0\n")
@@ -39,10 +39,23 @@ pair("srcc_war", "XDL MFMA reads SrcC -> VALU overwrites it (mfma-srcc-valu-war,
 pair("exec_mfma", "VALU writes EXEC -> MFMA (valu-exec-mfma, 4)", "", "  v_cmpx_le_u32_e64 s[6:7], 0, v0\n", 4, "  v_mfma_f32_16x16x16_bf16 v[12:15], v[0:1], v[2:3], 0\n", "  s_nop 7\n  s_nop 7\n")
 k("dot_chain_ok", "  v_dot2_f32_f16 v6, v3, v3, v1\n  v_dot2_f32_f16 v6, v3, v3, v6\n", "the same v_dot accumulating into its own result at once: SrcC needs no wait state (dot-result)")
 
-# lint only (not run: no LDS allocated): LDS DMA reads M0 (salu-m0-read), except the MUBUF form
-k("m0_lds_dma_lint_bad", "  s_mov_b32 m0, 0\n  global_load_lds_dword v[4:5], off\n", "SALU writes M0 -> global_load_lds_dword at once (salu-m0-read, 1); lint only")
+# LLVM-only rules (issue 23 §3): *_llvm kernels have exactly one finding, of an LLVM-only rule;
+# they run under every policy (listed under report/differential, never an error)
+k("vcc_valu_llvm", "  v_cmp_eq_u32_e32 vcc, v0, v0\n  v_cndmask_b32_e32 v7, v0, v1, vcc\n", "VALU writes VCC -> v_cndmask reads it as its select mask at once (valu-sgpr-valu-mask: LLVM 2, the ISA's case 18 silent)")
+k("cndmask_select_llvm", "  v_cmp_lt_i32_e64 s[6:7], v0, v1\n  s_nop 0\n  v_cndmask_b32_e64 v7, v0, v1, s[6:7]\n", "AITER's tail mask: v_cmp_e64 s[6:7], v_cndmask select mask 1 wait state later (valu-sgpr-valu-mask, LLVM only)")
+k("carry_in_llvm", "  v_add_co_u32_e64 v6, s[6:7], v0, v1\n  v_addc_co_u32_e64 v7, s[8:9], v0, v1, s[6:7]\n", "carry-out -> carry-in at once (the ISA's case 18: 0; LLVM: 2): valu-sgpr-valu-mask, LLVM only")
+# lint only (not run: no LDS allocated): LDS DMA loads read M0 (salu-m0-lds-dma-load, LLVM only)
+k("m0_global_lds_llvm", "  s_mov_b32 m0, 0\n  global_load_lds_dword v[4:5], off\n", "SALU writes M0 -> global_load_lds_dword at once (salu-m0-lds-dma-load, LLVM only: 1); lint only")
 k("store_sgpr_soffset_lint_ok", "  buffer_store_dwordx4 v[0:3], v0, s[8:11], s12 offen\n  v_mov_b32 v1, 0\n", "MUBUF store of 128 bits with an SGPR soffset: its data may be overwritten at once (wide-store-data exempts it); lint only")
-k("m0_buffer_lds_lint_ok", "  s_mov_b32 m0, 0\n  buffer_load_dword v0, s[8:11], 0 offen lds\n", "SALU writes M0 -> buffer_load_dword lds at once: not a hazard (simulator/README.md, AITER); lint only")
+k("m0_buffer_lds_llvm", "  s_mov_b32 m0, 0\n  buffer_load_dword v0, s[8:11], 0 offen lds\n", "SALU writes M0 -> buffer_load_dword lds at once, AITER's form (salu-m0-lds-dma-load, LLVM only: 1); lint only")
+
+# only the latest writer of a register is checked (issue 23 §3): a 4-pass MFMA, then a 2-pass
+# MFMA accumulating into the same registers (SrcC exactly its D: 0 wait states), then a VALU read
+# 5 wait states after the second (5 needed) and 6 after the first (7 needed): not a hazard
+chain = "  v_mfma_f32_16x16x16_bf16 v[12:15], v[0:1], v[2:3], 0\n  v_mfma_f32_4x4x4_16b_bf16 v[12:15], v[0:1], v[2:3], v[12:15]\n"
+k("mfma_chain_latest_ok", chain + "  s_nop 4\n  v_mov_b32 v7, v12\n", "MFMA chain: the VALU read has enough wait states after the latest writer (5 of 5), fewer after the first (6 of 7)")
+k("mfma_chain_latest_bad", chain + "  s_nop 3\n  v_mov_b32 v7, v12\n", "MFMA chain: 4 wait states after the latest writer (5 needed): its hazard, named against it")
+k("sgpr_rewritten_bad", "  v_readfirstlane_b32 s5, v5\n  s_nop 4\n  v_readfirstlane_b32 s4, v4\n  v_readfirstlane_b32 s4, v4\n  s_nop 1\n  global_store_dword v0, v1, s[4:5]\n", "s4 written twice by a VALU, the store 2 wait states after the second (5 needed): one site, the second write")
 
 # control flow (lint: a hazard only on the loop's back edge; one only on one side of a join)
 loop = """  s_mov_b32 s8, 3

@@ -140,7 +140,7 @@ sgpr_valu_ok:
   v_add_f32 v7, s4, v1
   s_endpgm
 
-// VALU writes VCC -> VALU reads it (valu-sgpr-valu, 2): 1 wait states, one too few
+// VALU writes VCC -> VALU reads it as a constant (valu-sgpr-valu, 2; ISA case 18): 1 wait states, one too few
 .globl vcc_valu_bad
 .p2align 8
 .type vcc_valu_bad,@function
@@ -148,10 +148,10 @@ vcc_valu_bad:
   PROLOGUE
   v_cmp_eq_u32_e32 vcc, v0, v0
   s_nop 0
-  v_cndmask_b32_e32 v7, v0, v1, vcc
+  v_add_u32_e64 v7, vcc_lo, v1
   s_endpgm
 
-// VALU writes VCC -> VALU reads it (valu-sgpr-valu, 2): 2 wait states, enough
+// VALU writes VCC -> VALU reads it as a constant (valu-sgpr-valu, 2; ISA case 18): 2 wait states, enough
 .globl vcc_valu_ok
 .p2align 8
 .type vcc_valu_ok,@function
@@ -159,7 +159,7 @@ vcc_valu_ok:
   PROLOGUE
   v_cmp_eq_u32_e32 vcc, v0, v0
   s_nop 1
-  v_cndmask_b32_e32 v7, v0, v1, vcc
+  v_add_u32_e64 v7, vcc_lo, v1
   s_endpgm
 
 // VALU writes SGPR -> v_readlane lane select (valu-sgpr-lane-select, 4): 3 wait states, one too few
@@ -486,11 +486,42 @@ dot_chain_ok:
   v_dot2_f32_f16 v6, v3, v3, v6
   s_endpgm
 
-// SALU writes M0 -> global_load_lds_dword at once (salu-m0-read, 1); lint only
-.globl m0_lds_dma_lint_bad
+// VALU writes VCC -> v_cndmask reads it as its select mask at once (valu-sgpr-valu-mask: LLVM 2, the ISA's case 18 silent)
+.globl vcc_valu_llvm
 .p2align 8
-.type m0_lds_dma_lint_bad,@function
-m0_lds_dma_lint_bad:
+.type vcc_valu_llvm,@function
+vcc_valu_llvm:
+  PROLOGUE
+  v_cmp_eq_u32_e32 vcc, v0, v0
+  v_cndmask_b32_e32 v7, v0, v1, vcc
+  s_endpgm
+
+// AITER's tail mask: v_cmp_e64 s[6:7], v_cndmask select mask 1 wait state later (valu-sgpr-valu-mask, LLVM only)
+.globl cndmask_select_llvm
+.p2align 8
+.type cndmask_select_llvm,@function
+cndmask_select_llvm:
+  PROLOGUE
+  v_cmp_lt_i32_e64 s[6:7], v0, v1
+  s_nop 0
+  v_cndmask_b32_e64 v7, v0, v1, s[6:7]
+  s_endpgm
+
+// carry-out -> carry-in at once (the ISA's case 18: 0; LLVM: 2): valu-sgpr-valu-mask, LLVM only
+.globl carry_in_llvm
+.p2align 8
+.type carry_in_llvm,@function
+carry_in_llvm:
+  PROLOGUE
+  v_add_co_u32_e64 v6, s[6:7], v0, v1
+  v_addc_co_u32_e64 v7, s[8:9], v0, v1, s[6:7]
+  s_endpgm
+
+// SALU writes M0 -> global_load_lds_dword at once (salu-m0-lds-dma-load, LLVM only: 1); lint only
+.globl m0_global_lds_llvm
+.p2align 8
+.type m0_global_lds_llvm,@function
+m0_global_lds_llvm:
   PROLOGUE
   s_mov_b32 m0, 0
   global_load_lds_dword v[4:5], off
@@ -506,14 +537,52 @@ store_sgpr_soffset_lint_ok:
   v_mov_b32 v1, 0
   s_endpgm
 
-// SALU writes M0 -> buffer_load_dword lds at once: not a hazard (simulator/README.md, AITER); lint only
-.globl m0_buffer_lds_lint_ok
+// SALU writes M0 -> buffer_load_dword lds at once, AITER's form (salu-m0-lds-dma-load, LLVM only: 1); lint only
+.globl m0_buffer_lds_llvm
 .p2align 8
-.type m0_buffer_lds_lint_ok,@function
-m0_buffer_lds_lint_ok:
+.type m0_buffer_lds_llvm,@function
+m0_buffer_lds_llvm:
   PROLOGUE
   s_mov_b32 m0, 0
   buffer_load_dword v0, s[8:11], 0 offen lds
+  s_endpgm
+
+// MFMA chain: the VALU read has enough wait states after the latest writer (5 of 5), fewer after the first (6 of 7)
+.globl mfma_chain_latest_ok
+.p2align 8
+.type mfma_chain_latest_ok,@function
+mfma_chain_latest_ok:
+  PROLOGUE
+  v_mfma_f32_16x16x16_bf16 v[12:15], v[0:1], v[2:3], 0
+  v_mfma_f32_4x4x4_16b_bf16 v[12:15], v[0:1], v[2:3], v[12:15]
+  s_nop 4
+  v_mov_b32 v7, v12
+  s_endpgm
+
+// MFMA chain: 4 wait states after the latest writer (5 needed): its hazard, named against it
+.globl mfma_chain_latest_bad
+.p2align 8
+.type mfma_chain_latest_bad,@function
+mfma_chain_latest_bad:
+  PROLOGUE
+  v_mfma_f32_16x16x16_bf16 v[12:15], v[0:1], v[2:3], 0
+  v_mfma_f32_4x4x4_16b_bf16 v[12:15], v[0:1], v[2:3], v[12:15]
+  s_nop 3
+  v_mov_b32 v7, v12
+  s_endpgm
+
+// s4 written twice by a VALU, the store 2 wait states after the second (5 needed): one site, the second write
+.globl sgpr_rewritten_bad
+.p2align 8
+.type sgpr_rewritten_bad,@function
+sgpr_rewritten_bad:
+  PROLOGUE
+  v_readfirstlane_b32 s5, v5
+  s_nop 4
+  v_readfirstlane_b32 s4, v4
+  v_readfirstlane_b32 s4, v4
+  s_nop 1
+  global_store_dword v0, v1, s[4:5]
   s_endpgm
 
 // VALU writes s5 at the loop's end; the store at its top reads it 2 wait states later on the back edge (needs 5)
@@ -634,9 +703,15 @@ DESCRIPTOR srcc_war_ok
 DESCRIPTOR exec_mfma_bad
 DESCRIPTOR exec_mfma_ok
 DESCRIPTOR dot_chain_ok
-DESCRIPTOR m0_lds_dma_lint_bad
+DESCRIPTOR vcc_valu_llvm
+DESCRIPTOR cndmask_select_llvm
+DESCRIPTOR carry_in_llvm
+DESCRIPTOR m0_global_lds_llvm
 DESCRIPTOR store_sgpr_soffset_lint_ok
-DESCRIPTOR m0_buffer_lds_lint_ok
+DESCRIPTOR m0_buffer_lds_llvm
+DESCRIPTOR mfma_chain_latest_ok
+DESCRIPTOR mfma_chain_latest_bad
+DESCRIPTOR sgpr_rewritten_bad
 DESCRIPTOR loop_bad
 DESCRIPTOR loop_ok
 DESCRIPTOR join_bad
@@ -1139,8 +1214,44 @@ amdhsa.kernels:
     .max_flat_workgroup_size: 64
     .args:
       - { .size: 8, .offset: 0, .value_kind: global_buffer, .address_space: global }
-  - .name: m0_lds_dma_lint_bad
-    .symbol: m0_lds_dma_lint_bad.kd
+  - .name: vcc_valu_llvm
+    .symbol: vcc_valu_llvm.kd
+    .kernarg_segment_size: 8
+    .kernarg_segment_align: 8
+    .group_segment_fixed_size: 0
+    .private_segment_fixed_size: 0
+    .wavefront_size: 64
+    .sgpr_count: 16
+    .vgpr_count: 32
+    .max_flat_workgroup_size: 64
+    .args:
+      - { .size: 8, .offset: 0, .value_kind: global_buffer, .address_space: global }
+  - .name: cndmask_select_llvm
+    .symbol: cndmask_select_llvm.kd
+    .kernarg_segment_size: 8
+    .kernarg_segment_align: 8
+    .group_segment_fixed_size: 0
+    .private_segment_fixed_size: 0
+    .wavefront_size: 64
+    .sgpr_count: 16
+    .vgpr_count: 32
+    .max_flat_workgroup_size: 64
+    .args:
+      - { .size: 8, .offset: 0, .value_kind: global_buffer, .address_space: global }
+  - .name: carry_in_llvm
+    .symbol: carry_in_llvm.kd
+    .kernarg_segment_size: 8
+    .kernarg_segment_align: 8
+    .group_segment_fixed_size: 0
+    .private_segment_fixed_size: 0
+    .wavefront_size: 64
+    .sgpr_count: 16
+    .vgpr_count: 32
+    .max_flat_workgroup_size: 64
+    .args:
+      - { .size: 8, .offset: 0, .value_kind: global_buffer, .address_space: global }
+  - .name: m0_global_lds_llvm
+    .symbol: m0_global_lds_llvm.kd
     .kernarg_segment_size: 8
     .kernarg_segment_align: 8
     .group_segment_fixed_size: 0
@@ -1163,8 +1274,44 @@ amdhsa.kernels:
     .max_flat_workgroup_size: 64
     .args:
       - { .size: 8, .offset: 0, .value_kind: global_buffer, .address_space: global }
-  - .name: m0_buffer_lds_lint_ok
-    .symbol: m0_buffer_lds_lint_ok.kd
+  - .name: m0_buffer_lds_llvm
+    .symbol: m0_buffer_lds_llvm.kd
+    .kernarg_segment_size: 8
+    .kernarg_segment_align: 8
+    .group_segment_fixed_size: 0
+    .private_segment_fixed_size: 0
+    .wavefront_size: 64
+    .sgpr_count: 16
+    .vgpr_count: 32
+    .max_flat_workgroup_size: 64
+    .args:
+      - { .size: 8, .offset: 0, .value_kind: global_buffer, .address_space: global }
+  - .name: mfma_chain_latest_ok
+    .symbol: mfma_chain_latest_ok.kd
+    .kernarg_segment_size: 8
+    .kernarg_segment_align: 8
+    .group_segment_fixed_size: 0
+    .private_segment_fixed_size: 0
+    .wavefront_size: 64
+    .sgpr_count: 16
+    .vgpr_count: 32
+    .max_flat_workgroup_size: 64
+    .args:
+      - { .size: 8, .offset: 0, .value_kind: global_buffer, .address_space: global }
+  - .name: mfma_chain_latest_bad
+    .symbol: mfma_chain_latest_bad.kd
+    .kernarg_segment_size: 8
+    .kernarg_segment_align: 8
+    .group_segment_fixed_size: 0
+    .private_segment_fixed_size: 0
+    .wavefront_size: 64
+    .sgpr_count: 16
+    .vgpr_count: 32
+    .max_flat_workgroup_size: 64
+    .args:
+      - { .size: 8, .offset: 0, .value_kind: global_buffer, .address_space: global }
+  - .name: sgpr_rewritten_bad
+    .symbol: sgpr_rewritten_bad.kd
     .kernarg_segment_size: 8
     .kernarg_segment_align: 8
     .group_segment_fixed_size: 0

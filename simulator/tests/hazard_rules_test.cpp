@@ -8,6 +8,7 @@
 #include <set>
 
 #include "simulator/checks/hazard.hpp"
+#include "simulator/checks/hazard_policy.hpp"
 #include "simulator/tests/test_util.hpp"
 
 namespace cdna::simulator {
@@ -20,6 +21,16 @@ std::string run_asm_kernel(const std::string& kernel) {
   static const auto co = testdata("hazards_asm");
   std::vector<std::uint32_t> buf(1024, 0);
   return error_of([&] { ex.run(co, dispatch(kernel, {1, 1, 1}, {64, 1, 1}, {out(buf)})); });
+}
+
+// The sites a kernel's run records under `policy` (error "" expected).
+std::vector<HazardViolation> sites_of(const std::string& kernel, HazardPolicy policy = HazardPolicy::Report) {
+  SimulatorExecutor ex;
+  ex.options().hazard_policy = policy;
+  std::vector<std::uint32_t> buf(1024, 0);
+  EXPECT_EQ(error_of([&] { ex.run(testdata("hazards_asm"), dispatch(kernel, {1, 1, 1}, {64, 1, 1}, {out(buf)})); }), "")
+      << kernel;
+  return ex.last_hazards();
 }
 
 struct Case {
@@ -80,11 +91,54 @@ TEST(SimHazardRules, LoopBackEdgeAndJoin) {
   EXPECT_EQ(run_asm_kernel("join_ok"), "");
 }
 
+// Issue 23 §3: only the latest writer of a register is checked. A 4-pass MFMA, then a 2-pass one
+// accumulating into the same registers: a VALU read 5 wait states after the second is enough
+// (the first, 6 of its 7 earlier, is no hazard: the second waited for it); 4 after it is the
+// second's hazard, named against it (before: the first, the oldest producer, 5 of 7).
+TEST(SimHazardRules, OnlyTheLatestWriterOfARegisterIsChecked) {
+  EXPECT_EQ(run_asm_kernel("mfma_chain_latest_ok"), "");
+  const std::string bad = run_asm_kernel("mfma_chain_latest_bad");
+  EXPECT_NE(bad.find("4 wait states after 'v_mfma_f32_4x4x4_16b_bf16 v[12:15]"), std::string::npos) << bad;
+  EXPECT_NE(bad.find("gfx942 needs 5 (rule mfma-result-valu, CDNA3 ISA §7.5 table, case 106"), std::string::npos) << bad;
+  // SGPRs alike: s4 written twice by a VALU, the store 2 wait states after the second (5 needed):
+  // one site, the second write (before: two sites, the error naming the first at 3).
+  const std::string sgpr = run_asm_kernel("sgpr_rewritten_bad");
+  EXPECT_NE(sgpr.find(" 2 wait states after 'v_readfirstlane_b32 s4"), std::string::npos) << sgpr;
+  const auto sites = sites_of("sgpr_rewritten_bad");
+  ASSERT_EQ(sites.size(), 1u);
+  EXPECT_EQ(sites[0].wait_states, 2);
+  EXPECT_EQ(sites[0].rule, "valu-sgpr-vmem");
+  EXPECT_NE(sites[0].source.find("case 10"), std::string::npos) << sites[0].source;
+  EXPECT_TRUE(sites_of("mfma_chain_latest_ok").empty());
+}
+
+// Issue 23 §3: a rule stricter than the ISA (LLVM only) is listed and counted, never an error:
+// the v_cndmask select mask and the carry-in 0-1 wait states after a v_cmp / carry-out.
+TEST(SimHazardRules, LlvmOnlyRulesAreListedAndNeverStopARun) {
+  for (const char* k : {"vcc_valu_llvm", "cndmask_select_llvm", "carry_in_llvm"}) {
+    SCOPED_TRACE(k);
+    EXPECT_EQ(run_asm_kernel(k), "");  // policy error
+    for (HazardPolicy p : {HazardPolicy::Report, HazardPolicy::Differential}) {
+      const auto sites = sites_of(k, p);
+      ASSERT_EQ(sites.size(), 1u);
+      EXPECT_EQ(sites[0].rule, "valu-sgpr-valu-mask");
+      EXPECT_TRUE(sites[0].llvm_only);
+      EXPECT_EQ(sites[0].source.rfind("LLVM only: ", 0), 0u) << sites[0].source;
+      EXPECT_EQ(sites[0].verdict, HazardViolation::Verdict::Reported);  // never judged, never failed
+      EXPECT_NE(describe(sites[0]).find("LLVM only"), std::string::npos);
+    }
+  }
+  // The same write read as a constant is the ISA's case 18: an error (the vcc_valu pair).
+  EXPECT_NE(run_asm_kernel("vcc_valu_bad").find("rule valu-sgpr-valu, CDNA3 ISA §4.5 table, case 18"), std::string::npos);
+}
+
 TEST(SimHazardRules, EveryRuleHasAnIdASourceAndAWindow) {
   std::set<std::string_view> ids;
   for (const auto& r : hazard_rules()) {
     EXPECT_TRUE(ids.insert(r.id).second) << r.id;
     EXPECT_FALSE(r.source.empty()) << r.id;
+    // The class and the source agree: an ISA rule names the guide, an LLVM-only one says so.
+    EXPECT_EQ(r.source.rfind(r.llvm_only() ? "LLVM only: " : "CDNA3 ISA §", 0), 0u) << r.id << ": " << r.source;
     EXPECT_GT(r.max_need, 0) << r.id;
     EXPECT_LT(r.max_need, 20) << r.id;  // HazardState keeps 32 producers, and ends' bytes below 0x80: windows must stay below
   }
