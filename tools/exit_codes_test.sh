@@ -116,11 +116,11 @@ row run-memory-raised 0 run -- "${run[@]}" --max-memory 1GiB
 row run-refused-work 2 run -- "${run[@]}" --max-work 1000
 stderr_has run-refused-work-line "^cdna-verify: error: refused: the run would take about 4.35e\+04 multiply-adds .*more than --max-work 1e\+03 \(raise --max-work"
 row run-work-raised 0 run -- "${run[@]}" --max-work 43520
-# Issue 23 §6: a negative limit is named in a short line (CLI11's range check printed DBL_MAX).
-row run-work-negative 2 run -- "${run[@]}" --max-work -1
-stderr_has run-work-negative-line "--max-work: '-1' is not a positive number of multiply-adds"
 grep -q -E "^estimate: memory [0-9.]+ KiB, work 4.35e\+04 multiply-adds" "$tmp/out" ||
   { echo "FAIL run-estimate-line: $(head -n 1 "$tmp/out")"; failures=$((failures + 1)); }
+# Issue 23 §6: a negative limit is named in a short line (CLI11's range check printed DBL_MAX).
+row run-work-negative 2 - -- "${run[@]}" --max-work -1
+stderr_has run-work-negative-line "--max-work: '-1' is not a positive number of multiply-adds"
 row run-huge-shape 2 run -- run --executor simulator --shape 64,65536,65536,64,64,128
 stderr_has run-huge-shape-line "refused: the run would allocate about [0-9.]+ GiB"
 row run-huge-shape-work 2 run -- run --executor simulator --shape 1,65536,65536,64,64,128 --max-memory 1TiB
@@ -234,7 +234,7 @@ hip_row compare-hip compare -- compare attention-fwd attention-fwd --executor hi
 # ---- decode
 row decode-bad 2 decode -- decode --executor simulator --random-model 1 --prompt 1 --steps 0 --quiet
 row decode-json-dir 2 decode -- decode --executor simulator --random-model 1 --prompt 1,2,3 --steps 4 --json "$tmp/adir" --quiet
-row decode-exact-negative 2 decode -- decode --executor simulator --random-model 1 --prompt 1,2,3 --steps 4 --exact -1 --quiet
+row decode-exact-negative 2 - -- decode --executor simulator --random-model 1 --prompt 1,2,3 --steps 4 --exact -1 --quiet
 stderr_has decode-exact-negative-line "--exact: '-1' is not an unsigned integer"
 hip_row decode-hip decode -- decode --executor hip --random-model 1 --prompt 1,2,3 --steps 4 --quiet
 

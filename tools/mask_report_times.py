@@ -22,8 +22,8 @@ def mask_json(x):
 def mask_text(text):
     # The audit's total (md: "rejected, 1.82 s."; html: "<span>1.82 s</span>") and the kill
     # matrix's ("fixed cases, 24.9 s").
-    text = re.sub(r"(rejected, )[0-9.e+-]+( s\.)", r"\1<time>\2", text)
-    text = re.sub(r"(<span>)[0-9.e+-]+( s</span>)", r"\1<time>\2", text)
+    text = re.sub(r"(rejected, )[0-9.e+-]+( s(\.| of attention cases))", r"\1<time>\2", text)
+    text = re.sub(r"(<span>)[0-9.e+-]+( s( of attention cases)?</span>)", r"\1<time>\2", text)
     text = re.sub(r"(fixed cases, )[0-9.e+-]+( s)", r"\1<time>\2", text)
     # The decode table (md): column 9 of the rows under "| case | mode | outcome | positions |".
     out, in_decode = [], False

@@ -99,25 +99,32 @@ Plot floor_ratio_plot(const AuditResult& result, const std::vector<std::string>&
 Plot growth_plot(const AuditResult& result, const std::vector<std::string>& modes) {
   Plot p{"Relative RMS error against Sk, per mode",
          "Filled: the kernel's rel-RMS error of O; open: the floor model's for the same case and mode. "
-         "Both axes logarithmic.",
+         "Both axes logarithmic; each mode has its own marker and sits slightly apart in Sk (a few percent), so "
+         "that modes with equal figures (RTNE and RTNA off ties) do not hide each other.",
          "", {}};
   std::map<std::string, std::ostringstream> files;
   for (const CaseResult& r : result.rows) {
     if (!has_ratio(r) || r.comparison.rel_rms_err_o <= 0 || r.shape.seqlen_k <= 0) continue;
-    files[r.mode] << r.shape.seqlen_k << " " << std::setprecision(9) << r.comparison.rel_rms_err_o << " "
+    const auto mi = static_cast<double>(std::find(modes.begin(), modes.end(), r.mode) - modes.begin());
+    const double x = static_cast<double>(r.shape.seqlen_k) * (1 + 0.04 * (mi - 1));  // apart on the log axis
+    files[r.mode] << x << " " << std::setprecision(9) << r.comparison.rel_rms_err_o << " "
                   << r.comparison.floor_rel_rms_o << "\n";
   }
   std::ostringstream s;
   s << terminal(800, 460) << "set logscale xy\nset xlabel 'Sk (keys)'\nset ylabel 'rel-RMS error of O'\n"
     << "set format y '10^{%T}'\nset key bottom right box opaque\nplot ";
   bool first = true;
+  int mode_index = 0;
   for (const std::string& m : modes) {
+    // Filled circle, square, triangle; open ones of the same shapes for the floor.
+    static constexpr int kFilled[] = {7, 5, 9}, kOpen[] = {6, 4, 8};
+    const int k = mode_index++ % 3;
     if (!files.count(m)) continue;
     const std::string file = "growth_" + m + ".dat";
     p.data[file] = files[m].str();
-    s << (first ? "" : ", ") << gnuplot_quote(file) << " using 1:2 with points pt 7 ps 0.9 lc rgb '"
+    s << (first ? "" : ", ") << gnuplot_quote(file) << " using 1:2 with points pt " << kFilled[k] << " ps 0.9 lc rgb '"
       << mode_color(m) << "' title " << gnuplot_quote(m + " kernel") << ", " << gnuplot_quote(file)
-      << " using 1:3 with points pt 6 ps 1.4 lc rgb '" << mode_color(m) << "' title "
+      << " using 1:3 with points pt " << kOpen[k] << " ps 1.4 lc rgb '" << mode_color(m) << "' title "
       << gnuplot_quote(m + " floor");
     first = false;
   }
@@ -297,9 +304,10 @@ std::string report_html(const AuditResult& result, const Gnuplot& gnuplot, std::
   if (audit.empty()) {
     h << "<p>No compared case.</p>\n";
   } else {
-    h << "<p>Signed error of O (O_kernel &minus; O_exact) pooled over every compared case of each mode; "
-         "ULPs are bf16 ULPs of the exact value. A bias far from 0 in ULPs marks a rounding that leans one way "
-         "(RTZ leans towards zero by design).</p>\n"
+    h << "<p>Error of O signed away from zero, (O_kernel &minus; O_exact)&middot;sign(O_exact), pooled over every "
+         "compared case of each mode; ULPs are bf16 ULPs of the exact value. A bias far from 0 in ULPs marks a "
+         "rounding that leans one way: RTZ leans towards zero by design (a negative bias), a nearest mode does "
+         "not.</p>\n"
       << "<table id=\"rounding-audit\">\n<tr><th class=\"l\">mode</th><th>cases</th><th>elements</th>"
          "<th>bias (abs)</th><th>bias (ULP)</th><th>RMS err (abs)</th><th>RMS err (ULP)</th>"
          "<th>rel-RMS (pooled)</th><th>floor rel-RMS</th><th>rel-RMS / floor</th><th>max |err| (ULP)</th></tr>\n";

@@ -16,7 +16,8 @@ OErrorSums o_error_sums(std::span<const std::uint16_t> o, std::span<const double
   for (std::size_t n = 0; n < o.size(); ++n) {
     const double x = exact[n], got = static_cast<double>(numerics::f32_from_bf16(o[n]));
     if (!std::isfinite(x) || !std::isfinite(got)) continue;
-    const double e = got - x, ulps = e / numerics::bf16_ulp(x);
+    // Signed away from zero: toward zero is negative for either sign of O.
+    const double e = (got - x) * (std::signbit(x) ? -1.0 : 1.0), ulps = e / numerics::bf16_ulp(x);
     ++s.elements;
     s.sum_err += e;
     s.sum_sq_err += e * e;

@@ -16,8 +16,9 @@ namespace cdna::audit {
 
 struct AuditResult;
 
-// Sums over the O elements whose exact value and kernel value are finite, of the signed error
-// e = O_kernel − O_exact and of its bf16 ULPs e / bf16_ulp(O_exact).
+// Sums over the O elements whose exact value and kernel value are finite, of the error signed
+// away from zero, e = (O_kernel − O_exact)·sign(O_exact) (negative: toward zero, so RTZ's lean
+// shows whatever the signs of O; issue 23 §6), and of its bf16 ULPs e / bf16_ulp(O_exact).
 struct OErrorSums {
   static constexpr int kUlpHistogramHalfWidth = 4;  // bins −4..+4 plus one tail each side
   std::int64_t elements = 0;

@@ -32,6 +32,20 @@ TEST(RoundingAudit, AbsoluteUlpHistogram) {
   EXPECT_EQ(abs_ulp_bin_labels(), (std::vector<std::string>{"0", "<=0.5", "<=1", "<=2", ">2"}));
 }
 
+// Issue 23 §6: truncation toward zero on O of both signs. Exact ±(1 + 3u/4), kernel ±1.0 (RTZ's
+// result): the plain signed errors -0.75 and +0.75 ULP cancel; signed away from zero both are
+// -0.75 ULP, the bias RTZ's lean is said to show.
+TEST(RoundingAudit, BiasIsSignedAwayFromZero) {
+  const double u = std::ldexp(1.0, -7);
+  const std::vector<double> exact{1 + 0.75 * u, -(1 + 0.75 * u)};
+  const std::vector<std::uint16_t> o{0x3F80, 0xBF80};  // 1.0, -1.0
+  const OErrorSums s = o_error_sums(o, exact);
+  EXPECT_EQ(s.elements, 2);
+  EXPECT_DOUBLE_EQ(s.sum_ulp_err, -1.5);
+  EXPECT_DOUBLE_EQ(s.sum_err, -1.5 * u);
+  EXPECT_EQ(s.ulp_histogram[static_cast<std::size_t>(OErrorSums::kUlpHistogramHalfWidth)], 2);  // bin "-1"
+}
+
 // Two RTNE cases: ‖O_exact‖² 4 and 12, floor rel-RMS 0.01 and 0.02, so the floor's squared
 // errors are 4·1e-4 and 12·4e-4, pooled sqrt((4e-4 + 4.8e-3) / 16) = sqrt(3.25e-4); the kernel's
 // squared errors 1.6e-3 and 0: rel-RMS sqrt(1.6e-3 / 16) = 0.01; ratio 0.01 / sqrt(3.25e-4).
