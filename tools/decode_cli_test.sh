@@ -35,6 +35,7 @@ expect_bad negative-token "-1" --random-model 1 --prompt=-1 --steps 1
 # An empty element is refused, not dropped (issue 23 §6: 1,,2 ran 2 tokens).
 expect_bad prompt-empty-element "--prompt: '1,,2' has an empty element \(element 2\)" --random-model 1 --prompt 1,,2 --steps 1
 expect_bad prompt-trailing-comma "--prompt: '1,2,' has an empty element \(element 3\)" --random-model 1 --prompt 1,2, --steps 1
+expect_bad eos-empty-element "--eos: '1,,2' has an empty element \(element 2\)" --random-model 1 --prompt 1 --eos 1,,2 --steps 1
 expect_bad steps-zero "--steps: 0 .*need >= 1" --random-model 1 --prompt 1 --steps 0
 expect_bad eos-outside "--eos: token 5000 is outside \[0, 1000\)" "${good[@]}" --eos 5000
 expect_bad bad-mode "--mode: rtx not in" "${good[@]}" --mode rtx

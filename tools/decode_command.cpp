@@ -63,7 +63,7 @@ DecodeCommand::DecodeCommand(CLI::App& app) {
                  "Random model: LM-head rows 2i+1 copy rows 2i (exactly tied logits: the tie rule is exercised)");
   cmd_->add_option("--prompt", prompt_raw_, "Prompt token ids, comma-separated, each in [0, V)")->required();
   cmd_->add_option("--steps", steps_, "Tokens to generate, N >= 1")->required();
-  cmd_->add_option("--eos", eos_, "Stop ids, comma-separated (default: config.json's eos_token_id)")->delimiter(',');
+  cmd_->add_option("--eos", eos_raw_, "Stop ids, comma-separated (default: config.json's eos_token_id)");
   cmd_->add_option("--mode", mode_, "bf16 rounding of the KV cache: rtne, rtna, rtz")
       ->check(CLI::IsMember({"rtne", "rtna", "rtz"}))
       ->capture_default_str();
@@ -98,16 +98,13 @@ DecodeCommand::DecodeCommand(CLI::App& app) {
 
 bool DecodeCommand::parsed() const { return cmd_->parsed(); }
 
-void DecodeCommand::prepare() {
-  if (!model_dir_ && !random_seed_) throw CLI::ValidationError("decode", "give --model DIR or --random-model SEED");
-  if (model_dir_ && (duplicate_rows_ || cmd_->count("--preset") > 0))
-    throw CLI::ValidationError("--preset/--duplicate-lm-head-rows", "apply to --random-model only, not to --model");
-  if (steps_ < 1) throw CLI::ValidationError("--steps", std::to_string(steps_) + " is not a number of tokens; need >= 1");
-  if (prompt_raw_.empty()) throw CLI::ValidationError("--prompt", "is empty; need at least one token id");
-  prompt_.clear();
-  // Split here, keeping empty elements: "1,,2" is refused, not run as 1,2 (issue 23 §6).
+namespace {
+
+// A comma list of token ids, split here keeping empty elements: "1,,2" is refused, not run as
+// 1,2 (CLI11's delimiter drops them; issue 23 §6). Throws CLI::ValidationError naming `option`.
+std::vector<std::int64_t> token_ids(const std::string& raw, const char* option) {
   std::vector<std::string> items(1);
-  for (char ch : prompt_raw_) {
+  for (char ch : raw) {
     if (ch == ',')
       items.emplace_back();
     else
@@ -115,8 +112,9 @@ void DecodeCommand::prepare() {
   }
   for (std::size_t n = 0; n < items.size(); ++n)
     if (items[n].empty())
-      throw CLI::ValidationError("--prompt", "'" + prompt_raw_ + "' has an empty element (element " +
-                                                 std::to_string(n + 1) + "); need comma-separated token ids, e.g. 1,2,3");
+      throw CLI::ValidationError(option, "'" + raw + "' has an empty element (element " + std::to_string(n + 1) +
+                                             "); need comma-separated token ids, e.g. 1,2,3");
+  std::vector<std::int64_t> ids;
   for (const std::string& item : items) {
     std::size_t used = 0;
     long long v = 0;
@@ -125,10 +123,23 @@ void DecodeCommand::prepare() {
     } catch (const std::exception&) {
       used = 0;
     }
-    if (item.empty() || used != item.size())
-      throw CLI::ValidationError("--prompt", "'" + item + "' is not a token id; need comma-separated integers, e.g. 1,2,3");
-    prompt_.push_back(v);
+    if (used != item.size())
+      throw CLI::ValidationError(option, "'" + item + "' is not a token id; need comma-separated integers, e.g. 1,2,3");
+    ids.push_back(v);
   }
+  return ids;
+}
+
+}  // namespace
+
+void DecodeCommand::prepare() {
+  if (!model_dir_ && !random_seed_) throw CLI::ValidationError("decode", "give --model DIR or --random-model SEED");
+  if (model_dir_ && (duplicate_rows_ || cmd_->count("--preset") > 0))
+    throw CLI::ValidationError("--preset/--duplicate-lm-head-rows", "apply to --random-model only, not to --model");
+  if (steps_ < 1) throw CLI::ValidationError("--steps", std::to_string(steps_) + " is not a number of tokens; need >= 1");
+  if (prompt_raw_.empty()) throw CLI::ValidationError("--prompt", "is empty; need at least one token id");
+  prompt_ = token_ids(prompt_raw_, "--prompt");
+  if (eos_raw_) eos_ = token_ids(*eos_raw_, "--eos");
   // Output files are checked before the run (minutes on the simulator): a folder that exists and
   // can be written, and not a folder name itself.
   for (const auto* out : {&json_, &golden_out_}) {

@@ -39,6 +39,7 @@ class DecodeCommand {
   std::string preset_ = "tiny", mode_ = "rtne", executor_ = "auto", envelope_ = "affine";  // check_decode's default
   bool duplicate_rows_ = false, quiet_ = false;
   std::string prompt_raw_;  // --prompt as given (one argument, split here: CLI11 drops empty elements)
+  std::optional<std::string> eos_raw_;  // --eos as given, likewise
   std::vector<std::int64_t> prompt_, eos_;
   std::int64_t steps_ = 0, exact_ = 0;
   std::optional<std::uint32_t> grid_;
