@@ -78,22 +78,20 @@ int golden_verify_exit_code(int failed, int empty) {
 
 golden::CandidateVerdict judge_golden_candidate(const golden::GoldenFile& g, const reference::Profile& profile,
                                                 std::vector<std::uint16_t> o, std::optional<std::vector<float>> lse) {
-  const auto& s = g.features().shape;
-  reference::ProfiledOutput mapped;
   if (g.varlen) {
-    // Varlen and paged files: each sequence's keyless rows mapped, the LSE in the profile's base.
+    // Varlen and paged files: each sequence's keyless rows mapped, the LSE in the profile's base;
+    // fact_o_equals_v is for dense files only (golden/golden_file.cpp).
     if (lse) lse = reference::canonical_varlen_lse(profile, *g.varlen, *lse);
     golden::CandidateVerdict v;
     v.lse_given = lse.has_value();
     v.comparison = reference::compare_varlen_with_profile(profile, *g.varlen, g.exact, o,
                                                           lse ? std::span<const float>(*lse) : std::span<const float>{},
                                                           g.mode, v.lse_given);
-    return v;  // fact_o_equals_v is for dense files only (golden/golden_file.cpp)
-  } else {
-    if (lse) lse = reference::canonical_lse(profile.lse_layout, s, *lse);
-    mapped = reference::apply_profile(profile, g.problem, o, lse ? std::span<const float>(*lse) : std::span<const float>{},
-                                      lse.has_value());
+    return v;
   }
+  if (lse) lse = reference::canonical_lse(profile.lse_layout, g.features().shape, *lse);
+  const reference::ProfiledOutput mapped = reference::apply_profile(
+      profile, g.problem, o, lse ? std::span<const float>(*lse) : std::span<const float>{}, lse.has_value());
   golden::CandidateVerdict v = lse ? golden::judge_candidate(g, mapped.o, std::span<const float>(mapped.lse))
                                    : golden::judge_candidate(g, mapped.o, std::nullopt);
   reference::add_profile_failures(mapped, v.comparison);

@@ -114,10 +114,10 @@ Plot growth_plot(const AuditResult& result, const std::vector<std::string>& mode
   s << terminal(800, 460) << "set logscale xy\nset xlabel 'Sk (keys)'\nset ylabel 'rel-RMS error of O'\n"
     << "set format y '10^{%T}'\nset key bottom right box opaque\nplot ";
   bool first = true;
+  // Per mode in `modes` order: filled circle, square, triangle; open ones of the same shapes for the floor.
+  constexpr int kFilled[] = {7, 5, 9}, kOpen[] = {6, 4, 8};
   int mode_index = 0;
   for (const std::string& m : modes) {
-    // Filled circle, square, triangle; open ones of the same shapes for the floor.
-    static constexpr int kFilled[] = {7, 5, 9}, kOpen[] = {6, 4, 8};
     const int k = mode_index++ % 3;
     if (!files.count(m)) continue;
     const std::string file = "growth_" + m + ".dat";

@@ -134,27 +134,6 @@ void to_natural_log(const Profile& profile, std::vector<float>& lse) {
 // apply_profile's mapping of the rows without a visible key of `problem` in `out` (LSE already
 // natural); `piece` prefixes the first broken row's note ("sequence 2: ").
 void map_keyless_rows(const Profile& profile, const AttentionProblem& problem, ProfiledOutput& out, bool lse_given,
-                      const std::string& piece);
-
-}  // namespace
-
-ProfiledOutput apply_profile(const Profile& profile, const AttentionProblem& problem, std::span<const std::uint16_t> o,
-                             std::span<const float> lse, bool lse_given) {
-  const AttentionShape& s = problem.shape;
-  if (std::ssize(o) != s.o_elements() || (lse_given && std::ssize(lse) != s.lse_elements())) {
-    throw std::invalid_argument("apply_profile: output sizes do not match the shape");
-  }
-  ProfiledOutput out;
-  out.o.assign(o.begin(), o.end());
-  if (lse_given) out.lse.assign(lse.begin(), lse.end());
-  to_natural_log(profile, out.lse);
-  map_keyless_rows(profile, problem, out, lse_given, "");
-  return out;
-}
-
-namespace {
-
-void map_keyless_rows(const Profile& profile, const AttentionProblem& problem, ProfiledOutput& out, bool lse_given,
                       const std::string& piece) {
   if (profile.name == default_profile().name) return;
   const AttentionShape& s = problem.shape;
@@ -209,6 +188,20 @@ std::string varlen_profiles() {
 }
 
 }  // namespace
+
+ProfiledOutput apply_profile(const Profile& profile, const AttentionProblem& problem, std::span<const std::uint16_t> o,
+                             std::span<const float> lse, bool lse_given) {
+  const AttentionShape& s = problem.shape;
+  if (std::ssize(o) != s.o_elements() || (lse_given && std::ssize(lse) != s.lse_elements())) {
+    throw std::invalid_argument("apply_profile: output sizes do not match the shape");
+  }
+  ProfiledOutput out;
+  out.o.assign(o.begin(), o.end());
+  if (lse_given) out.lse.assign(lse.begin(), lse.end());
+  to_natural_log(profile, out.lse);
+  map_keyless_rows(profile, problem, out, lse_given, "");
+  return out;
+}
 
 std::string varlen_refusal(const Profile& profile) {
   if (profile.varlen_lse != VarlenLse::None) return "";
