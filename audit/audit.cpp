@@ -174,7 +174,7 @@ std::vector<CaseResult> audit_case(const AuditOptions& options, const reference:
         const reference::SampledComparison sc =
             reference::compare_sampled(c.problem, sample, out.o, out.lse, mode, lse_given);
         r.comparison = sc.comparison;
-        r.o_sums = o_error_sums(sc.o_sampled, sc.exact_o_sampled);
+        r.o_sums = o_error_sums(sc.o_sampled, sc.exact_o_sampled, static_cast<std::size_t>(c.problem.shape.dv()));
         r.rows_total = sc.rows_total;
         r.rows_judged = sc.rows_judged;
         sampling = sc.summary();
@@ -182,7 +182,8 @@ std::vector<CaseResult> audit_case(const AuditOptions& options, const reference:
         r.comparison = c.varlen ? reference::compare_varlen_with_profile(profile, *c.varlen, exact, out.o, out.lse, mode,
                                                                          lse_given)
                                 : reference::compare_with_profile(profile, c.problem, exact, out.o, out.lse, mode, lse_given);
-        r.o_sums = o_error_sums(out.o, exact.o);
+        const std::int64_t dv = c.varlen ? c.varlen->base.shape.dv() : c.problem.shape.dv();
+        r.o_sums = o_error_sums(out.o, exact.o, static_cast<std::size_t>(dv));
       }
       r.compared = true;
       std::string facts = c.exact_facts ? c.exact_facts(widen(out)) : "";

@@ -107,6 +107,7 @@ json row_json(const CaseResult& r) {
     row["convention_rows"] = c.convention_rows;
     row["first_failure"] = c.first_failure;
     row["o_elements"] = r.o_sums.elements;
+    row["o_near_zero"] = r.o_sums.near_zero;  // of o_elements, left out of the ULP sums and histograms
     row["sum_err_o"] = number(r.o_sums.sum_err);
     row["sum_sq_err_o"] = number(r.o_sums.sum_sq_err);
     row["sum_sq_exact_o"] = number(r.o_sums.sum_sq_exact);
@@ -171,6 +172,7 @@ CaseResult row_from(const json& j) {
   c.convention_rows = j.at("convention_rows").get<std::int64_t>();
   c.first_failure = j.at("first_failure").get<std::string>();
   r.o_sums.elements = j.at("o_elements").get<std::int64_t>();
+  r.o_sums.near_zero = j.at("o_near_zero").get<std::int64_t>();
   r.o_sums.sum_err = number_from(j.at("sum_err_o"));
   r.o_sums.sum_sq_err = number_from(j.at("sum_sq_err_o"));
   r.o_sums.sum_sq_exact = number_from(j.at("sum_sq_exact_o"));
@@ -376,6 +378,7 @@ json audit_json(const AuditResult& result) {
   j["abs_ulp_histogram_bins"] = abs_ulp_bin_labels();
   for (const ModeAudit& m : rounding_audit(result)) {
     modes.push_back({{"rounding", m.mode}, {"cases", m.cases}, {"elements", m.elements},
+                     {"elements_near_zero", m.near_zero},
                      {"mean_err_o", number(m.mean_err)}, {"mean_ulp_err_o", number(m.mean_ulp_err)},
                      {"rms_err_o", number(m.rms_err)}, {"rms_ulp_err_o", number(m.rms_ulp_err)},
                      {"rel_rms_err_o", number(m.rel_rms_err)}, {"max_ulp_err_o", number(m.max_ulp_err)},

@@ -272,14 +272,15 @@ void write_reports(const AuditResult& result, const std::filesystem::path& dir) 
     md << "No compared case.\n";
   } else {
     // |err| bins in bf16 ULPs of the exact value; bias and RMS over the same elements.
-    md << "O error pooled per mode; ULPs are bf16 ULPs of the exact value.\n\n| mode | cases | elements | bias (ULP) | "
-          "RMS (ULP) | rel-RMS | floor rel-RMS | rel-RMS / floor | max ULP |";
+    md << "O error pooled per mode; ULPs are bf16 ULPs of the exact value, over the elements not near zero in "
+          "their row (|O_exact| at least one ULP of the row's largest; docs/pass-rule.md).\n\n"
+          "| mode | cases | elements | near zero | bias (ULP) | RMS (ULP) | rel-RMS | floor rel-RMS | rel-RMS / floor | max ULP |";
     for (const auto& l : abs_ulp_bin_labels()) md << " \\|err\\| " << l << " |";
     md << "\n|";
-    for (int col = 0; col < 9 + static_cast<int>(abs_ulp_bin_labels().size()); ++col) md << "---|";
+    for (int col = 0; col < 10 + static_cast<int>(abs_ulp_bin_labels().size()); ++col) md << "---|";
     md << "\n";
     for (const ModeAudit& m : per_mode) {
-      md << "| " << m.mode << " | " << m.cases << " | " << m.elements << " | " << figure_text(m.mean_ulp_err) << " | "
+      md << "| " << m.mode << " | " << m.cases << " | " << m.elements << " | " << m.near_zero << " | " << figure_text(m.mean_ulp_err) << " | "
          << figure_text(m.rms_ulp_err) << " | " << figure_text(m.rel_rms_err) << " | " << figure_text(m.floor_rel_rms) << " | "
          << figure_text(m.rms_to_floor) << " | " << figure_text(m.max_ulp_err) << " |";
       for (auto n : m.abs_histogram) md << " " << n << " |";

@@ -135,24 +135,25 @@ Plot growth_plot(const AuditResult& result, const std::vector<std::string>& mode
 
 Plot histogram_plot(const std::vector<ModeAudit>& audit) {
   Plot p{"Signed error of O in bf16 ULPs, per mode",
-         "Share of all compared O elements of the mode whose error (O_kernel − O_exact) / ulp(O_exact), "
-         "rounded to an integer, falls in each bin; logarithmic scale, empty bins not drawn. The tails hold "
-         "elements whose exact value is small next to the rest of its row (cancellation in P·V): there an "
-         "error well within the bound is many ULPs of the element itself.",
+         "Share of the compared O elements of the mode not near zero in their row whose error "
+         "(O_kernel − O_exact) / ulp(O_exact), rounded to an integer, falls in each bin; logarithmic scale, "
+         "empty bins not drawn. The tails hold elements whose exact value is small next to the rest of its row "
+         "(cancellation in P·V): there an error well within the bound is many ULPs of the element itself.",
          "", {}};
   const auto labels = ulp_bin_labels();
   std::ostringstream d;
   for (std::size_t b = 0; b < labels.size(); ++b) {
     d << '"' << labels[b] << '"';
     for (const ModeAudit& m : audit) {
-      const double share = m.elements > 0 ? 100.0 * static_cast<double>(m.histogram[b]) / static_cast<double>(m.elements) : 0;
+      const std::int64_t n = m.elements - m.near_zero;
+      const double share = n > 0 ? 100.0 * static_cast<double>(m.histogram[b]) / static_cast<double>(n) : 0;
       if (share > 0) d << " " << std::setprecision(9) << share;
       else d << " NaN";
     }
     d << "\n";
   }
   bool any = false;
-  for (const ModeAudit& m : audit) any = any || m.elements > 0;
+  for (const ModeAudit& m : audit) any = any || m.elements > m.near_zero;
   if (any) p.data["hist.dat"] = d.str();
   std::ostringstream s;
   s << terminal(800, 440) << "set style data histograms\nset style histogram clustered gap 1\n"
@@ -305,15 +306,17 @@ std::string report_html(const AuditResult& result, const Gnuplot& gnuplot, std::
     h << "<p>No compared case.</p>\n";
   } else {
     h << "<p>Error of O signed away from zero, (O_kernel &minus; O_exact)&middot;sign(O_exact), pooled over every "
-         "compared case of each mode; ULPs are bf16 ULPs of the exact value. A bias far from 0 in ULPs marks a "
+         "compared case of each mode; ULPs are bf16 ULPs of the exact value, over the elements not near zero in "
+         "their row (|O_exact| at least one ULP of the row's largest value; those below, column &ldquo;near "
+         "zero&rdquo;, enter the absolute and relative figures only). A bias far from 0 in ULPs marks a "
          "rounding that leans one way: RTZ leans towards zero by design (a negative bias), a nearest mode does "
          "not.</p>\n"
-      << "<table id=\"rounding-audit\">\n<tr><th class=\"l\">mode</th><th>cases</th><th>elements</th>"
+      << "<table id=\"rounding-audit\">\n<tr><th class=\"l\">mode</th><th>cases</th><th>elements</th><th>near zero</th>"
          "<th>bias (abs)</th><th>bias (ULP)</th><th>RMS err (abs)</th><th>RMS err (ULP)</th>"
          "<th>rel-RMS (pooled)</th><th>floor rel-RMS</th><th>rel-RMS / floor</th><th>max |err| (ULP)</th></tr>\n";
     for (const ModeAudit& m : audit) {
-      h << "<tr><td class=\"l\">" << e(m.mode) << "</td><td>" << m.cases << "</td><td>" << m.elements << "</td><td>"
-        << figure_text(m.mean_err) << "</td><td>" << figure_text(m.mean_ulp_err) << "</td><td>" << figure_text(m.rms_err) << "</td><td>"
+      h << "<tr><td class=\"l\">" << e(m.mode) << "</td><td>" << m.cases << "</td><td>" << m.elements << "</td><td>" << m.near_zero
+        << "</td><td>" << figure_text(m.mean_err) << "</td><td>" << figure_text(m.mean_ulp_err) << "</td><td>" << figure_text(m.rms_err) << "</td><td>"
         << figure_text(m.rms_ulp_err) << "</td><td>" << figure_text(m.rel_rms_err) << "</td><td>" << figure_text(m.floor_rel_rms)
         << "</td><td>" << figure_text(m.rms_to_floor) << "</td><td>" << figure_text(m.max_ulp_err)
         << "</td></tr>\n";
@@ -347,8 +350,8 @@ std::string report_html(const AuditResult& result, const Gnuplot& gnuplot, std::
       << "</td><td class=\"l\">" << e(r.mask) << "</td><td class=\"l\">" << e(r.mode) << "</td>";
     if (r.compared) {
       const auto& c = r.comparison;
-      const double bias =
-          r.o_sums.elements > 0 ? r.o_sums.sum_ulp_err / static_cast<double>(r.o_sums.elements) : 0;
+      const std::int64_t ulp_elements = r.o_sums.elements - r.o_sums.near_zero;
+      const double bias = ulp_elements > 0 ? r.o_sums.sum_ulp_err / static_cast<double>(ulp_elements) : 0;
       h << "<td>" << figure_text(c.max_abs_err_o) << "</td><td>" << figure_text(c.max_ulp_err_o, 2) << "</td><td>" << figure_text(bias, 2)
         << "</td><td>" << figure_text(std::max(c.max_err_to_bound_o, c.max_err_to_bound_lse), 2) << "</td><td>"
         << figure_text(c.rel_rms_err_o) << "</td><td>" << figure_text(c.floor_rel_rms_o) << "</td><td>"

@@ -3,25 +3,37 @@
 #include <algorithm>
 #include <cmath>
 #include <stdexcept>
+#include <string>
 
 #include "numerics/bf16.hpp"
 #include "audit/report/audit_result.hpp"
+#include "reference/attention/compare.hpp"
 
 namespace cdna::audit {
 
-OErrorSums o_error_sums(std::span<const std::uint16_t> o, std::span<const double> exact) {
+OErrorSums o_error_sums(std::span<const std::uint16_t> o, std::span<const double> exact, std::size_t row_length) {
   if (o.size() != exact.size()) throw std::invalid_argument("o_error_sums: sizes differ");
+  if (row_length == 0 || o.size() % row_length != 0)
+    throw std::invalid_argument("o_error_sums: " + std::to_string(o.size()) + " values are not rows of " +
+                                std::to_string(row_length));
   constexpr int w = OErrorSums::kUlpHistogramHalfWidth;
   OErrorSums s;
+  double ulp_limit = 0;
   for (std::size_t n = 0; n < o.size(); ++n) {
+    if (n % row_length == 0) ulp_limit = reference::ulp_figure_limit(exact.subspan(n, row_length));
     const double x = exact[n], got = static_cast<double>(numerics::f32_from_bf16(o[n]));
     if (!std::isfinite(x) || !std::isfinite(got)) continue;
     // Signed away from zero: toward zero is negative for either sign of O.
-    const double e = (got - x) * (std::signbit(x) ? -1.0 : 1.0), ulps = e / numerics::bf16_ulp(x);
+    const double e = (got - x) * (std::signbit(x) ? -1.0 : 1.0);
     ++s.elements;
     s.sum_err += e;
     s.sum_sq_err += e * e;
     s.sum_sq_exact += x * x;
+    if (std::abs(x) < ulp_limit) {
+      ++s.near_zero;
+      continue;
+    }
+    const double ulps = e / numerics::bf16_ulp(x);
     s.sum_ulp_err += ulps;
     s.sum_sq_ulp_err += ulps * ulps;
     const double k = std::round(ulps);
@@ -59,6 +71,7 @@ std::vector<ModeAudit> rounding_audit(const AuditResult& result) {
     const OErrorSums& c = r.o_sums;
     ++it->a.cases;
     it->a.elements += c.elements;
+    it->a.near_zero += c.near_zero;
     it->a.max_ulp_err = std::max(it->a.max_ulp_err, r.comparison.max_ulp_err_o);
     it->err += c.sum_err;
     it->sq_err += c.sum_sq_err;
@@ -77,9 +90,10 @@ std::vector<ModeAudit> rounding_audit(const AuditResult& result) {
     if (s.a.elements > 0) {
       const auto n = static_cast<double>(s.a.elements);
       s.a.mean_err = s.err / n;
-      s.a.mean_ulp_err = s.ulp / n;
+      const auto n_ulp = static_cast<double>(s.a.elements - s.a.near_zero);
+      s.a.mean_ulp_err = n_ulp > 0 ? s.ulp / n_ulp : 0.0;
       s.a.rms_err = std::sqrt(s.sq_err / n);
-      s.a.rms_ulp_err = std::sqrt(s.sq_ulp / n);
+      s.a.rms_ulp_err = n_ulp > 0 ? std::sqrt(s.sq_ulp / n_ulp) : 0.0;
       s.a.rel_rms_err = s.sq_exact > 0 ? std::sqrt(s.sq_err / s.sq_exact) : 0.0;
       s.a.floor_rel_rms = s.sq_exact > 0 ? std::sqrt(s.floor_sq_err / s.sq_exact) : 0.0;
       s.a.rms_to_floor = s.a.floor_rel_rms > 0 ? s.a.rel_rms_err / s.a.floor_rel_rms : 0.0;

@@ -4,6 +4,7 @@
 
 #include <cmath>
 #include <limits>
+#include <stdexcept>
 
 #include "audit/report/audit_result.hpp"
 #include "audit/report/rounding_audit.hpp"
@@ -25,8 +26,9 @@ TEST(RoundingAudit, AbsoluteUlpHistogram) {
   //   1                NaN       -             not counted (kernel not finite)
   const std::vector<double> exact{1, 1 + u / 2, 1 + u / 2, 1 + 0.75 * u, 1 + 1.5 * u, 1 + 3 * u, nan, 1};
   const std::vector<std::uint16_t> o{0x3F80, 0x3F80, 0x3F81, 0x3F80, 0x3F80, 0x3F80, 0x3F80, 0x7FC0};
-  const OErrorSums s = o_error_sums(o, exact);
+  const OErrorSums s = o_error_sums(o, exact, exact.size());
   EXPECT_EQ(s.elements, 6);
+  EXPECT_EQ(s.near_zero, 0);
   const std::array<std::int64_t, 5> want{1, 2, 1, 1, 1};
   EXPECT_EQ(s.abs_ulp_histogram, want);
   EXPECT_EQ(abs_ulp_bin_labels(), (std::vector<std::string>{"0", "<=0.5", "<=1", "<=2", ">2"}));
@@ -39,11 +41,42 @@ TEST(RoundingAudit, BiasIsSignedAwayFromZero) {
   const double u = std::ldexp(1.0, -7);
   const std::vector<double> exact{1 + 0.75 * u, -(1 + 0.75 * u)};
   const std::vector<std::uint16_t> o{0x3F80, 0xBF80};  // 1.0, -1.0
-  const OErrorSums s = o_error_sums(o, exact);
+  const OErrorSums s = o_error_sums(o, exact, 2);
   EXPECT_EQ(s.elements, 2);
   EXPECT_DOUBLE_EQ(s.sum_ulp_err, -1.5);
   EXPECT_DOUBLE_EQ(s.sum_err, -1.5 * u);
   EXPECT_EQ(s.ulp_histogram[static_cast<std::size_t>(OErrorSums::kUlpHistogramHalfWidth)], 2);  // bin "-1"
+}
+
+// Issue 23 §6: the ULP figures leave out elements near zero in their row (below one bf16 ULP of
+// the row's largest |O_exact|), row by row. Rows of 2, the kernel writing 0 for exact 2^-12:
+//   row 0: exact (1, 2^-12): limit bf16_ulp(1) = 2^-7 > 2^-12: near zero, not in the ULP sums;
+//   row 1: exact (2^-12, 2^-12), kernel (2^-12, 0): limit 2^-19: counted, -2^-12 / 2^-19 = -128 ULPs.
+// Both errors enter the absolute sums (signed away from zero: -2^-12 each).
+TEST(RoundingAudit, NearZeroElementsStayOutOfTheUlpFigures) {
+  const double t = std::ldexp(1.0, -12);
+  const std::vector<double> exact{1, t, t, t};
+  const std::vector<std::uint16_t> o{0x3F80, 0x0000, 0x3980, 0x0000};  // 1, 0, 2^-12, 0
+  const OErrorSums s = o_error_sums(o, exact, 2);
+  EXPECT_EQ(s.elements, 4);
+  EXPECT_EQ(s.near_zero, 1);
+  EXPECT_DOUBLE_EQ(s.sum_err, -2 * t);
+  EXPECT_DOUBLE_EQ(s.sum_ulp_err, -128);
+  EXPECT_EQ(s.ulp_histogram[0], 1);  // "<-4"
+  EXPECT_EQ(s.ulp_histogram[static_cast<std::size_t>(OErrorSums::kUlpHistogramHalfWidth + 1)], 2);  // "0"
+  EXPECT_EQ(s.abs_ulp_histogram, (std::array<std::int64_t, 5>{2, 0, 0, 0, 1}));
+  EXPECT_THROW(o_error_sums(o, exact, 3), std::invalid_argument);  // 4 values are not rows of 3
+
+  AuditResult r;  // pooled: the ULP mean over the 3 elements not near zero, the error mean over 4
+  CaseResult c;
+  c.mode = "RTNE";
+  c.compared = true;
+  c.o_sums = s;
+  r.rows.push_back(c);
+  const ModeAudit a = rounding_audit(r).at(0);
+  EXPECT_EQ(a.near_zero, 1);
+  EXPECT_DOUBLE_EQ(a.mean_ulp_err, -128.0 / 3);
+  EXPECT_DOUBLE_EQ(a.mean_err, -2 * t / 4);
 }
 
 // Two RTNE cases: ‖O_exact‖² 4 and 12, floor rel-RMS 0.01 and 0.02, so the floor's squared

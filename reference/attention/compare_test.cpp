@@ -93,6 +93,24 @@ TEST(CompareCounts, JudgedElementsAndExactFacts) {
   EXPECT_FALSE(e.pass());
 }
 
+// Issue 23 §6: an element near zero in its row stays out of the ULP figure but is judged. One
+// key, so O = V = (2^-12, 2, 3, 4) exactly; the kernel writes 0 for the first. Its error 2^-12 is
+// 128 ULPs of 2^-12 (bf16_ulp(2^-12) = 2^-19), the figure before the fix; 2^-12 is below one ULP of
+// the row's largest value (bf16_ulp(4) = 2^-5), so max_ulp_err_o is that of the other three, 0.
+TEST(CompareUlp, NearZeroElementIsJudgedButNotInTheUlpFigure) {
+  const AttentionProblem p = one_key(1, std::ldexp(1.0f, -12));
+  const AttentionResult exact = attention_forward_exact(p);
+  ASSERT_EQ(exact.o[0], std::ldexp(1.0, -12));
+  EXPECT_EQ(ulp_figure_limit(exact.o), std::ldexp(1.0, -5));
+  const auto b = [](float x) { return numerics::bf16_from_f32(x, Rounding::RTNE); };
+  const std::vector<float> lse{static_cast<float>(exact.lse[0])};
+  const auto c = compare_attention(p, exact, std::vector<std::uint16_t>{b(0), b(2), b(3), b(4)}, lse, Rounding::RTNE);
+  EXPECT_EQ(c.max_ulp_err_o, 0);
+  EXPECT_EQ(c.max_abs_err_o, std::ldexp(1.0, -12));
+  EXPECT_EQ(c.o_violations, 1);  // far outside its bound: still a failure
+  EXPECT_FALSE(c.pass());
+}
+
 }  // namespace
 }  // namespace cdna::reference
 
