@@ -16,6 +16,7 @@
 #include "golden/decode_golden.hpp"
 #include "golden/decode_weights.hpp"
 #include "golden/digest.hpp"
+#include "reference/decode/config.hpp"
 #include "reference/decode/envelope.hpp"
 #include "reference/decode/random.hpp"
 #include "audit/output/atomic_file.hpp"
@@ -227,7 +228,7 @@ int DecodeCommand::run(const ChosenExecutor& chosen, const std::vector<std::pair
 
   const auto& stats = check.kernel.stats;
   const double per = static_cast<double>(std::max<std::int64_t>(stats.positions, 1));
-  std::cout << "decode: " << model_ref_ << ", prompt " << prompt_.size() << " tokens, " << steps_ << " steps, "
+  std::cout << "decode: " << model_ref_ << " (RoPE " << reference::rope_text(model_.config) << "), prompt " << prompt_.size() << " tokens, " << steps_ << " steps, "
             << mode_ << ", envelope " << envelope_ << ", grid " << l.grid << ", block " << l.block << ", executor " << chosen.executor->name()
             << ", code object " << code_object_path_;
   for (const auto& [k, v] : settings) std::cout << ", " << k << " " << v;
@@ -269,7 +270,8 @@ int DecodeCommand::run(const ChosenExecutor& chosen, const std::vector<std::pair
     const auto& c = model_.config;
     j["model"] = {{"reference", model_ref_},   {"layers", c.num_hidden_layers}, {"hidden", c.hidden_size},
                   {"intermediate", c.intermediate_size}, {"heads_q", c.num_attention_heads},
-                  {"heads_kv", c.num_key_value_heads}, {"head_dim", c.head_dim}, {"vocab", c.vocab_size}};
+                  {"heads_kv", c.num_key_value_heads}, {"head_dim", c.head_dim}, {"vocab", c.vocab_size},
+                  {"rope", reference::rope_text(c)}};
     j["launch"] = {{"prompt", prompt_}, {"steps", steps_}, {"eos", eos_}, {"mode", mode_}, {"envelope", envelope_}, {"grid", l.grid},
                    {"block", l.block}, {"executor", chosen.executor->name()}, {"code_object", code_object_path_}};
     for (const auto& [k, v] : settings) j["launch"]["simulator"][k] = v;

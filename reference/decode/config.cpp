@@ -1,8 +1,11 @@
 #include "reference/decode/config.hpp"
 #include "reference/common/input_file.hpp"
 
+#include <algorithm>
 #include <cmath>
+#include <iterator>
 #include <fstream>
+#include <iomanip>
 #include <nlohmann/json.hpp>
 #include <sstream>
 
@@ -54,21 +57,135 @@ void must_equal(const json& j, std::string_view label, const char* field, const 
     fail(label, field, json_text(*it) + " is not supported, need " + json_text(want));
 }
 
-std::optional<Llama3RopeScaling> rope_scaling(const json& j, std::string_view label) {
-  const auto it = j.find("rope_scaling");
-  if (it == j.end() || it->is_null()) return std::nullopt;
-  if (!it->is_object()) fail(label, "rope_scaling", json_text(*it) + " is not null or an object");
-  // Hugging Face writes "rope_type"; older files "type".
-  const json* type = it->contains("rope_type") ? &(*it)["rope_type"] : it->contains("type") ? &(*it)["type"] : nullptr;
-  if (type == nullptr || *type != "llama3")
-    fail(label, "rope_scaling.rope_type", (type ? json_text(*type) : "missing") + " is not supported, need \"llama3\" or rope_scaling null");
-  const std::string l = std::string(label) + ": rope_scaling";
-  Llama3RopeScaling s;
-  s.factor = number(*it, l, "factor", std::nullopt);
-  s.low_freq_factor = number(*it, l, "low_freq_factor", std::nullopt);
-  s.high_freq_factor = number(*it, l, "high_freq_factor", std::nullopt);
-  s.original_max_position_embeddings = positive_int(*it, l, "original_max_position_embeddings", std::nullopt);
-  return s;
+// The fields of a Llama config.json that leave one forward pass of greedy decoding unchanged:
+// token ids other than EOS, training-only settings (initializer_range, attention_dropout: not
+// applied in inference), bookkeeping of transformers' PreTrainedConfig (LlamaConfig of
+// transformers 4.x and 5.x, configuration_llama.py and configuration_utils.py).
+bool leaves_arithmetic_unchanged(const std::string& key) {
+  static const char* const kKeys[] = {
+      "bos_token_id", "pad_token_id", "sep_token_id", "decoder_start_token_id", "initializer_range",
+      "attention_dropout", "use_cache", "transformers_version", "_name_or_path", "_commit_hash",
+      "_attn_implementation_autoset", "output_attentions", "output_hidden_states", "return_dict", "torchscript",
+      "tokenizer_class", "id2label", "label2id", "problem_type", "finetuning_task", "prefix",
+      "task_specific_params", "chunk_size_feed_forward", "is_encoder_decoder", "is_decoder",
+      "add_cross_attention", "tie_encoder_decoder", "cross_attention_hidden_size"};
+  return std::find(std::begin(kKeys), std::end(kKeys), key) != std::end(kKeys);
+}
+
+// The fields parse_decoder_config reads or checks.
+bool read_field(const std::string& key) {
+  static const char* const kKeys[] = {
+      "architectures", "model_type", "hidden_act", "attention_bias", "mlp_bias", "pretraining_tp",
+      "hidden_size", "intermediate_size", "num_hidden_layers", "num_attention_heads", "num_key_value_heads",
+      "head_dim", "rms_norm_eps", "rope_theta", "rope_scaling", "rope_parameters", "partial_rotary_factor",
+      "sliding_window", "use_sliding_window", "vocab_size", "tie_word_embeddings", "max_position_embeddings",
+      "eos_token_id", "dtype", "torch_dtype"};
+  return std::find(std::begin(kKeys), std::end(kKeys), key) != std::end(kKeys);
+}
+
+// Every field of the file is read, checked, or known not to change the arithmetic: anything else
+// might (a soft cap, a multiplier, a sliding window under another name) and is refused.
+void refuse_unknown_fields(const json& j, std::string_view label) {
+  for (const auto& [key, value] : j.items()) {
+    if (read_field(key) || leaves_arithmetic_unchanged(key)) continue;
+    fail(label, key, "is not a field of a Llama config.json this definition knows (it may change the arithmetic), "
+                     "need the fields of docs/decode-semantics.md §1.7 only");
+  }
+}
+
+// A field that may be absent or null, or must hold `neutral` (the value that changes nothing).
+void absent_or(const json& j, std::string_view label, const char* field, const json& neutral, const char* why) {
+  const auto it = j.find(field);
+  if (it != j.end() && !it->is_null() && *it != neutral)
+    fail(label, field, json_text(*it) + " is not supported (" + why + "), need " + json_text(neutral) + " or absent");
+}
+
+// The RoPE settings of one of config.json's spellings: transformers 4 (rope_theta beside
+// rope_scaling) or 5 (rope_parameters with rope_theta inside). nullopt theta: not given there.
+struct RopeSpelling {
+  std::optional<double> theta;
+  std::optional<Llama3RopeScaling> llama3;  // nullopt: no scaling ("default")
+};
+
+// rope_scaling (transformers 4) or rope_parameters (5) at `field`: rope_type "default" (no
+// scaling) or "llama3" (legacy key "type"); every other type is refused by name, as is a key
+// the type does not have.
+RopeSpelling rope_object(const json& o, std::string_view label, const std::string& field, bool theta_inside) {
+  if (!o.is_object()) fail(label, field, json_text(o) + " is not null or an object");
+  const json* type = o.contains("rope_type") ? &o["rope_type"] : o.contains("type") ? &o["type"] : nullptr;
+  const std::string t = type == nullptr ? "default" : type->is_string() ? type->get<std::string>() : "";
+  if (t != "default" && t != "llama3")
+    fail(label, field + ".rope_type",
+         (type ? json_text(*type) : "missing") + " is not supported, need \"default\" or \"llama3\" (other RoPE types: linear, dynamic, "
+         "yarn, longrope, ... are not implemented)");
+  if (o.contains("rope_type") && o.contains("type") && o["rope_type"] != o["type"])
+    fail(label, field + ".type", json_text(o["type"]) + " disagrees with rope_type " + json_text(o["rope_type"]) + ", need one value");
+  const std::string l = std::string(label) + ": " + field;
+  RopeSpelling r;
+  for (const auto& [key, value] : o.items()) {
+    const bool known = key == "rope_type" || key == "type" || (theta_inside && key == "rope_theta") ||
+                       key == "partial_rotary_factor" ||
+                       (t == "llama3" && (key == "factor" || key == "low_freq_factor" || key == "high_freq_factor" ||
+                                          key == "original_max_position_embeddings"));
+    if (!known) fail(label, field + "." + key, "is not a setting of rope_type \"" + t + "\" this definition knows, need it removed");
+  }
+  absent_or(o, l, "partial_rotary_factor", 1.0, "RoPE on part of each head is not implemented");
+  if (theta_inside && o.contains("rope_theta")) r.theta = number(o, l, "rope_theta", std::nullopt);
+  if (t == "llama3") {
+    Llama3RopeScaling s;
+    s.factor = number(o, l, "factor", std::nullopt);
+    s.low_freq_factor = number(o, l, "low_freq_factor", std::nullopt);
+    s.high_freq_factor = number(o, l, "high_freq_factor", std::nullopt);
+    s.original_max_position_embeddings = positive_int(o, l, "original_max_position_embeddings", std::nullopt);
+    r.llama3 = s;
+  }
+  return r;
+}
+
+bool same_scaling(const std::optional<Llama3RopeScaling>& a, const std::optional<Llama3RopeScaling>& b) {
+  if (a.has_value() != b.has_value()) return false;
+  return !a || (a->factor == b->factor && a->low_freq_factor == b->low_freq_factor &&
+                a->high_freq_factor == b->high_freq_factor &&
+                a->original_max_position_embeddings == b->original_max_position_embeddings);
+}
+
+// rope_theta and the scaling from whichever spellings the file has; two spellings that disagree
+// are refused (which one transformers would use depends on its version).
+void read_rope(const json& j, std::string_view label, DecoderConfig& c) {
+  std::optional<double> theta;
+  if (j.contains("rope_theta")) theta = number(j, label, "rope_theta", std::nullopt);
+  std::optional<RopeSpelling> v4, v5;
+  if (j.contains("rope_scaling") && !j["rope_scaling"].is_null()) v4 = rope_object(j["rope_scaling"], label, "rope_scaling", false);
+  if (j.contains("rope_parameters") && !j["rope_parameters"].is_null())
+    v5 = rope_object(j["rope_parameters"], label, "rope_parameters", true);
+  if (v5 && v5->theta) {
+    if (theta && *theta != *v5->theta)
+      fail(label, "rope_theta", json_text(j["rope_theta"]) + " disagrees with rope_parameters.rope_theta " +
+                                    json_text(j["rope_parameters"]["rope_theta"]) + ", need one value");
+    theta = v5->theta;
+  }
+  if (v4 && v5 && !same_scaling(v4->llama3, v5->llama3))
+    fail(label, "rope_scaling", json_text(j["rope_scaling"]) + " disagrees with rope_parameters " +
+                                    json_text(j["rope_parameters"]) + ", need one setting");
+  c.rope_theta = theta.value_or(10000.0);
+  c.rope_scaling = v5 ? v5->llama3 : v4 ? v4->llama3 : std::nullopt;
+}
+
+// dtype (transformers 5) and torch_dtype (4): the dtype transformers loads the weights in. It is
+// the implementation's, not the definition's (real arithmetic on the stored bf16 values), so it
+// is only checked: a known name, and the two spellings agreeing.
+void check_dtype(const json& j, std::string_view label) {
+  const json* seen = nullptr;
+  for (const char* field : {"torch_dtype", "dtype"}) {
+    const auto it = j.find(field);
+    if (it == j.end() || it->is_null()) continue;
+    if (*it != "bfloat16" && *it != "float16" && *it != "float32")
+      fail(label, field, json_text(*it) + " is not a dtype of a Llama checkpoint this project reads, need \"bfloat16\", "
+                                         "\"float16\" or \"float32\"");
+    if (seen != nullptr && *seen != *it)
+      fail(label, field, json_text(*it) + " disagrees with torch_dtype " + json_text(*seen) + ", need one value");
+    seen = &*it;
+  }
 }
 
 std::vector<std::int64_t> eos_ids(const json& j, std::string_view label) {
@@ -98,10 +215,17 @@ DecoderConfig parse_decoder_config(std::string_view json_text_in, std::string_vi
     throw ModelFileError(std::string(label) + ": not valid JSON (" + e.what() + ")");
   }
   if (!j.is_object()) throw ModelFileError(std::string(label) + ": not a JSON object, need config.json's object");
+  refuse_unknown_fields(j, label);
   must_equal(j, label, "model_type", "llama");
+  must_equal(j, label, "architectures", json::array({"LlamaForCausalLM"}));
   must_equal(j, label, "hidden_act", "silu");
   must_equal(j, label, "attention_bias", false);
   must_equal(j, label, "mlp_bias", false);
+  absent_or(j, label, "pretraining_tp", 1, "a sliced projection is another operation order");
+  absent_or(j, label, "partial_rotary_factor", 1.0, "RoPE on part of each head is not implemented");
+  absent_or(j, label, "sliding_window", nullptr, "windowed attention is not implemented");
+  absent_or(j, label, "use_sliding_window", false, "windowed attention is not implemented");
+  check_dtype(j, label);
   DecoderConfig c;
   c.hidden_size = positive_int(j, label, "hidden_size", std::nullopt);
   c.intermediate_size = positive_int(j, label, "intermediate_size", std::nullopt);
@@ -114,14 +238,28 @@ DecoderConfig parse_decoder_config(std::string_view json_text_in, std::string_vi
                                 ", need head_dim");
   c.head_dim = positive_int(j, label, "head_dim", c.hidden_size / c.num_attention_heads);
   c.rms_norm_eps = number(j, label, "rms_norm_eps", 1e-6);
-  c.rope_theta = number(j, label, "rope_theta", 10000.0);
-  c.rope_scaling = rope_scaling(j, label);
+  read_rope(j, label, c);
   c.vocab_size = positive_int(j, label, "vocab_size", std::nullopt);
   c.tie_word_embeddings = boolean(j, label, "tie_word_embeddings", false);
   c.max_position_embeddings = positive_int(j, label, "max_position_embeddings", 2048);
   c.eos_token_id = eos_ids(j, label);
   validate_decoder_config(c, label);
   return c;
+}
+
+std::string rope_text(const DecoderConfig& c) {
+  const auto num = [](double v) {
+    std::ostringstream o;
+    o << std::setprecision(17) << v;
+    return o.str();
+  };
+  std::string t = (c.rope_scaling ? "llama3" : "default") + std::string(", rope_theta ") + num(c.rope_theta);
+  if (c.rope_scaling) {
+    const Llama3RopeScaling& s = *c.rope_scaling;
+    t += ", factor " + num(s.factor) + ", low_freq_factor " + num(s.low_freq_factor) + ", high_freq_factor " +
+         num(s.high_freq_factor) + ", original_max_position_embeddings " + std::to_string(s.original_max_position_embeddings);
+  }
+  return t;
 }
 
 DecoderConfig read_decoder_config(const std::filesystem::path& path) {

@@ -21,18 +21,27 @@ class ModelFileError : public std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
-// Parses config.json text. Required: hidden_size, intermediate_size, num_hidden_layers,
-// num_attention_heads, vocab_size (positive JSON integers). Optional, with Hugging Face
-// LlamaConfig's defaults: num_key_value_heads (Hq), head_dim (H / Hq, which must then divide),
-// rms_norm_eps (1e-6), rope_theta (10000), rope_scaling (null; else rope_type "llama3" with
-// factor, low_freq_factor, high_freq_factor, original_max_position_embeddings),
+// Parses config.json text, in the form of transformers 4 or 5 (docs/decode-semantics.md §1.7).
+// Required: hidden_size, intermediate_size, num_hidden_layers, num_attention_heads, vocab_size
+// (positive JSON integers). Optional, with Hugging Face LlamaConfig's defaults:
+// num_key_value_heads (Hq), head_dim (H / Hq, which must then divide), rms_norm_eps (1e-6),
 // tie_word_embeddings (false), max_position_embeddings (2048); eos_token_id: an integer, a list of
-// integers, or null/absent (no EOS; LlamaConfig's default 2 is not assumed). model_type, if
-// present, must be "llama"; hidden_act "silu"; attention_bias and mlp_bias false. Numbers are the
-// nearest doubles of the JSON text. Throws ModelFileError (label = the file name) for invalid JSON,
-// a missing required field, a wrong JSON type, or a value outside its range (see
-// validate_decoder_config).
+// integers, or null/absent (no EOS; LlamaConfig's default 2 is not assumed). RoPE: rope_theta
+// (10000) and rope_scaling (transformers 4), or rope_parameters (5: rope_theta inside); rope_type
+// "default" (no scaling) or "llama3" (factor, low_freq_factor, high_freq_factor,
+// original_max_position_embeddings); any other type is refused by name; two spellings that
+// disagree are refused. Checked, if present: model_type "llama", architectures
+// ["LlamaForCausalLM"], hidden_act "silu", attention_bias and mlp_bias false, pretraining_tp 1,
+// partial_rotary_factor 1.0, sliding_window null, use_sliding_window false, dtype / torch_dtype
+// one of bfloat16, float16, float32 and agreeing. Any other field is refused unless it is one of
+// the fields known to leave the arithmetic unchanged (token ids, training-only and bookkeeping
+// fields). Numbers are the nearest doubles of the JSON text. Throws ModelFileError (label = the
+// file name) for invalid JSON, a missing required field, a wrong JSON type, an unknown field, or a
+// value outside its range (see validate_decoder_config).
 DecoderConfig parse_decoder_config(std::string_view json_text, std::string_view label);
+// The RoPE a configuration uses, for reports: "default, rope_theta 10000" or "llama3, rope_theta
+// 500000, factor 32, low_freq_factor 1, high_freq_factor 4, original_max_position_embeddings 8192".
+std::string rope_text(const DecoderConfig& config);
 // Reads and parses a file; ModelFileError "<path>: cannot read: <reason>" if unreadable.
 DecoderConfig read_decoder_config(const std::filesystem::path& path);
 

@@ -149,6 +149,74 @@ TEST(DecoderConfig, RopeScalingIsLlama3OrNull) {
       "high_freq_factor": 4, "original_max_position_embeddings": 8192})"), "c").rope_scaling);
 }
 
+// Issue 24 §4: transformers 5 writes RoPE under rope_parameters (rope_theta inside) and a dtype
+// field; the fixture t4-h256-llama3rope's config.json (../shared/fixtures/hf-decode), as written.
+constexpr const char* kTransformers5Llama3 = R"({
+  "architectures": ["LlamaForCausalLM"], "attention_bias": false, "attention_dropout": 0.0,
+  "bos_token_id": 1, "dtype": "bfloat16", "eos_token_id": 2, "head_dim": 32, "hidden_act": "silu",
+  "hidden_size": 256, "initializer_range": 0.06, "intermediate_size": 512, "max_position_embeddings": 512,
+  "mlp_bias": false, "model_type": "llama", "num_attention_heads": 8, "num_hidden_layers": 4,
+  "num_key_value_heads": 2, "pad_token_id": null, "pretraining_tp": 1, "rms_norm_eps": 1e-06,
+  "rope_parameters": {"factor": 32.0, "high_freq_factor": 4.0, "low_freq_factor": 1.0,
+                      "original_max_position_embeddings": 64, "rope_theta": 500000.0, "rope_type": "llama3"},
+  "tie_word_embeddings": false, "transformers_version": "5.17.0", "use_cache": true, "vocab_size": 1000})";
+
+// The t4 text with the value at a JSON pointer ("/rope_parameters/rope_type") set.
+std::string v5_with(const std::string& pointer, const std::string& value) {
+  nlohmann::json j = nlohmann::json::parse(kTransformers5Llama3);
+  j[nlohmann::json::json_pointer(pointer)] = nlohmann::json::parse(value);
+  return j.dump();
+}
+
+// Before issue 24 this file decoded with rope_theta 10000 and no scaling: rope_parameters was ignored.
+TEST(DecoderConfig, Transformers5RopeParameters) {
+  const DecoderConfig c = parse_decoder_config(kTransformers5Llama3, "cfg.json");
+  EXPECT_EQ(c.rope_theta, 500000.0);
+  ASSERT_TRUE(c.rope_scaling);
+  EXPECT_EQ(c.rope_scaling->factor, 32.0);
+  EXPECT_EQ(c.rope_scaling->original_max_position_embeddings, 64);
+  EXPECT_EQ(rope_text(c), "llama3, rope_theta 500000, factor 32, low_freq_factor 1, high_freq_factor 4, "
+                          "original_max_position_embeddings 64");
+  const DecoderConfig d = parse_decoder_config(
+      v5_with("/rope_parameters", R"({"rope_theta": 20000.0, "rope_type": "default"})"), "cfg.json");
+  EXPECT_EQ(d.rope_theta, 20000.0);
+  EXPECT_FALSE(d.rope_scaling);
+  EXPECT_EQ(rope_text(d), "default, rope_theta 20000");
+  // transformers' spelling of no scaling, in either form, is no scaling (refused before).
+  EXPECT_FALSE(parse_decoder_config(with_field("rope_scaling", R"({"rope_type": "default"})"), "c").rope_scaling);
+  // The same setting under both spellings, agreeing, is accepted.
+  EXPECT_EQ(parse_decoder_config(v5_with("/rope_theta", "500000.0"), "c").rope_theta, 500000.0);
+}
+
+// Issue 24 §4: a field that changes the arithmetic is understood or refused, one line naming it;
+// the same setting under two names that disagree is refused.
+TEST(DecoderConfig, ArithmeticFieldsUnderstoodOrRefused) {
+  const std::pair<std::string, std::string> cases[] = {
+      {v5_with("/rope_theta", "10000.0"), "cfg.json: rope_theta: "},  // disagrees with rope_parameters
+      {v5_with("/rope_scaling", R"({"rope_type": "default"})"), "cfg.json: rope_scaling: "},
+      {v5_with("/rope_parameters/rope_type", R"("yarn")"), "cfg.json: rope_parameters.rope_type: "},
+      {v5_with("/rope_parameters/beta_fast", "32"), "cfg.json: rope_parameters.beta_fast: "},
+      {v5_with("/rope_parameters/partial_rotary_factor", "0.5"), "cfg.json: rope_parameters: partial_rotary_factor: "},
+      {v5_with("/partial_rotary_factor", "0.5"), "cfg.json: partial_rotary_factor: "},
+      {v5_with("/architectures", R"(["MistralForCausalLM"])"), "cfg.json: architectures: "},
+      {v5_with("/pretraining_tp", "2"), "cfg.json: pretraining_tp: "},
+      {v5_with("/sliding_window", "4096"), "cfg.json: sliding_window: "},
+      {v5_with("/final_logit_softcapping", "30.0"), "cfg.json: final_logit_softcapping: "},
+      {v5_with("/dtype", R"("float8_e4m3fn")"), "cfg.json: dtype: "},
+      {v5_with("/torch_dtype", R"("float32")"), "cfg.json: dtype: "},  // disagrees with torch_dtype
+      {with_field("rope_scaling", R"({"rope_type": "llama3", "factor": 32.0, "low_freq_factor": 1.0,
+          "high_freq_factor": 4.0, "original_max_position_embeddings": 8192, "rope_theta": 1.0})"),
+       "cfg.json: rope_scaling.rope_theta: "}};
+  for (const auto& [text, prefix] : cases) {
+    const std::string e = error_of(text);
+    EXPECT_EQ(e.rfind(prefix, 0), 0u) << prefix << " | " << e;
+  }
+  // Neutral values of the checked fields are accepted.
+  EXPECT_NO_THROW(parse_decoder_config(v5_with("/sliding_window", "null"), "c"));
+  EXPECT_NO_THROW(parse_decoder_config(v5_with("/partial_rotary_factor", "1.0"), "c"));
+  EXPECT_NO_THROW(parse_decoder_config(v5_with("/torch_dtype", R"("bfloat16")"), "c"));
+}
+
 TEST(DecoderConfig, NotJsonOrNotAnObject) {
   EXPECT_EQ(error_of("{").rfind("cfg.json: not valid JSON", 0), 0u);
   EXPECT_EQ(error_of("[1]").rfind("cfg.json: not a JSON object", 0), 0u);
