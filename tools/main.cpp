@@ -21,6 +21,7 @@
 #include "tools/run_command.hpp"
 #include "tools/sim_command.hpp"
 #include "tools/sim_settings.hpp"
+#include "tools/trace_command.hpp"
 #include "audit/output/summary_line.hpp"
 
 using namespace cdna;
@@ -31,7 +32,8 @@ namespace {
 int run_parsed(tools::AuditCommand& audit, tools::RunCommand& run, tools::GoldenCommand& golden,
                tools::SimCommand& sim, tools::MutantsCommand& mutants, tools::LintCommand& lint,
                tools::CompareCommand& compare, tools::DecodeCommand& decode, const tools::SimSettings& decode_sim,
-               tools::CrosscheckCommand& crosscheck, tools::DeviceCommand& device_cmd, tools::ReportCommand& report) {
+               tools::CrosscheckCommand& crosscheck, tools::DeviceCommand& device_cmd, tools::ReportCommand& report,
+               tools::TraceCommand& trace) {
   if (audit.parsed()) return audit.run();
   if (run.parsed()) return run.run();
   if (golden.parsed()) return golden.run();
@@ -42,6 +44,7 @@ int run_parsed(tools::AuditCommand& audit, tools::RunCommand& run, tools::Golden
   if (report.parsed()) return report.run();
   if (crosscheck.parsed()) return crosscheck.run();
   if (device_cmd.parsed()) return device_cmd.run();
+  if (trace.parsed()) return trace.run();
   if (decode.parsed()) {
     audit::summary().start("decode");
     decode.prepare();  // every input checked before an executor is chosen
@@ -83,6 +86,7 @@ int main(int argc, char** argv) {
   tools::SimSettings decode_sim;
   tools::add_sim_options(decode.cmd(), decode_sim);
 
+  tools::TraceCommand trace(app);  // `trace` (tools/trace_command.hpp, docs/decode-traces.md)
   tools::CrosscheckCommand crosscheck(app);  // `crosscheck` (tools/crosscheck_command.hpp, docs/ci.md)
 
   tools::DeviceCommand device_cmd(app);  // `device` (tools/device_command.hpp)
@@ -123,7 +127,7 @@ int main(int argc, char** argv) {
   audit::set_executor_notes_quiet(tools::quiet_given(app));  // "falling back to the simulator" obeys --quiet
   int rc = audit::kExitBadInput;
   try {
-    rc = run_parsed(audit, run, golden, sim, mutants, lint, compare, decode, decode_sim, crosscheck, device_cmd, report);
+    rc = run_parsed(audit, run, golden, sim, mutants, lint, compare, decode, decode_sim, crosscheck, device_cmd, report, trace);
   } catch (const std::exception& e) {
     std::cout << std::flush;
     rc = tools::report_exception(e, std::cerr);

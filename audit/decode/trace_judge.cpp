@@ -1,0 +1,196 @@
+#include "audit/decode/trace_judge.hpp"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <limits>
+#include <memory>
+#include <optional>
+#include <sstream>
+#include <stdexcept>
+
+#include "audit/output/shape_format.hpp"
+#include "reference/decode/exact.hpp"
+
+namespace cdna::audit {
+namespace {
+
+// The index of the largest value (lowest on ties); −1 if any is NaN.
+std::int64_t argmax(const float* x, std::int64_t n) {
+  std::int64_t best = 0;
+  for (std::int64_t i = 0; i < n; ++i) {
+    if (std::isnan(x[i])) return -1;
+    if (x[i] > x[best]) best = i;
+  }
+  return best;
+}
+
+// Largest minus second largest of n values (n ≥ 2), NaN-free.
+template <class T>
+double top2_gap(const T* x, std::int64_t n) {
+  double a = -std::numeric_limits<double>::infinity(), b = a;
+  for (std::int64_t i = 0; i < n; ++i) {
+    const double v = static_cast<double>(x[i]);
+    if (v > a) {
+      b = a;
+      a = v;
+    } else if (v > b) {
+      b = v;
+    }
+  }
+  return a - b;
+}
+
+}  // namespace
+
+const char* to_string(TraceStepKind kind) {
+  switch (kind) {
+    case TraceStepKind::match: return "match";
+    case TraceStepKind::parting: return "parting";
+    case TraceStepKind::undecided: return "undecided";
+  }
+  return "?";
+}
+
+const char* to_string(TraceOutcome outcome) {
+  switch (outcome) {
+    case TraceOutcome::pass: return "PASS";
+    case TraceOutcome::fail: return "FAIL";
+    case TraceOutcome::not_classified: return "NOT CLASSIFIED";
+  }
+  return "?";
+}
+
+// Balls containing the exact logits of each position, from the oracle or an envelope.
+class ExactLogits {
+ public:
+  ExactLogits(const reference::DecoderModel& model, TraceReference r, unsigned bits, unsigned threads) {
+    if (r == TraceReference::exact) {
+      oracle_.emplace(model, bits, threads);
+      const auto& w = model.weights.lm_head_matrix(model.config);
+      tie_ = std::make_shared<const std::vector<std::int64_t>>(
+          reference::lm_head_tie_classes(w, model.config.vocab_size, model.config.hidden_size));
+    } else {
+      envelope_.emplace(model, reference::double_arithmetic(),
+                        r == TraceReference::ball ? reference::EnvelopeMethod::ball : reference::EnvelopeMethod::affine);
+    }
+  }
+  reference::StepBounds step(std::int64_t token) {
+    if (envelope_) return envelope_->step(token);
+    reference::StepBounds b;
+    b.position = oracle_->position();
+    b.token = token;
+    b.mid = oracle_->step(token);
+    for (double m : b.mid) b.rad.push_back(std::isfinite(m) ? reference::exact_logit_error(m) : 0.0);
+    b.tie_class = tie_;
+    b.identical_rows_identical_logits = true;  // identical exact rows give identical exact logits
+    return b;
+  }
+
+ private:
+  std::optional<reference::ExactDecoder> oracle_;
+  std::optional<reference::DecodeEnvelope> envelope_;
+  std::shared_ptr<const std::vector<std::int64_t>> tie_;
+};
+
+// One pass over the trace at the oracle's `bits` (ignored by the envelopes).
+TraceJudgement judge_at(const reference::DecoderModel& model, const golden::DecodeTrace& trace, TraceReference reference,
+                        unsigned bits, unsigned threads, std::ostream* progress) {
+  const auto t0 = std::chrono::steady_clock::now();
+  ExactLogits exact(model, reference, bits, threads);
+  const std::int64_t V = model.config.vocab_size, P = trace.prompt_length, S = trace.steps();
+  TraceJudgement j;
+  for (std::int64_t pos = 0; pos <= trace.position_of_step(S - 1); ++pos) {
+    const reference::StepBounds b = exact.step(trace.tokens[static_cast<std::size_t>(pos)]);
+    if (pos < P - 1) continue;  // a prompt position: its token choice is not the run's
+    TraceStep st;
+    st.step = pos - (P - 1);
+    st.position = pos;
+    st.token = trace.tokens[static_cast<std::size_t>(P + st.step)];
+    const float* row = trace.logits.data() + st.step * V;
+    st.run_argmax = argmax(row, V);
+    st.exact = reference::decide_greedy(b);
+    st.exact_gap = top2_gap(b.mid.data(), V);
+    st.exact_radius = *std::max_element(b.rad.begin(), b.rad.end());
+    st.run_gap = st.run_argmax < 0 ? std::numeric_limits<double>::quiet_NaN() : top2_gap(row, V);
+    for (std::int64_t i = 0; i < V; ++i) {
+      const double d = std::abs(static_cast<double>(row[i]) - b.mid[static_cast<std::size_t>(i)]);
+      if (!(d <= st.max_deviation)) {
+        st.max_deviation = d;
+        st.worst_logit = i;
+      }
+    }
+    if (st.exact.kind != reference::DecisionKind::decided) {
+      st.kind = TraceStepKind::undecided;
+      ++j.undecided;
+    } else if (st.exact.token == st.token) {
+      st.kind = TraceStepKind::match;
+      ++j.matched;
+    } else {
+      st.kind = TraceStepKind::parting;
+      ++j.parted;
+      if (j.first_parting < 0) j.first_parting = st.step;
+    }
+    if (st.run_argmax != st.token) {
+      ++j.argmax_failures;
+      if (j.failure.empty()) {
+        std::ostringstream m;
+        m << "step " << st.step << " (position " << pos << "): token " << st.token << " is not the argmax of the run's own logits (";
+        if (st.run_argmax < 0)
+          m << "a logit is NaN)";
+        else
+          m << "logit[" << st.token << "] = " << row[st.token] << " < logit[" << st.run_argmax << "] = " << row[st.run_argmax] << ")";
+        j.failure = m.str();
+      }
+    }
+    j.steps.push_back(st);
+    if (progress != nullptr && (st.step + 1) % 10 == 0)
+      *progress << "trace: " << st.step + 1 << " of " << S << " steps judged\n" << std::flush;
+  }
+  j.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  if (j.argmax_failures > 0) {
+    j.outcome = TraceOutcome::fail;
+  } else if (j.parted + j.undecided > 0) {
+    j.outcome = TraceOutcome::not_classified;
+    std::ostringstream m;
+    m << (j.parted > 0 ? "whether the declared arithmetic explains the parting" : "why the reference cannot decide a step")
+      << " needs per-layer checks, not in this version";
+    j.failure = m.str();
+  } else {
+    j.outcome = TraceOutcome::pass;
+  }
+  return j;
+}
+
+TraceJudgement judge_decode_trace(const reference::DecoderModel& model, const golden::DecodeTrace& trace,
+                                  TraceReference reference, unsigned threads, std::ostream* progress) {
+  // The oracle's ball radii grow with depth (a few dozen bits per layer at these sizes); it
+  // refuses rather than return a logit it cannot certify, and the run restarts at twice the
+  // precision: 128 bits suffice for one layer, 256 for the 4-layer fixture.
+  for (unsigned bits = 128;; bits *= 2) {
+    try {
+      TraceJudgement j = judge_at(model, trace, reference, bits, threads, progress);
+      j.precision_bits = reference == TraceReference::exact ? bits : 0;
+      return j;
+    } catch (const std::runtime_error& e) {
+      if (reference != TraceReference::exact || bits >= 4096 || std::string(e.what()).find("raise precision_bits") == std::string::npos)
+        throw;
+      if (progress != nullptr) *progress << "trace: the oracle needs more than " << bits << " bits; again at " << 2 * bits << "\n";
+    }
+  }
+}
+
+std::string trace_summary(const TraceJudgement& j) {
+  std::ostringstream o;
+  o << j.steps.size() << " steps: " << j.matched << " match the exact model, " << j.parted << " part from it, "
+    << j.undecided << " undecided; " << j.argmax_failures << " tokens not the argmax of the run's own logits";
+  if (j.first_parting >= 0) {
+    const TraceStep& s = j.steps[static_cast<std::size_t>(j.first_parting)];
+    o << "; first parting at step " << s.step << " (position " << s.position << "): run token " << s.token << ", exact "
+      << s.exact.token << ", exact top-2 gap " << figure_text(s.exact_gap, 3) << ", run's largest logit deviation "
+      << figure_text(s.max_deviation, 3);
+  }
+  return o.str();
+}
+
+}  // namespace cdna::audit

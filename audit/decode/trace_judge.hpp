@@ -1,0 +1,81 @@
+// A decode trace of any implementation (golden/decode_trace.hpp, docs/decode-traces.md) judged
+// step by step against the definition (docs/decode-semantics.md §1), teacher-forced on the
+// run's own prefix:
+//   - its own consistency: each generated token is the argmax of the run's own logits row (the
+//     definition's rule: lowest index on ties; torch.argmax's too), an exact check;
+//   - against the exact model: at each step, the token the definition chooses after the run's
+//     prefix, decided on balls that contain the exact logits — the MPFR oracle's
+//     (reference/decode/exact.hpp: |R − x| ≤ exact_logit_error(R)), or the fast reference's
+//     (reference/decode/envelope.hpp under double_arithmetic: its proven distance) — with the
+//     exact top-2 gap and the run's largest logit deviation from the reference.
+// A step is: match (the run chose the exact model's token), parting (it chose another), or
+// undecided (the reference's balls do not decide the exact token: a tie within its distance).
+// Whether the declared arithmetic explains a parting needs the per-layer checks of issue 24 §1,
+// which this version does not have: a parting is reported as not classified.
+#pragma once
+
+#include <cstdint>
+#include <ostream>
+#include <string>
+#include <vector>
+
+#include "golden/decode_trace.hpp"
+#include "reference/decode/decision.hpp"
+#include "reference/decode/envelope.hpp"
+#include "reference/decode/model.hpp"
+
+namespace cdna::audit {
+
+enum class TraceStepKind : std::uint8_t { match, parting, undecided };
+const char* to_string(TraceStepKind kind);
+
+struct TraceStep {
+  std::int64_t step = 0, position = 0;
+  std::int64_t token = -1;          // the run's token, tokens[P + step]
+  std::int64_t run_argmax = -1;     // argmax of the run's logits row (lowest index on ties; −1: a NaN)
+  reference::TokenDecision exact;   // the exact model's token after the run's prefix
+  double exact_gap = 0;             // the reference's top-2 gap of midpoints (logit units)
+  double exact_radius = 0;          // the largest logit ball radius of the step
+  double run_gap = 0;               // the run's own top-2 gap
+  double max_deviation = 0;         // max_v |run logit − reference midpoint|
+  std::int64_t worst_logit = -1;    // where that maximum is
+  TraceStepKind kind = TraceStepKind::undecided;
+};
+
+enum class TraceOutcome : std::uint8_t {
+  pass,          // every token the argmax of its logits and the exact model's decided token
+  fail,          // a token that is not the argmax of the run's own logits
+  not_classified,  // no failure, but some step parted from (or was undecided against) the exact model
+};
+const char* to_string(TraceOutcome outcome);
+
+struct TraceJudgement {
+  std::vector<TraceStep> steps;
+  std::int64_t matched = 0, parted = 0, undecided = 0, argmax_failures = 0;
+  std::int64_t first_parting = -1;  // the first step that parted, −1 if none
+  TraceOutcome outcome = TraceOutcome::fail;
+  std::string failure;  // the first failure or the reason for not_classified, one line; empty on pass
+  double seconds = 0;   // the reference's time (of the last pass)
+  unsigned precision_bits = 0;  // the MPFR oracle's precision that certified every logit (0: an envelope)
+};
+
+// Where the exact model's logits come from. exact: the MPFR oracle at 128 bits (cost: about the
+// model's weight count in MPFR multiply-adds per position, ~0.2 s per position for the tiny
+// preset on one core; its rows split over `threads`). affine, ball: the fast reference's
+// envelope (affine forms cost a GEMM per weight matrix with a symbol count growing per layer and
+// position; componentwise balls are cheap but vacuous beyond a few layers even in double,
+// docs/decode-bounds.md §12-§13).
+enum class TraceReference : std::uint8_t { exact, affine, ball };
+
+// Judges `trace` of `model` (which must be the trace's model: parse it with model.config). The
+// reference runs positions 0 … T − 2 with the run's tokens; the oracle at 128 bits, again at
+// twice that while it cannot certify a logit (up to 4096). `progress`, if given, receives a line
+// every ten steps and at each restart. Throws reference::ModelFileError for an invalid model,
+// std::runtime_error if even 4096 bits cannot certify a logit.
+TraceJudgement judge_decode_trace(const reference::DecoderModel& model, const golden::DecodeTrace& trace,
+                                  TraceReference reference, unsigned threads = 0, std::ostream* progress = nullptr);
+
+// "40 steps: 24 match, 16 part from the exact model (first at step 16, position 21: ...)".
+std::string trace_summary(const TraceJudgement& j);
+
+}  // namespace cdna::audit

@@ -1,0 +1,94 @@
+// judge_decode_trace on hand-made traces of a small random model: the exact model's own run
+// passes; a token that is not its logits' argmax fails naming the step; a run that chooses
+// another token is a parting, not a pass; tied LM-head rows take the lowest index.
+#include "audit/decode/trace_judge.hpp"
+
+#include <gtest/gtest.h>
+
+#include "reference/decode/exact.hpp"
+#include "reference/decode/random.hpp"
+
+namespace cdna::audit {
+namespace {
+
+reference::DecoderConfig small_config() {
+  reference::DecoderConfig c;
+  c.hidden_size = 32;
+  c.intermediate_size = 64;
+  c.num_hidden_layers = 1;
+  c.num_attention_heads = 2;
+  c.num_key_value_heads = 1;
+  c.head_dim = 16;
+  c.vocab_size = 50;
+  c.rope_theta = 10000;
+  c.max_position_embeddings = 64;
+  return c;
+}
+
+// The exact model's greedy run (prompt 3, 4 steps) as a trace: logits rounded to fp32.
+golden::DecodeTrace exact_run(const reference::DecoderModel& m) {
+  golden::DecodeTrace t;
+  t.tokens = {1, 7, 3};
+  t.prompt_length = 3;
+  t.vocab = m.config.vocab_size;
+  reference::ExactDecoder oracle(m, 128, 1);
+  for (std::size_t pos = 0; pos + 1 < 7; ++pos) {
+    const std::vector<double> l = oracle.step(t.tokens[pos]);
+    if (pos + 1 < 3) continue;
+    for (double x : l) t.logits.push_back(static_cast<float>(x));
+    t.tokens.push_back(reference::greedy_token(l));
+  }
+  return t;
+}
+
+TEST(TraceJudge, ExactRunPasses) {
+  const reference::DecoderModel m = reference::random_decoder_model(small_config(), 5, {.matrix_std = 0.3});
+  const TraceJudgement j = judge_decode_trace(m, exact_run(m), TraceReference::exact, 1);
+  EXPECT_EQ(j.outcome, TraceOutcome::pass) << j.failure;
+  EXPECT_EQ(j.matched, 4);
+  EXPECT_EQ(j.precision_bits, 128u);
+  ASSERT_EQ(j.steps.size(), 4u);
+  EXPECT_EQ(j.steps[0].position, 2);
+  EXPECT_LT(j.steps[0].max_deviation, 1e-5);  // fp32 rounding of the logits only
+}
+
+TEST(TraceJudge, TokenNotTheArgmaxOfItsLogitsFails) {
+  const reference::DecoderModel m = reference::random_decoder_model(small_config(), 5, {.matrix_std = 0.3});
+  golden::DecodeTrace t = exact_run(m);
+  t.tokens[4] = (t.tokens[4] + 1) % 50;  // step 1 claims another token than its logits choose
+  const TraceJudgement j = judge_decode_trace(m, t, TraceReference::exact, 1);
+  EXPECT_EQ(j.outcome, TraceOutcome::fail);
+  EXPECT_EQ(j.argmax_failures, 1);
+  EXPECT_EQ(j.failure.rfind("step 1 (position 3): token ", 0), 0u) << j.failure;
+}
+
+TEST(TraceJudge, AnotherTokenConsistentWithItsLogitsIsAPartingNotAPass) {
+  const reference::DecoderModel m = reference::random_decoder_model(small_config(), 5, {.matrix_std = 0.3});
+  golden::DecodeTrace t = exact_run(m);
+  // The last step (3) raises another logit above the rest and chooses it: consistent, but not the
+  // exact token. (An earlier step would change the prefix of the later ones, teacher-forced.)
+  const std::int64_t other = (t.tokens[6] + 1) % 50;
+  t.logits[static_cast<std::size_t>(3 * 50 + other)] = 1e3f;
+  t.tokens[6] = other;
+  const TraceJudgement j = judge_decode_trace(m, t, TraceReference::exact, 1);
+  EXPECT_EQ(j.outcome, TraceOutcome::not_classified) << j.failure;
+  EXPECT_EQ(j.parted, 1);
+  EXPECT_EQ(j.first_parting, 3);
+  EXPECT_EQ(j.steps[3].kind, TraceStepKind::parting);
+  EXPECT_GT(j.steps[3].max_deviation, 900);
+}
+
+TEST(TraceJudge, TiedRowsTakeTheLowestIndex) {
+  const reference::DecoderModel m =
+      reference::random_decoder_model(small_config(), 5, {.matrix_std = 0.3, .duplicate_lm_head_rows = true});
+  golden::DecodeTrace t = exact_run(m);  // greedy_token takes the lower of each tied pair
+  for (std::int64_t s = 0; s < 4; ++s) EXPECT_EQ(t.tokens[static_cast<std::size_t>(3 + s)] % 2, 0) << s;
+  const TraceJudgement j = judge_decode_trace(m, t, TraceReference::exact, 1);
+  EXPECT_EQ(j.outcome, TraceOutcome::pass) << j.failure;
+  EXPECT_TRUE(j.steps[0].exact.by_tie_class);
+  // The envelope reference decides the same run too (one layer: the balls are narrow).
+  EXPECT_EQ(judge_decode_trace(m, t, TraceReference::affine).outcome, TraceOutcome::pass);
+}
+
+}  // namespace
+}  // namespace cdna::audit

@@ -1,0 +1,118 @@
+#include "tools/trace_command.hpp"
+
+#include <iostream>
+#include <nlohmann/json.hpp>
+
+#include "audit/decode/trace_judge.hpp"
+#include "audit/output/atomic_file.hpp"
+#include "audit/output/exit_codes.hpp"
+#include "audit/output/output_paths.hpp"
+#include "audit/output/shape_format.hpp"
+#include "audit/output/summary_line.hpp"
+#include "golden/decode_trace.hpp"
+#include "golden/decode_weights.hpp"
+#include "reference/decode/config.hpp"
+
+namespace cdna::tools {
+using namespace cdna::audit;
+
+namespace {
+
+nlohmann::json number(double x) { return std::isfinite(x) ? nlohmann::json(x) : nlohmann::json(); }
+
+}  // namespace
+
+TraceCommand::TraceCommand(CLI::App& app) {
+  cmd_ = app.add_subcommand(
+      "trace",
+      "Judge a decode trace of any implementation (tokens and logits of a greedy run; docs/decode-traces.md) against "
+      "its model, teacher-forced on the run's own tokens: each token against the argmax of the run's own logits, and "
+      "against the exact model's token after the same prefix (the fast reference with its proven distance). Exit 0 "
+      "PASS, 1 FAIL (a token that is not the argmax of its logits), 2 bad input or NOT CLASSIFIED (a step parts from "
+      "the exact model: whether the declared arithmetic explains it needs per-layer checks, not in this version).");
+  cmd_->add_option("--model", model_dir_, "Hugging Face model folder of the run (config.json + model.safetensors)")->required();
+  cmd_->add_option("--trace", trace_path_, "The trace (safetensors: tokens, logits, prompt_length; docs/decode-traces.md)")
+      ->required();
+  cmd_->add_option("--reference", reference_,
+                   "Where the exact model's logits come from: exact (the MPFR oracle, certified to 2^-52 relative; the "
+                   "default), affine or ball (the fast reference's envelope: affine forms, slow at depth; balls, "
+                   "vacuous beyond a few layers; docs/decode-bounds.md §12-§13)")
+      ->check(CLI::IsMember({"exact", "affine", "ball"}));
+  cmd_->add_option("--threads", threads_, "Threads of the MPFR oracle (0: all cores, the default)")
+      ->check(CLI::Range(0u, 1024u));
+  cmd_->add_option("--json", json_, "Also write the per-step results to FILE (JSON)");
+  cmd_->add_flag("--quiet", quiet_, "Print only the outcome, not a line per step");
+}
+
+bool TraceCommand::parsed() const { return cmd_->parsed(); }
+
+int TraceCommand::run() {
+  summary().start("trace");
+  if (json_) check_output_file("--json", *json_);
+  const reference::DecoderModel model = golden::load_decoder_model(model_dir_);
+  const golden::DecodeTrace trace = golden::read_decode_trace(trace_path_, model.config);
+  const TraceReference ref = reference_ == "ball"     ? TraceReference::ball
+                            : reference_ == "affine" ? TraceReference::affine
+                                                     : TraceReference::exact;
+  std::cout << "trace: " << trace_path_ << " (" << trace.tokens.size() << " tokens, prompt " << trace.prompt_length << ", "
+            << trace.steps() << " steps";
+  if (const auto p = trace.metadata.find("producer"); p != trace.metadata.end()) std::cout << ", producer " << p->second;
+  if (const auto d = trace.metadata.find("dtype"); d != trace.metadata.end()) std::cout << ", dtype " << d->second;
+  std::cout << ")\nmodel: " << model_dir_ << " (" << model.config.num_hidden_layers << " layers, RoPE "
+            << reference::rope_text(model.config) << "), reference " << reference_ << "\n";
+  const TraceJudgement j = judge_decode_trace(model, trace, ref, threads_, quiet_ ? nullptr : &std::cerr);
+  if (!quiet_) {
+    for (const TraceStep& s : j.steps) {
+      std::cout << "step " << s.step << " (position " << s.position << "): token " << s.token << ", "
+                << to_string(s.kind);
+      if (s.exact.kind == reference::DecisionKind::decided) std::cout << " (exact " << s.exact.token << ")";
+      std::cout << ", exact top-2 gap " << figure_text(s.exact_gap, 3) << ", run's gap " << figure_text(s.run_gap, 3)
+                << ", largest logit deviation " << figure_text(s.max_deviation, 3) << " (reference radius "
+                << figure_text(s.exact_radius, 2) << ")"
+                << (s.run_argmax != s.token ? ", NOT the argmax of its logits" : "") << "\n";
+    }
+  }
+  summary().set("steps", static_cast<std::uint64_t>(j.steps.size()));
+  summary().set("matched", static_cast<std::uint64_t>(j.matched));
+  summary().set("parted", static_cast<std::uint64_t>(j.parted));
+  summary().set("undecided", static_cast<std::uint64_t>(j.undecided));
+  std::cout << to_string(j.outcome) << ": " << trace_summary(j);
+  if (j.outcome != TraceOutcome::pass) std::cout << "; " << j.failure;
+  std::cout << " (reference: ";
+  if (j.precision_bits > 0)
+    std::cout << "the MPFR oracle at " << j.precision_bits << " bits";
+  else
+    std::cout << "the fast reference's " << reference_ << " envelope";
+  std::cout << ", " << figure_text(j.seconds, 3) << " s)\n";
+  if (json_) {
+    nlohmann::json o;
+    o["trace"] = trace_path_;
+    o["model"] = {{"folder", model_dir_}, {"rope", reference::rope_text(model.config)}};
+    o["metadata"] = trace.metadata;
+    o["reference"] = reference_;
+    if (j.precision_bits > 0) o["precision_bits"] = j.precision_bits;
+    for (const TraceStep& s : j.steps)
+      o["steps"].push_back({{"step", s.step}, {"position", s.position}, {"token", s.token}, {"run_argmax", s.run_argmax},
+                            {"kind", to_string(s.kind)},
+                            {"exact_token", s.exact.kind == reference::DecisionKind::decided ? nlohmann::json(s.exact.token)
+                                                                                              : nlohmann::json()},
+                            {"exact_gap", number(s.exact_gap)}, {"exact_radius", number(s.exact_radius)},
+                            {"run_gap", number(s.run_gap)}, {"max_deviation", number(s.max_deviation)},
+                            {"worst_logit", s.worst_logit}});
+    o["counts"] = {{"steps", j.steps.size()}, {"matched", j.matched}, {"parted", j.parted}, {"undecided", j.undecided},
+                   {"argmax_failures", j.argmax_failures}};
+    o["outcome"] = to_string(j.outcome);
+    o["summary"] = trace_summary(j);
+    if (!j.failure.empty()) o["failure"] = j.failure;
+    write_atomically(*json_, o.dump(2) + "\n");
+    std::cout << "json: " << *json_ << "\n";
+  }
+  switch (j.outcome) {
+    case TraceOutcome::pass: return kExitPass;
+    case TraceOutcome::fail: return kExitFail;
+    case TraceOutcome::not_classified: return kExitBadInput;
+  }
+  return kExitBadInput;
+}
+
+}  // namespace cdna::tools
