@@ -1,6 +1,8 @@
 #include "tools/trace_command.hpp"
 
+#include <filesystem>
 #include <iostream>
+#include <stdexcept>
 #include <nlohmann/json.hpp>
 
 #include "audit/decode/trace_judge.hpp"
@@ -26,10 +28,11 @@ TraceCommand::TraceCommand(CLI::App& app) {
   cmd_ = app.add_subcommand(
       "trace",
       "Judge a decode trace of any implementation (tokens and logits of a greedy run; docs/decode-traces.md) against "
-      "its model, teacher-forced on the run's own tokens: each token against the argmax of the run's own logits, and "
-      "against the exact model's token after the same prefix (the fast reference with its proven distance). Exit 0 "
-      "PASS, 1 FAIL (a token that is not the argmax of its logits), 2 bad input or NOT CLASSIFIED (a step parts from "
-      "the exact model: whether the declared arithmetic explains it needs per-layer checks, not in this version).");
+      "its model, teacher-forced on the run's own tokens: each token against the argmax of the run's own logits and "
+      "against the exact model's token after the same prefix (the MPFR oracle), and with --profile each step's logits "
+      "against the LM head of the run's own final hidden state. Exit 0 PASS, 1 FAIL (a token that is not the argmax of "
+      "its logits, a logit outside its ball), 2 bad input or NOT CLASSIFIED (a step parts from the exact model: whether "
+      "the declared arithmetic explains it needs per-layer checks, not in this version).");
   cmd_->add_option("--model", model_dir_, "Hugging Face model folder of the run (config.json + model.safetensors)")->required();
   cmd_->add_option("--trace", trace_path_, "The trace (safetensors: tokens, logits, prompt_length; docs/decode-traces.md)")
       ->required();
@@ -38,6 +41,12 @@ TraceCommand::TraceCommand(CLI::App& app) {
                    "default), affine or ball (the fast reference's envelope: affine forms, slow at depth; balls, "
                    "vacuous beyond a few layers; docs/decode-bounds.md §12-§13)")
       ->check(CLI::IsMember({"exact", "affine", "ball"}));
+  cmd_->add_option("--profile", profile_,
+                   "The implementation's declared arithmetic, for the checks of its own values (this version: each "
+                   "step's logits against the LM head of the trace's hidden.n): fp32 (fp32 throughout) or bf16 (bf16 "
+                   "values between operations, fp32 accumulation); docs/decode-traces.md \"Profiles\". Default: none, "
+                   "no such check")
+      ->check(CLI::IsMember({"fp32", "bf16"}));
   cmd_->add_option("--threads", threads_, "Threads of the MPFR oracle (0: all cores, the default)")
       ->check(CLI::Range(0u, 1024u));
   cmd_->add_option("--json", json_, "Also write the per-step results to FILE (JSON)");
@@ -48,7 +57,13 @@ bool TraceCommand::parsed() const { return cmd_->parsed(); }
 
 int TraceCommand::run() {
   summary().start("trace");
-  if (json_) check_output_file("--json", *json_);
+  if (json_) {
+    check_output_file("--json", *json_);
+    namespace fs = std::filesystem;
+    const fs::path out = fs::weakly_canonical(*json_);
+    if (out == fs::weakly_canonical(trace_path_) || out.parent_path() == fs::weakly_canonical(model_dir_))
+      throw std::invalid_argument("--json " + *json_ + " would overwrite the trace or a file of the model folder; need another path");
+  }
   const reference::DecoderModel model = golden::load_decoder_model(model_dir_);
   const golden::DecodeTrace trace = golden::read_decode_trace(trace_path_, model.config);
   const TraceReference ref = reference_ == "ball"     ? TraceReference::ball
@@ -59,8 +74,12 @@ int TraceCommand::run() {
   if (const auto p = trace.metadata.find("producer"); p != trace.metadata.end()) std::cout << ", producer " << p->second;
   if (const auto d = trace.metadata.find("dtype"); d != trace.metadata.end()) std::cout << ", dtype " << d->second;
   std::cout << ")\nmodel: " << model_dir_ << " (" << model.config.num_hidden_layers << " layers, RoPE "
-            << reference::rope_text(model.config) << "), reference " << reference_ << "\n";
-  const TraceJudgement j = judge_decode_trace(model, trace, ref, threads_, quiet_ ? nullptr : &std::cerr);
+            << reference::rope_text(model.config) << "), reference " << reference_ << ", profile "
+            << (profile_ ? *profile_ : "none (no check of the run's own values)")
+            << (profile_ && trace.hidden.count(model.config.num_hidden_layers) == 0 ? " (the trace has no hidden.n: no LM-head check)" : "")
+            << "\n";
+  const TraceJudgement j = judge_decode_trace(model, trace, ref, profile_ ? parse_trace_profile(*profile_) : std::nullopt, threads_,
+                                              quiet_ ? nullptr : &std::cerr);
   if (!quiet_) {
     for (const TraceStep& s : j.steps) {
       std::cout << "step " << s.step << " (position " << s.position << "): token " << s.token << ", "
@@ -69,7 +88,11 @@ int TraceCommand::run() {
       std::cout << ", exact top-2 gap " << figure_text(s.exact_gap, 3) << ", run's gap " << figure_text(s.run_gap, 3)
                 << ", largest logit deviation " << figure_text(s.max_deviation, 3) << " (reference radius "
                 << figure_text(s.exact_radius, 2) << ")"
-                << (s.run_argmax != s.token ? ", NOT the argmax of its logits" : "") << "\n";
+                << (s.run_argmax != s.token ? ", NOT the argmax of its logits" : "");
+      if (s.lm_head)
+        std::cout << ", LM head " << s.lm_head->outside << " of " << s.lm_head->checked << " outside (worst "
+                  << figure_text(s.lm_head->worst_ratio, 2) << " of its radius)";
+      std::cout << "\n";
     }
   }
   summary().set("steps", static_cast<std::uint64_t>(j.steps.size()));
@@ -90,6 +113,7 @@ int TraceCommand::run() {
     o["model"] = {{"folder", model_dir_}, {"rope", reference::rope_text(model.config)}};
     o["metadata"] = trace.metadata;
     o["reference"] = reference_;
+    o["profile"] = profile_ ? nlohmann::json(*profile_) : nlohmann::json();
     if (j.precision_bits > 0) o["precision_bits"] = j.precision_bits;
     for (const TraceStep& s : j.steps)
       o["steps"].push_back({{"step", s.step}, {"position", s.position}, {"token", s.token}, {"run_argmax", s.run_argmax},
@@ -98,9 +122,12 @@ int TraceCommand::run() {
                                                                                               : nlohmann::json()},
                             {"exact_gap", number(s.exact_gap)}, {"exact_radius", number(s.exact_radius)},
                             {"run_gap", number(s.run_gap)}, {"max_deviation", number(s.max_deviation)},
-                            {"worst_logit", s.worst_logit}});
+                            {"worst_logit", s.worst_logit},
+                            {"lm_head_outside", s.lm_head ? nlohmann::json(s.lm_head->outside) : nlohmann::json()},
+                            {"lm_head_worst_ratio", s.lm_head ? number(s.lm_head->worst_ratio) : nlohmann::json()}});
     o["counts"] = {{"steps", j.steps.size()}, {"matched", j.matched}, {"parted", j.parted}, {"undecided", j.undecided},
-                   {"argmax_failures", j.argmax_failures}};
+                   {"argmax_failures", j.argmax_failures}, {"lm_head_checked", j.lm_head_checked},
+                   {"lm_head_outside", j.lm_head_outside}};
     o["outcome"] = to_string(j.outcome);
     o["summary"] = trace_summary(j);
     if (!j.failure.empty()) o["failure"] = j.failure;

@@ -1,9 +1,11 @@
 // `cdna-verify trace` (docs/decode-traces.md): a decode trace of any implementation (tokens and
 // logits of a greedy run, golden/decode_trace.hpp) judged against a model folder, step by step,
-// teacher-forced on the run's own prefix (audit/decode/trace_judge.hpp). Exit 0: PASS (every
-// token the argmax of its own logits and the exact model's decided token); 1: FAIL (a token that
-// is not the argmax of the run's own logits); 2: bad input, or NOT CLASSIFIED (a step parts from
-// the exact model, or the reference cannot decide it; the summary line says NOTHING JUDGED).
+// teacher-forced on the run's own prefix (audit/decode/trace_judge.hpp), and with --profile the
+// run's logits against the LM head of its own final hidden state (audit/decode/trace_profile.hpp).
+// Exit 0: PASS (every token the argmax of its own logits and the exact model's decided token,
+// every checked logit in its ball); 1: FAIL (a token that is not the argmax of the run's own
+// logits, a logit outside its ball); 2: bad input, or NOT CLASSIFIED (a step parts from the exact
+// model, or the reference cannot decide it; the summary line says NOTHING JUDGED).
 #pragma once
 
 #include <CLI/CLI.hpp>
@@ -25,7 +27,7 @@ class TraceCommand {
   CLI::App* cmd_ = nullptr;
   std::string model_dir_, trace_path_, reference_ = "exact";
   unsigned threads_ = 0;
-  std::optional<std::string> json_;
+  std::optional<std::string> json_, profile_;
   bool quiet_ = false;
 };
 

@@ -6,6 +6,7 @@
 #include <limits>
 #include <memory>
 #include <optional>
+#include <span>
 #include <sstream>
 #include <stdexcept>
 
@@ -95,7 +96,10 @@ class ExactLogits {
 
 // One pass over the trace at the oracle's `bits` (ignored by the envelopes).
 TraceJudgement judge_at(const reference::DecoderModel& model, const golden::DecodeTrace& trace, TraceReference reference,
-                        unsigned bits, unsigned threads, std::ostream* progress) {
+                        std::optional<TraceProfile> profile, unsigned bits, unsigned threads, std::ostream* progress) {
+  const std::int64_t H = model.config.hidden_size;
+  const auto final_hidden = trace.hidden.find(model.config.num_hidden_layers);
+  const bool lm_head = profile && final_hidden != trace.hidden.end();
   const auto t0 = std::chrono::steady_clock::now();
   ExactLogits exact(model, reference, bits, threads);
   const std::int64_t V = model.config.vocab_size, P = trace.prompt_length, S = trace.steps();
@@ -143,12 +147,20 @@ TraceJudgement judge_at(const reference::DecoderModel& model, const golden::Deco
         j.failure = m.str();
       }
     }
+    if (lm_head) {
+      st.lm_head = check_lm_head(model, std::span(final_hidden->second).subspan(static_cast<std::size_t>(pos * H), static_cast<std::size_t>(H)),
+                                 std::span(row, static_cast<std::size_t>(V)), *profile);
+      j.lm_head_checked += st.lm_head->checked;
+      j.lm_head_outside += st.lm_head->outside;
+      if (st.lm_head->outside > 0 && j.failure.empty())
+        j.failure = "step " + std::to_string(st.step) + " (position " + std::to_string(pos) + "): " + st.lm_head->first;
+    }
     j.steps.push_back(st);
     if (progress != nullptr && (st.step + 1) % 10 == 0)
       *progress << "trace: " << st.step + 1 << " of " << S << " steps judged\n" << std::flush;
   }
   j.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-  if (j.argmax_failures > 0) {
+  if (j.argmax_failures > 0 || j.lm_head_outside > 0) {
     j.outcome = TraceOutcome::fail;
   } else if (j.parted + j.undecided > 0) {
     j.outcome = TraceOutcome::not_classified;
@@ -163,13 +175,14 @@ TraceJudgement judge_at(const reference::DecoderModel& model, const golden::Deco
 }
 
 TraceJudgement judge_decode_trace(const reference::DecoderModel& model, const golden::DecodeTrace& trace,
-                                  TraceReference reference, unsigned threads, std::ostream* progress) {
+                                  TraceReference reference, std::optional<TraceProfile> profile, unsigned threads,
+                                  std::ostream* progress) {
   // The oracle's ball radii grow with depth (a few dozen bits per layer at these sizes); it
   // refuses rather than return a logit it cannot certify, and the run restarts at twice the
   // precision: 128 bits suffice for one layer, 256 for the 4-layer fixture.
   for (unsigned bits = 128;; bits *= 2) {
     try {
-      TraceJudgement j = judge_at(model, trace, reference, bits, threads, progress);
+      TraceJudgement j = judge_at(model, trace, reference, profile, bits, threads, progress);
       j.precision_bits = reference == TraceReference::exact ? bits : 0;
       return j;
     } catch (const std::runtime_error& e) {
@@ -184,6 +197,8 @@ std::string trace_summary(const TraceJudgement& j) {
   std::ostringstream o;
   o << j.steps.size() << " steps: " << j.matched << " match the exact model, " << j.parted << " part from it, "
     << j.undecided << " undecided; " << j.argmax_failures << " tokens not the argmax of the run's own logits";
+  if (j.lm_head_checked > 0)
+    o << "; LM head: " << j.lm_head_outside << " of " << j.lm_head_checked << " logits outside their balls";
   if (j.first_parting >= 0) {
     const TraceStep& s = j.steps[static_cast<std::size_t>(j.first_parting)];
     o << "; first parting at step " << s.step << " (position " << s.position << "): run token " << s.token << ", exact "

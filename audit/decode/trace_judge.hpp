@@ -8,6 +8,8 @@
 //     (reference/decode/exact.hpp: |R − x| ≤ exact_logit_error(R)), or the fast reference's
 //     (reference/decode/envelope.hpp under double_arithmetic: its proven distance) — with the
 //     exact top-2 gap and the run's largest logit deviation from the reference.
+//   - with a declared profile (trace_profile.hpp) and the trace's hidden.n: each step's logits
+//     against the LM head of the run's own final hidden state.
 // A step is: match (the run chose the exact model's token), parting (it chose another), or
 // undecided (the reference's balls do not decide the exact token: a tie within its distance).
 // Whether the declared arithmetic explains a parting needs the per-layer checks of issue 24 §1,
@@ -15,10 +17,12 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <ostream>
 #include <string>
 #include <vector>
 
+#include "audit/decode/trace_profile.hpp"
 #include "golden/decode_trace.hpp"
 #include "reference/decode/decision.hpp"
 #include "reference/decode/envelope.hpp"
@@ -40,11 +44,14 @@ struct TraceStep {
   double max_deviation = 0;         // max_v |run logit − reference midpoint|
   std::int64_t worst_logit = -1;    // where that maximum is
   TraceStepKind kind = TraceStepKind::undecided;
+  std::optional<LmHeadCheck> lm_head;  // with a profile and hidden.n: the logits against the LM head
 };
 
 enum class TraceOutcome : std::uint8_t {
-  pass,          // every token the argmax of its logits and the exact model's decided token
-  fail,          // a token that is not the argmax of the run's own logits
+  pass,          // every token the argmax of its logits and the exact model's decided token,
+                 // every checked value within its ball
+  fail,          // a token that is not the argmax of the run's own logits, or a checked value
+                 // outside its ball under the declared profile (the LM head)
   not_classified,  // no failure, but some step parted from (or was undecided against) the exact model
 };
 const char* to_string(TraceOutcome outcome);
@@ -52,6 +59,7 @@ const char* to_string(TraceOutcome outcome);
 struct TraceJudgement {
   std::vector<TraceStep> steps;
   std::int64_t matched = 0, parted = 0, undecided = 0, argmax_failures = 0;
+  std::int64_t lm_head_checked = 0, lm_head_outside = 0;  // logits, over the steps checked
   std::int64_t first_parting = -1;  // the first step that parted, −1 if none
   TraceOutcome outcome = TraceOutcome::fail;
   std::string failure;  // the first failure or the reason for not_classified, one line; empty on pass
@@ -68,12 +76,15 @@ struct TraceJudgement {
 enum class TraceReference : std::uint8_t { exact, affine, ball };
 
 // Judges `trace` of `model` (which must be the trace's model: parse it with model.config). The
-// reference runs positions 0 … T − 2 with the run's tokens; the oracle at 128 bits, again at
+// reference runs positions 0 … T − 2 with the run's tokens; with a `profile` and the trace's
+// hidden.n, each step's logits are checked against the LM head of that hidden state
+// (check_lm_head). The oracle runs at 128 bits, again at
 // twice that while it cannot certify a logit (up to 4096). `progress`, if given, receives a line
 // every ten steps and at each restart. Throws reference::ModelFileError for an invalid model,
 // std::runtime_error if even 4096 bits cannot certify a logit.
 TraceJudgement judge_decode_trace(const reference::DecoderModel& model, const golden::DecodeTrace& trace,
-                                  TraceReference reference, unsigned threads = 0, std::ostream* progress = nullptr);
+                                  TraceReference reference, std::optional<TraceProfile> profile = std::nullopt,
+                                  unsigned threads = 0, std::ostream* progress = nullptr);
 
 // "40 steps: 24 match, 16 part from the exact model (first at step 16, position 21: ...)".
 std::string trace_summary(const TraceJudgement& j);

@@ -5,6 +5,11 @@
 
 #include <gtest/gtest.h>
 
+#include <cmath>
+
+#include "audit/decode/trace_profile.hpp"
+#include "numerics/bf16.hpp"
+#include "reference/decode/ball.hpp"
 #include "reference/decode/exact.hpp"
 #include "reference/decode/random.hpp"
 
@@ -43,7 +48,7 @@ golden::DecodeTrace exact_run(const reference::DecoderModel& m) {
 
 TEST(TraceJudge, ExactRunPasses) {
   const reference::DecoderModel m = reference::random_decoder_model(small_config(), 5, {.matrix_std = 0.3});
-  const TraceJudgement j = judge_decode_trace(m, exact_run(m), TraceReference::exact, 1);
+  const TraceJudgement j = judge_decode_trace(m, exact_run(m), TraceReference::exact, std::nullopt, 1);
   EXPECT_EQ(j.outcome, TraceOutcome::pass) << j.failure;
   EXPECT_EQ(j.matched, 4);
   EXPECT_EQ(j.precision_bits, 128u);
@@ -56,7 +61,7 @@ TEST(TraceJudge, TokenNotTheArgmaxOfItsLogitsFails) {
   const reference::DecoderModel m = reference::random_decoder_model(small_config(), 5, {.matrix_std = 0.3});
   golden::DecodeTrace t = exact_run(m);
   t.tokens[4] = (t.tokens[4] + 1) % 50;  // step 1 claims another token than its logits choose
-  const TraceJudgement j = judge_decode_trace(m, t, TraceReference::exact, 1);
+  const TraceJudgement j = judge_decode_trace(m, t, TraceReference::exact, std::nullopt, 1);
   EXPECT_EQ(j.outcome, TraceOutcome::fail);
   EXPECT_EQ(j.argmax_failures, 1);
   EXPECT_EQ(j.failure.rfind("step 1 (position 3): token ", 0), 0u) << j.failure;
@@ -70,7 +75,7 @@ TEST(TraceJudge, AnotherTokenConsistentWithItsLogitsIsAPartingNotAPass) {
   const std::int64_t other = (t.tokens[6] + 1) % 50;
   t.logits[static_cast<std::size_t>(3 * 50 + other)] = 1e3f;
   t.tokens[6] = other;
-  const TraceJudgement j = judge_decode_trace(m, t, TraceReference::exact, 1);
+  const TraceJudgement j = judge_decode_trace(m, t, TraceReference::exact, std::nullopt, 1);
   EXPECT_EQ(j.outcome, TraceOutcome::not_classified) << j.failure;
   EXPECT_EQ(j.parted, 1);
   EXPECT_EQ(j.first_parting, 3);
@@ -83,11 +88,56 @@ TEST(TraceJudge, TiedRowsTakeTheLowestIndex) {
       reference::random_decoder_model(small_config(), 5, {.matrix_std = 0.3, .duplicate_lm_head_rows = true});
   golden::DecodeTrace t = exact_run(m);  // greedy_token takes the lower of each tied pair
   for (std::int64_t s = 0; s < 4; ++s) EXPECT_EQ(t.tokens[static_cast<std::size_t>(3 + s)] % 2, 0) << s;
-  const TraceJudgement j = judge_decode_trace(m, t, TraceReference::exact, 1);
+  const TraceJudgement j = judge_decode_trace(m, t, TraceReference::exact, std::nullopt, 1);
   EXPECT_EQ(j.outcome, TraceOutcome::pass) << j.failure;
   EXPECT_TRUE(j.steps[0].exact.by_tie_class);
   // The envelope reference decides the same run too (one layer: the balls are narrow).
   EXPECT_EQ(judge_decode_trace(m, t, TraceReference::affine).outcome, TraceOutcome::pass);
+}
+
+}  // namespace
+}  // namespace cdna::audit
+
+// ---- the LM head against the run's own final hidden state (trace_profile.hpp) ----
+
+namespace cdna::audit {
+namespace {
+
+// Logits W·h of the small model for a seeded h, rounded as `bf16` says (fp32 or bf16 RTNE).
+std::vector<float> lm_head_logits(const reference::DecoderModel& m, const std::vector<float>& h, bool bf16) {
+  std::vector<float> out;
+  const auto& w = m.weights.lm_head_matrix(m.config);
+  for (std::int64_t v = 0; v < m.config.vocab_size; ++v) {
+    double y = 0;
+    for (std::int64_t i = 0; i < m.config.hidden_size; ++i)
+      y += reference::ball::bf16_to_double(w[static_cast<std::size_t>(v * 32 + i)]) * h[static_cast<std::size_t>(i)];
+    const float f = static_cast<float>(y);
+    out.push_back(bf16 ? numerics::f32_from_bf16(numerics::bf16_from_f32(f, numerics::Rounding::RTNE)) : f);
+  }
+  return out;
+}
+
+TEST(TraceProfile, LmHeadWithinItsProfileOnly) {
+  const reference::DecoderModel m = reference::random_decoder_model(small_config(), 5, {.matrix_std = 0.3});
+  std::vector<float> h;
+  for (int i = 0; i < 32; ++i) h.push_back(static_cast<float>(std::sin(0.7 * i + 0.3)));
+  const std::vector<float> f32 = lm_head_logits(m, h, false), b16 = lm_head_logits(m, h, true);
+  EXPECT_EQ(check_lm_head(m, h, f32, TraceProfile::fp32).outside, 0);
+  EXPECT_EQ(check_lm_head(m, h, f32, TraceProfile::bf16).outside, 0);  // bf16's balls contain fp32's
+  EXPECT_EQ(check_lm_head(m, h, b16, TraceProfile::bf16).outside, 0);
+  // bf16-rounded logits are not what an fp32 implementation computes (error 2^-9|y| >> γ_32·Σ|w||h|).
+  const LmHeadCheck c = check_lm_head(m, h, b16, TraceProfile::fp32);
+  EXPECT_GT(c.outside, 25);
+  EXPECT_EQ(c.first.rfind("LM head: logit ", 0), 0u) << c.first;
+  // One logit moved by 1 % fails under bf16 too, and is the one named.
+  std::vector<float> moved = b16;
+  moved[7] *= 1.01f;
+  const LmHeadCheck d = check_lm_head(m, h, moved, TraceProfile::bf16);
+  EXPECT_EQ(d.outside, 1);
+  EXPECT_EQ(d.first.rfind("LM head: logit 7 = ", 0), 0u) << d.first;
+  EXPECT_EQ(d.worst_logit, 7);
+  EXPECT_EQ(parse_trace_profile("fp32"), TraceProfile::fp32);
+  EXPECT_FALSE(parse_trace_profile("fp16"));
 }
 
 }  // namespace

@@ -1,0 +1,68 @@
+#include "audit/decode/trace_profile.hpp"
+
+#include <cmath>
+#include <limits>
+#include <sstream>
+#include <stdexcept>
+
+#include "reference/decode/ball.hpp"
+
+namespace cdna::audit {
+
+std::optional<TraceProfile> parse_trace_profile(std::string_view name) {
+  if (name == "fp32") return TraceProfile::fp32;
+  if (name == "bf16") return TraceProfile::bf16;
+  return std::nullopt;
+}
+
+const char* to_string(TraceProfile p) { return p == TraceProfile::fp32 ? "fp32" : "bf16"; }
+
+double lm_head_radius(TraceProfile profile, double m, double a, std::int64_t h) {
+  const auto n = static_cast<double>(h);
+  const double g32 = reference::ball::gamma(n, 0x1p-24), gmid = reference::ball::gamma(n + 2, 0x1p-53);
+  const double flush = 2 * n * 0x1p-126;   // each product and partial sum flushed below 2^-126
+  const double A = a * (1 + gmid);         // ≥ the real Σ|W_i||h_i| (a is its double sum)
+  const double acc = g32 * A + flush;      // |z − y|: fp32 accumulation in any order
+  const double mid = gmid * A;             // |m − y|: the products are exact in double, the sum not
+  double r = acc + mid;
+  if (profile == TraceProfile::bf16) r += 0x1p-8 * (std::abs(m) + r);  // z rounded to bf16: 2^-8·|z|
+  return r * (1 + 0x1p-50);
+}
+
+LmHeadCheck check_lm_head(const reference::DecoderModel& model, std::span<const float> hidden,
+                          std::span<const float> logits, TraceProfile profile) {
+  const std::int64_t H = model.config.hidden_size, V = model.config.vocab_size;
+  if (std::ssize(hidden) != H || std::ssize(logits) != V) throw std::invalid_argument("check_lm_head: sizes differ from the model");
+  const auto& w = model.weights.lm_head_matrix(model.config);
+  LmHeadCheck c;
+  for (std::int64_t v = 0; v < V; ++v) {
+    double m = 0, a = 0;
+    const std::uint16_t* row = w.data() + v * H;
+    for (std::int64_t i = 0; i < H; ++i) {
+      const double x = reference::ball::bf16_to_double(row[i]) * static_cast<double>(hidden[static_cast<std::size_t>(i)]);
+      m += x;
+      a += std::abs(x);
+    }
+    if (!std::isfinite(m) || !std::isfinite(a)) continue;  // a non-finite input: no claim here
+    const double r = lm_head_radius(profile, m, a, H);
+    const double got = logits[static_cast<std::size_t>(v)], d = std::abs(got - m);
+    ++c.checked;
+    const double ratio = std::isnan(got) ? std::numeric_limits<double>::infinity() : (d == 0 ? 0.0 : d / r);
+    if (ratio > c.worst_ratio) {
+      c.worst_ratio = ratio;
+      c.worst_logit = v;
+    }
+    if (!(d <= r)) {
+      ++c.outside;
+      if (c.first.empty()) {
+        std::ostringstream o;
+        o << "LM head: logit " << v << " = " << got << " is not the LM head of the run's own hidden state under profile "
+          << to_string(profile) << ": " << m << " ± " << r;
+        c.first = o.str();
+      }
+    }
+  }
+  return c;
+}
+
+}  // namespace cdna::audit

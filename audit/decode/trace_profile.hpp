@@ -1,0 +1,45 @@
+// The declared arithmetic of an implementation whose decode trace is judged
+// (docs/decode-traces.md, "Profiles"; derivations in docs/decode-bounds.md §14), and the checks
+// of the trace's own values it decides. This version checks the LM head: each step's logits
+// against the LM head applied to the run's own final hidden state (hidden.n), so that the check
+// does not compound with depth.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+
+#include "reference/decode/model.hpp"
+
+namespace cdna::audit {
+
+enum class TraceProfile : std::uint8_t {
+  fp32,  // fp32 values between operations and fp32 accumulation (transformers in fp32, TF32 off)
+  bf16,  // bf16 values between operations (round to nearest even), fp32 accumulation inside
+         // each matrix product (transformers in bf16 with fp32 reductions)
+};
+// "fp32" or "bf16"; nullopt for anything else.
+std::optional<TraceProfile> parse_trace_profile(std::string_view name);
+const char* to_string(TraceProfile profile);
+
+// The radius of an LM-head logit y = Σ_i W_i h_i (H terms) computed under `profile` from the
+// exact inputs h, around the double midpoint m = Σ W_i h_i, with A = Σ |W_i||h_i| (both computed
+// in double, their own error covered): docs/decode-bounds.md §14.
+double lm_head_radius(TraceProfile profile, double m, double a, std::int64_t h);
+
+struct LmHeadCheck {
+  std::int64_t checked = 0, outside = 0;
+  std::int64_t worst_logit = -1;  // the logit with the largest |logit − m| / radius
+  double worst_ratio = 0;
+  std::string first;              // the first logit outside, one line; empty if none
+};
+
+// One step's logits [V] against the LM head of `model` applied to `hidden` [H] (the run's final
+// RMSNorm output at that position) under `profile`. A NaN logit where the midpoint is finite is
+// outside. Throws std::invalid_argument if a size disagrees with the model.
+LmHeadCheck check_lm_head(const reference::DecoderModel& model, std::span<const float> hidden,
+                          std::span<const float> logits, TraceProfile profile);
+
+}  // namespace cdna::audit

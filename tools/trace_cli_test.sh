@@ -1,0 +1,69 @@
+#!/usr/bin/env bash
+# `cdna-verify trace` (docs/decode-traces.md): bad inputs give one stderr line, exit 2 and no
+# --json file; on the fixture t1-h64 (../shared/fixtures/hf-decode, real transformers output) the
+# fp32 run passes under --profile fp32, the bf16 run fails under it (its logits are not fp32's),
+# and a copy of the fp32 trace with one generated token changed fails, naming the step. The
+# fixture cases are skipped, with one line, when the fixtures are absent.
+# Usage: trace_cli_test.sh CDNA_VERIFY FIXTURES_DIR
+set -u
+cli=$1 fx=$2/hf-decode
+failures=0
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+here=$(dirname "$0")
+
+expect() {  # NAME WANT_RC PATTERN(stdout+stderr) ARGS...
+  local name=$1 want=$2 pattern=$3
+  shift 3
+  rm -f "$tmp/out.json"
+  "$cli" trace --quiet --json "$tmp/out.json" "$@" >"$tmp/out" 2>"$tmp/err"
+  local rc=$?
+  if [ "$rc" -ne "$want" ] || ! grep -q -E -e "$pattern" "$tmp/out" "$tmp/err"; then
+    echo "FAIL $name: exit $rc (want $want), want /$pattern/:"; cat "$tmp/out" "$tmp/err"
+    failures=$((failures + 1))
+  fi
+  if [ "$want" -eq 2 ] && ! grep -q "NOT CLASSIFIED" "$tmp/out"; then
+    if [ "$(wc -l <"$tmp/err")" -ne 1 ]; then echo "FAIL $name: not one stderr line:"; cat "$tmp/err"; failures=$((failures + 1)); fi
+    if [ -e "$tmp/out.json" ]; then echo "FAIL $name: a json file was written"; failures=$((failures + 1)); fi
+  fi
+}
+
+expect no-trace 2 "--trace is required" --model "$tmp"
+expect no-model-folder 2 "config.json" --model "$tmp/none" --trace "$tmp/none.safetensors"
+expect bad-profile 2 "--profile" --model "$tmp" --trace x --profile fp16
+
+if [ ! -d "$fx" ]; then
+  echo "trace_cli_test: no fixtures at $fx: fixture cases skipped"
+else
+  t1="$fx/t1-h64"
+  cp "$fx/t1-h64.fp32-eager.trace.safetensors" "$tmp/copy.safetensors"
+  "$cli" trace --quiet --model "$t1" --trace "$tmp/copy.safetensors" --json "$tmp/copy.safetensors" >/dev/null 2>"$tmp/err"
+  if [ $? -ne 2 ] || ! grep -q "would overwrite the trace" "$tmp/err" || ! cmp -s "$tmp/copy.safetensors" "$fx/t1-h64.fp32-eager.trace.safetensors"; then
+    echo "FAIL json-over-trace: not refused, or the trace changed"; cat "$tmp/err"; failures=$((failures + 1))
+  fi
+  expect not-a-file 2 "cannot read" --model "$t1" --trace "$tmp/missing.safetensors"
+  expect wrong-model 2 "shape \[45, 128\], need \[45, 64\]|not a token id|logits: shape" \
+    --model "$fx/t2-h128-tied" --trace "$fx/t1-h64.fp32-eager.trace.safetensors"
+  expect fp32-passes 0 "^PASS: 40 steps: 40 match the exact model.*LM head: 0 of 12000" \
+    --model "$t1" --trace "$fx/t1-h64.fp32-eager.trace.safetensors" --profile fp32
+  expect bf16-under-fp32-fails 1 "^FAIL: .*LM head: logit [0-9]+ = .* under profile fp32" \
+    --model "$t1" --trace "$fx/t1-h64.bf16-sdpa.trace.safetensors" --profile fp32
+  /usr/bin/python3 - "$fx/t1-h64.fp32-eager.trace.safetensors" "$tmp/edited.safetensors" <<'PY'
+import json, struct, sys
+src, dst = sys.argv[1:]
+b = bytearray(open(src, "rb").read())
+n = struct.unpack("<Q", b[:8])[0]
+h = json.loads(b[8:8 + n])
+at = 8 + n + h["tokens"]["data_offsets"][0] + 4 * 10  # tokens[10]: generated step 4
+t = struct.unpack("<i", b[at:at + 4])[0]
+b[at:at + 4] = struct.pack("<i", (t + 1) % 300)
+open(dst, "wb").write(b)
+PY
+  expect edited-token-fails 1 "^FAIL: .*step 4 \(position 9\): token [0-9]+ is not the argmax of the run's own logits" \
+    --model "$t1" --trace "$tmp/edited.safetensors"
+  if [ -e "$tmp/out.json" ] && ! /usr/bin/python3 -c "import json,sys; j=json.load(open(sys.argv[1])); assert j['outcome']=='FAIL'" "$tmp/out.json"; then
+    echo "FAIL edited-token-fails: the json does not say FAIL"; failures=$((failures + 1))
+  fi
+fi
+[ "$failures" -eq 0 ] && echo "trace_cli_test: all cases passed"
+exit "$failures"
