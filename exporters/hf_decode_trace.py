@@ -94,7 +94,9 @@ def main(argv=None):
     if not prompt or a.steps < 1:
         sys.exit("hf_decode_trace.py: need a non-empty --prompt and --steps >= 1")
     dtype = getattr(torch, a.dtype)
-    model = transformers.AutoModelForCausalLM.from_pretrained(a.model, dtype=dtype, attn_implementation=a.attn)
+    # transformers 5 names the load dtype `dtype`; 4.x `torch_dtype` (an unknown keyword there would be ignored).
+    kw = {"dtype": dtype} if int(transformers.__version__.split(".")[0]) >= 5 else {"torch_dtype": dtype}
+    model = transformers.AutoModelForCausalLM.from_pretrained(a.model, attn_implementation=a.attn, **kw)
     model = model.to(a.device).eval()
     ids = torch.tensor([prompt], device=a.device)
     with torch.no_grad():
