@@ -2,11 +2,11 @@
 """Tests of hf_decode_trace.py's writer (the part that runs without torch and transformers).
 
 Usage: hf_decode_trace_test.py CDNA_VERIFY FIXTURES_DIR
-  1. write_trace refuses sizes that do not fit (ValueError).
-  2. A fixture trace (../shared/fixtures/hf-decode, real transformers output) read with numpy and
-     written again by write_trace holds the same tensors and metadata, and `cdna-verify trace`
-     judges it exactly as the original (same per-step JSON). Skipped, with one line, when the
-     fixtures are absent.
+  1. write_trace refuses sizes that do not fit (ValueError), leaving no file.
+  2. A real transformers trace — exporters/testdata (written by this exporter on an H200), and the
+     fixture t1-h64 of ../shared/fixtures/hf-decode when present — read with numpy and written
+     again by write_trace holds the same tensors and metadata, and `cdna-verify trace` judges it
+     exactly as the original (same per-step JSON).
 """
 import json
 import os
@@ -55,26 +55,33 @@ def main():
                 pass
         if os.listdir(tmp):
             sys.exit(f"FAIL: a refused write left {os.listdir(tmp)}")
+        here = os.path.dirname(os.path.abspath(__file__))
+        runs = [(os.path.join(here, "testdata", "h200-t2-h64"), os.path.join(here, "testdata", "h200-t2-h64.fp32-eager.trace.safetensors"))]
         folder = os.path.join(fixtures, "hf-decode")
-        if not os.path.isdir(folder):
-            print(f"hf_decode_trace_test: no fixtures at {folder}: round trip skipped")
-            return
-        src = os.path.join(folder, "t1-h64.fp32-eager.trace.safetensors")
-        meta, t = read(src)
-        P = int(meta["prompt_length"])
-        layers = sorted(int(k.split(".")[1]) for k in t if k.startswith("hidden."))
-        kv = sorted(int(k.split(".")[1]) for k in t if k.startswith("k."))
-        out = os.path.join(tmp, "t1.trace.safetensors")
-        write_trace(out, t["tokens"], P, t["logits"], {l: t[f"hidden.{l}"] for l in layers},
-                    {l: t[f"k.{l}"] for l in kv}, {l: t[f"v.{l}"] for l in kv}, meta)
-        meta2, t2 = read(out)
-        if meta2 != meta or sorted(t2) != sorted(t) or any(not np.array_equal(t[k], t2[k]) for k in t):
-            sys.exit("FAIL: the rewritten trace differs from the fixture")
-        a = judged(cdna, os.path.join(folder, "t1-h64"), src, os.path.join(tmp, "a.json"))
-        b = judged(cdna, os.path.join(folder, "t1-h64"), out, os.path.join(tmp, "b.json"))
-        if a[0] != b[0] or a[1]["steps"] != b[1]["steps"] or a[1]["outcome"] != b[1]["outcome"]:
-            sys.exit("FAIL: the rewritten trace is judged differently from the fixture")
-        print(f"hf_decode_trace_test: round trip of {src}: same tensors, same verdict ({a[1]['outcome']})")
+        if os.path.isdir(folder):
+            runs.append((os.path.join(folder, "t1-h64"), os.path.join(folder, "t1-h64.fp32-eager.trace.safetensors")))
+        else:
+            print(f"hf_decode_trace_test: no fixtures at {folder}: their round trip skipped")
+        for model, src in runs:
+            round_trip(cdna, model, src, tmp)
+
+
+def round_trip(cdna, model, src, tmp):
+    meta, t = read(src)
+    P = int(meta["prompt_length"])
+    layers = sorted(int(k.split(".")[1]) for k in t if k.startswith("hidden."))
+    kv = sorted(int(k.split(".")[1]) for k in t if k.startswith("k."))
+    out = os.path.join(tmp, "rewritten.trace.safetensors")
+    write_trace(out, t["tokens"], P, t["logits"], {l: t[f"hidden.{l}"] for l in layers},
+                {l: t[f"k.{l}"] for l in kv}, {l: t[f"v.{l}"] for l in kv}, meta)
+    meta2, t2 = read(out)
+    if meta2 != meta or sorted(t2) != sorted(t) or any(not np.array_equal(t[k], t2[k]) for k in t):
+        sys.exit(f"FAIL: the rewritten trace differs from {src}")
+    a = judged(cdna, model, src, os.path.join(tmp, "a.json"))
+    b = judged(cdna, model, out, os.path.join(tmp, "b.json"))
+    if a[0] != b[0] or a[1]["steps"] != b[1]["steps"] or a[1]["outcome"] != b[1]["outcome"]:
+        sys.exit(f"FAIL: the rewritten {src} is judged differently")
+    print(f"hf_decode_trace_test: round trip of {src}: same tensors, same verdict ({a[1]['outcome']})")
 
 
 if __name__ == "__main__":

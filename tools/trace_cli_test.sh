@@ -32,6 +32,15 @@ expect no-trace 2 "--trace is required" --model "$tmp"
 expect no-model-folder 2 "config.json" --model "$tmp/none" --trace "$tmp/none.safetensors"
 expect bad-profile 2 "--profile" --model "$tmp" --trace x --profile fp16
 
+# A real transformers run written by exporters/hf_decode_trace.py (exporters/testdata/README.md).
+td="$here/../exporters/testdata"
+expect h200-fp32-passes 0 "^PASS: 24 steps: 24 match the exact model.*LM head: 0 of 7200" \
+  --model "$td/h200-t2-h64" --trace "$td/h200-t2-h64.fp32-eager.trace.safetensors" --profile fp32
+expect h200-bf16-not-classified 2 "^NOT CLASSIFIED: 24 steps: 23 match the exact model, 1 part.*first parting at step 8 \(position 13\): run token 34, exact 78" \
+  --model "$td/h200-t2-h64" --trace "$td/h200-t2-h64.bf16-sdpa.trace.safetensors" --profile bf16
+expect h200-bf16-under-fp32-fails 1 "^FAIL: .*LM head: 6970 of 7200 logits outside" \
+  --model "$td/h200-t2-h64" --trace "$td/h200-t2-h64.bf16-sdpa.trace.safetensors" --profile fp32
+
 if [ ! -d "$fx" ]; then
   echo "trace_cli_test: no fixtures at $fx: fixture cases skipped"
 else
