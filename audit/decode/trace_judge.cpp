@@ -119,7 +119,7 @@ TraceJudgement judge_at(const reference::DecoderModel& model, const golden::Deco
     st.run_gap = st.run_argmax < 0 ? std::numeric_limits<double>::quiet_NaN() : top2_gap(row, V);
     for (std::int64_t i = 0; i < V; ++i) {
       const double d = std::abs(static_cast<double>(row[i]) - b.mid[static_cast<std::size_t>(i)]);
-      if (!(d <= st.max_deviation)) {
+      if (d > st.max_deviation) {  // a NaN logit is judged by the argmax check, not measured here
         st.max_deviation = d;
         st.worst_logit = i;
       }
