@@ -1,4 +1,5 @@
 #include "golden/safetensors.hpp"
+#include "reference/common/json_duplicates.hpp"
 #include "reference/common/input_file.hpp"
 
 #include <algorithm>
@@ -8,7 +9,6 @@
 #include <fstream>
 #include <limits>
 #include <nlohmann/json.hpp>
-#include <set>
 #include <sstream>
 #include <system_error>
 
@@ -203,28 +203,16 @@ SafetensorsFile parse_safetensors(std::span<const std::byte> bytes, std::string_
 
   // Duplicate keys are not allowed at any level (the format notes); nlohmann keeps the last
   // one silently, so they are caught while parsing.
-  std::vector<std::set<std::string>> open_objects;
-  std::string duplicate;
-  const nlohmann::json::parser_callback_t cb = [&](int, nlohmann::json::parse_event_t event, nlohmann::json& parsed) {
-    using E = nlohmann::json::parse_event_t;
-    if (event == E::object_start) {
-      open_objects.emplace_back();
-    } else if (event == E::object_end) {
-      if (!open_objects.empty()) open_objects.pop_back();
-    } else if (event == E::key && !open_objects.empty() && duplicate.empty() && parsed.is_string()) {
-      if (!open_objects.back().insert(parsed.get<std::string>()).second) duplicate = parsed.get<std::string>();
-    }
-    return true;
-  };
+  reference::DuplicateKeys dup;
   nlohmann::json j;
   try {
-    j = nlohmann::json::parse(header.begin(), header.end(), cb);
+    j = nlohmann::json::parse(header.begin(), header.end(), dup.callback());
   } catch (const nlohmann::json::exception& e) {
     std::string what = e.what();
     std::replace(what.begin(), what.end(), '\n', ' ');
     bad(label, "header is not valid JSON: " + printable(what, 160));
   }
-  if (!duplicate.empty()) bad(label, "header has the key '" + printable(duplicate) + "' twice");
+  if (!dup.first.empty()) bad(label, "header has the key '" + printable(dup.first) + "' twice");
   if (!j.is_object()) bad(label, "header is not a JSON object");
 
   SafetensorsFile file;

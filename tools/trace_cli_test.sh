@@ -31,9 +31,20 @@ expect() {  # NAME WANT_RC PATTERN(stdout+stderr) ARGS...
 expect no-trace 2 "--trace is required" --model "$tmp"
 expect no-model-folder 2 "config.json" --model "$tmp/none" --trace "$tmp/none.safetensors"
 expect bad-profile 2 "--profile" --model "$tmp" --trace x --profile fp16
+"$cli" trace --quiet --model "$tmp" --trace x --json /dev/null >/dev/null 2>"$tmp/err"
+if [ $? -ne 2 ] || ! grep -q "is not a regular file" "$tmp/err" || [ ! -c /dev/null ]; then
+  echo "FAIL json-device: not refused, or /dev/null replaced:"; cat "$tmp/err"; failures=$((failures + 1))
+fi
 
 # A real transformers run written by exporters/hf_decode_trace.py (exporters/testdata/README.md).
 td="$here/../exporters/testdata"
+# --json into a folder that does not exist yet: created; a stale --json of an earlier run is
+# removed when a later run stops on bad input.
+"$cli" trace --quiet --model "$td/h200-t2-h64" --trace "$td/h200-t2-h64.fp32-eager.trace.safetensors" \
+  --json "$tmp/new/sub/t.json" >/dev/null 2>&1
+if [ $? -ne 0 ] || [ ! -s "$tmp/new/sub/t.json" ]; then echo "FAIL json-new-folder: not written"; failures=$((failures + 1)); fi
+"$cli" trace --quiet --model "$td/h200-t2-h64" --trace "$tmp/missing.safetensors" --json "$tmp/new/sub/t.json" >/dev/null 2>&1
+if [ -e "$tmp/new/sub/t.json" ]; then echo "FAIL json-stale: an earlier run's json survived a failed run"; failures=$((failures + 1)); fi
 expect h200-fp32-passes 0 "^PASS: 24 steps: 24 match the exact model.*LM head: 0 of 7200" \
   --model "$td/h200-t2-h64" --trace "$td/h200-t2-h64.fp32-eager.trace.safetensors" --profile fp32
 expect h200-bf16-not-classified 2 "^NOT CLASSIFIED: 24 steps: 23 match the exact model, 1 part.*first parting at step 8 \(position 13\): run token 34, exact 78" \

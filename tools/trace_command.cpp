@@ -64,6 +64,8 @@ int TraceCommand::run() {
     if (out == fs::weakly_canonical(trace_path_) || out.parent_path() == fs::weakly_canonical(model_dir_))
       throw std::invalid_argument("--json " + *json_ + " would overwrite the trace or a file of the model folder; need another path");
   }
+  // A --json file of an earlier run would be read as this run's if this one stops early.
+  if (json_) std::filesystem::remove(*json_);
   const reference::DecoderModel model = golden::load_decoder_model(model_dir_);
   const golden::DecodeTrace trace = golden::read_decode_trace(trace_path_, model.config);
   const TraceReference ref = reference_ == "ball"     ? TraceReference::ball

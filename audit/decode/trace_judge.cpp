@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <iomanip>
 #include <limits>
 #include <memory>
 #include <optional>
@@ -139,9 +140,13 @@ TraceJudgement judge_at(const reference::DecoderModel& model, const golden::Deco
       ++j.argmax_failures;
       if (j.failure.empty()) {
         std::ostringstream m;
-        m << "step " << st.step << " (position " << pos << "): token " << st.token << " is not the argmax of the run's own logits (";
+        m << std::setprecision(9) << "step " << st.step << " (position " << pos << "): token " << st.token
+          << " is not the argmax of the run's own logits (";
         if (st.run_argmax < 0)
           m << "a logit is NaN)";
+        else if (row[st.token] == row[st.run_argmax])
+          m << "logit[" << st.token << "] = " << row[st.token] << " ties logit[" << st.run_argmax
+            << "], and a tie goes to the lowest index)";
         else
           m << "logit[" << st.token << "] = " << row[st.token] << " < logit[" << st.run_argmax << "] = " << row[st.run_argmax] << ")";
         j.failure = m.str();

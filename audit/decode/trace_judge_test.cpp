@@ -136,6 +136,13 @@ TEST(TraceProfile, LmHeadWithinItsProfileOnly) {
   EXPECT_EQ(d.outside, 1);
   EXPECT_EQ(d.first.rfind("LM head: logit 7 = ", 0), 0u) << d.first;
   EXPECT_EQ(d.worst_logit, 7);
+  // A NaN in the hidden state: its LM head is NaN, and finite logits are not it (helper-4's false PASS).
+  std::vector<float> nan_h = h;
+  nan_h[3] = std::nanf("");
+  const LmHeadCheck n = check_lm_head(m, nan_h, f32, TraceProfile::fp32);
+  EXPECT_EQ(n.outside, 50);
+  EXPECT_EQ(n.checked, 50);
+  EXPECT_EQ(check_lm_head(m, nan_h, std::vector<float>(50, std::nanf("")), TraceProfile::fp32).outside, 0);
   EXPECT_EQ(parse_trace_profile("fp32"), TraceProfile::fp32);
   EXPECT_FALSE(parse_trace_profile("fp16"));
 }

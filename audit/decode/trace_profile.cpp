@@ -1,6 +1,7 @@
 #include "audit/decode/trace_profile.hpp"
 
 #include <cmath>
+#include <iomanip>
 #include <limits>
 #include <sstream>
 #include <stdexcept>
@@ -43,10 +44,27 @@ LmHeadCheck check_lm_head(const reference::DecoderModel& model, std::span<const 
       m += x;
       a += std::abs(x);
     }
-    if (!std::isfinite(m) || !std::isfinite(a)) continue;  // a non-finite input: no claim here
-    const double r = lm_head_radius(profile, m, a, H);
-    const double got = logits[static_cast<std::size_t>(v)], d = std::abs(got - m);
+    const double got = logits[static_cast<std::size_t>(v)];
     ++c.checked;
+    if (!std::isfinite(m) || !std::isfinite(a)) {
+      // A NaN or infinite hidden value: the LM head of that state is NaN or infinite (IEEE, as
+      // the definition extends real arithmetic, docs/decode-semantics.md §1.5); a kernel logit
+      // must be that value, not a finite number.
+      const bool same = std::isnan(m) ? std::isnan(got) : got == m;
+      if (!same) {
+        ++c.outside;
+        c.worst_ratio = std::numeric_limits<double>::infinity();
+        c.worst_logit = v;
+        if (c.first.empty()) {
+          std::ostringstream o;
+          o << "LM head: logit " << v << " = " << got << " where the run's own hidden state (non-finite) gives " << m;
+          c.first = o.str();
+        }
+      }
+      continue;
+    }
+    const double r = lm_head_radius(profile, m, a, H);
+    const double d = std::abs(got - m);
     const double ratio = std::isnan(got) ? std::numeric_limits<double>::infinity() : (d == 0 ? 0.0 : d / r);
     if (ratio > c.worst_ratio) {
       c.worst_ratio = ratio;
@@ -56,7 +74,7 @@ LmHeadCheck check_lm_head(const reference::DecoderModel& model, std::span<const 
       ++c.outside;
       if (c.first.empty()) {
         std::ostringstream o;
-        o << "LM head: logit " << v << " = " << got << " is not the LM head of the run's own hidden state under profile "
+        o << std::setprecision(9) << "LM head: logit " << v << " = " << got << " is not the LM head of the run's own hidden state under profile "
           << to_string(profile) << ": " << m << " ± " << r;
         c.first = o.str();
       }

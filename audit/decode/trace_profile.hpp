@@ -38,7 +38,7 @@ struct LmHeadCheck {
 
 // One step's logits [V] against the LM head of `model` applied to `hidden` [H] (the run's final
 // RMSNorm output at that position) under `profile`. A NaN logit where the midpoint is finite is
-// outside. Throws std::invalid_argument if a size disagrees with the model.
+// outside; where a hidden value is NaN or infinite the logit must be the IEEE value W·h gives. Throws std::invalid_argument if a size disagrees with the model.
 LmHeadCheck check_lm_head(const reference::DecoderModel& model, std::span<const float> hidden,
                           std::span<const float> logits, TraceProfile profile);
 

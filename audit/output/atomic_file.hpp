@@ -7,8 +7,9 @@
 
 namespace cdna::audit {
 
-// Throws std::runtime_error naming the path if the temporary file cannot be written or renamed
-// (the temporary file is removed on a failed write).
+// Creates the path's folder if it is missing. Throws std::runtime_error naming the path and the
+// reason if the folder cannot be created or the temporary file cannot be written or renamed (the
+// temporary file is removed on a failed write).
 void write_atomically(const std::filesystem::path& path, const std::string& text);
 
 }  // namespace cdna::audit

@@ -35,6 +35,9 @@ void check_output_dir(const std::string& option, const fs::path& dir) {
 void check_output_file(const std::string& option, const fs::path& file) {
   std::error_code ec;
   if (fs::is_directory(file, ec)) refuse(option, file, "is a directory, expected a file");
+  // A device, FIFO or socket would be replaced by the rename of the finished file.
+  if (fs::exists(file, ec) && !fs::is_regular_file(file, ec))
+    refuse(option, file, "is not a regular file (a device, FIFO or socket), expected a file to write");
   const fs::path parent = fs::absolute(file, ec).parent_path();
   check_output_dir(option + " (its folder)", parent);
 }

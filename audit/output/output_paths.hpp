@@ -13,7 +13,8 @@ namespace cdna::audit {
 // Creates nothing.
 void check_output_dir(const std::string& option, const std::filesystem::path& dir);
 
-// The same for a file to be written: not a directory itself, and its folder as check_output_dir.
+// The same for a file to be written: not a directory, device, FIFO or socket itself, and its
+// folder as check_output_dir (write_atomically creates a missing folder).
 void check_output_file(const std::string& option, const std::filesystem::path& file);
 
 }  // namespace cdna::audit

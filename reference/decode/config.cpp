@@ -1,5 +1,6 @@
 #include "reference/decode/config.hpp"
 #include "reference/common/input_file.hpp"
+#include "reference/common/json_duplicates.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -39,7 +40,7 @@ double number(const json& j, std::string_view label, const char* field, std::opt
     if (!fallback) fail(label, field, "missing, need a number");
     return *fallback;
   }
-  if (!it->is_number()) fail(label, field, json_text(*it) + " is not a number");
+  if (!it->is_number()) fail(label, field, json_text(*it) + " is not a number, need a JSON number");
   return it->get<double>();
 }
 
@@ -88,8 +89,8 @@ bool read_field(const std::string& key) {
 void refuse_unknown_fields(const json& j, std::string_view label) {
   for (const auto& [key, value] : j.items()) {
     if (read_field(key) || leaves_arithmetic_unchanged(key)) continue;
-    fail(label, key, "is not a field of a Llama config.json this definition knows (it may change the arithmetic), "
-                     "need the fields of docs/decode-semantics.md §1.7 only");
+    fail(label, key, json_text(value) + ": not a field of a Llama config.json this definition knows (it may change the "
+                     "arithmetic), need the fields of docs/decode-semantics.md §1.7 only");
   }
 }
 
@@ -209,11 +210,13 @@ void check_positive_finite(double v, std::string_view label, const char* field) 
 
 DecoderConfig parse_decoder_config(std::string_view json_text_in, std::string_view label) {
   json j;
+  DuplicateKeys dup;
   try {
-    j = json::parse(json_text_in);
+    j = json::parse(json_text_in, dup.callback());
   } catch (const json::parse_error& e) {
     throw ModelFileError(std::string(label) + ": not valid JSON (" + e.what() + ")");
   }
+  if (!dup.first.empty()) fail(label, dup.first, "given twice, need each field once (which one a reader takes is not defined)");
   if (!j.is_object()) throw ModelFileError(std::string(label) + ": not a JSON object, need config.json's object");
   refuse_unknown_fields(j, label);
   must_equal(j, label, "model_type", "llama");

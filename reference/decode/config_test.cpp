@@ -211,6 +211,10 @@ TEST(DecoderConfig, ArithmeticFieldsUnderstoodOrRefused) {
     const std::string e = error_of(text);
     EXPECT_EQ(e.rfind(prefix, 0), 0u) << prefix << " | " << e;
   }
+  // A field given twice (nlohmann::json would keep the last silently).
+  const std::string twice = std::string(kTransformers5Llama3).substr(0, std::string(kTransformers5Llama3).size() - 1) +
+                            R"(, "vocab_size": 512})";
+  EXPECT_EQ(error_of(twice).rfind("cfg.json: vocab_size: given twice", 0), 0u) << error_of(twice);
   // Neutral values of the checked fields are accepted.
   EXPECT_NO_THROW(parse_decoder_config(v5_with("/sliding_window", "null"), "c"));
   EXPECT_NO_THROW(parse_decoder_config(v5_with("/partial_rotary_factor", "1.0"), "c"));
