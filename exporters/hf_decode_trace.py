@@ -77,6 +77,27 @@ def cache_layers(cache):
     return [(k, v) for k, v in cache]  # legacy tuple of (k, v)
 
 
+def greedy_run(model, prompt, steps, device):
+    """One greedy generate() call, batch 1, no EOS stop: (tokens [T], logits [S, V], hidden {L: [T-1, H]},
+    keys {L: [T-1, Hkv, D]}, values {L: [T-1, Hkv, D]}) as float32 numpy arrays (bf16 values exactly)."""
+    import torch
+    ids = torch.tensor([prompt], device=device)
+    with torch.no_grad():
+        out = model.generate(ids, max_new_tokens=steps, min_new_tokens=steps, do_sample=False, num_beams=1,
+                             eos_token_id=None, return_dict_in_generate=True, output_logits=True,
+                             output_hidden_states=True, use_cache=True)
+    tokens = out.sequences[0].tolist()
+    f32 = lambda t: t.float().cpu().numpy()
+    logits = np.stack([f32(x[0]) for x in out.logits])
+    n = model.config.num_hidden_layers
+    hidden = {l: np.concatenate([f32(step[l][0]) for step in out.hidden_states]) for l in range(n + 1)}
+    keys, values = {}, {}
+    for l, (k, v) in enumerate(cache_layers(out.past_key_values)):
+        keys[l] = f32(k[0].transpose(0, 1))  # [Hkv, T-1, D] -> [T-1, Hkv, D]
+        values[l] = f32(v[0].transpose(0, 1))
+    return tokens, logits, hidden, keys, values
+
+
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("model")
@@ -98,20 +119,7 @@ def main(argv=None):
     kw = {"dtype": dtype} if int(transformers.__version__.split(".")[0]) >= 5 else {"torch_dtype": dtype}
     model = transformers.AutoModelForCausalLM.from_pretrained(a.model, attn_implementation=a.attn, **kw)
     model = model.to(a.device).eval()
-    ids = torch.tensor([prompt], device=a.device)
-    with torch.no_grad():
-        out = model.generate(ids, max_new_tokens=a.steps, min_new_tokens=a.steps, do_sample=False, num_beams=1,
-                             eos_token_id=None, return_dict_in_generate=True, output_logits=True,
-                             output_hidden_states=True, use_cache=True)
-    tokens = out.sequences[0].tolist()
-    f32 = lambda t: t.float().cpu().numpy()
-    logits = np.stack([f32(x[0]) for x in out.logits])
-    n = model.config.num_hidden_layers
-    hidden = {l: np.concatenate([f32(step[l][0]) for step in out.hidden_states]) for l in range(n + 1)}
-    keys, values = {}, {}
-    for l, (k, v) in enumerate(cache_layers(out.past_key_values)):
-        keys[l] = f32(k[0].transpose(0, 1))  # [Hkv, T-1, D] -> [T-1, Hkv, D]
-        values[l] = f32(v[0].transpose(0, 1))
+    tokens, logits, hidden, keys, values = greedy_run(model, prompt, a.steps, a.device)
     write_trace(a.out, tokens, len(prompt), logits, hidden, keys, values,
                 {"producer": f"transformers {type(model).__name__}", "transformers": transformers.__version__,
                  "torch": torch.__version__, "dtype": a.dtype, "attn_implementation": a.attn,

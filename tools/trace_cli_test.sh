@@ -47,7 +47,7 @@ if [ $? -ne 0 ] || [ ! -s "$tmp/new/sub/t.json" ]; then echo "FAIL json-new-fold
 if [ -e "$tmp/new/sub/t.json" ]; then echo "FAIL json-stale: an earlier run's json survived a failed run"; failures=$((failures + 1)); fi
 expect h200-fp32-passes 0 "^PASS: 24 steps: 24 match the exact model.*LM head: 0 of 7200" \
   --model "$td/h200-t2-h64" --trace "$td/h200-t2-h64.fp32-eager.trace.safetensors" --profile fp32
-expect h200-bf16-not-classified 2 "^NOT CLASSIFIED: 24 steps: 23 match the exact model, 1 part.*first parting at step 8 \(position 13\): run token 34, exact 78" \
+expect h200-bf16-explained 0 "^PASS: 24 steps: 23 match the exact model, 1 part.*layers: 0 of 9280 values outside.*verdicts: 23 match, 1 explained, 0 defect; first parting at step 8 \(position 13\): run token 34, exact 78" \
   --model "$td/h200-t2-h64" --trace "$td/h200-t2-h64.bf16-sdpa.trace.safetensors" --profile bf16
 expect h200-bf16-under-fp32-fails 1 "^FAIL: .*LM head: 6970 of 7200 logits outside" \
   --model "$td/h200-t2-h64" --trace "$td/h200-t2-h64.bf16-sdpa.trace.safetensors" --profile fp32
@@ -66,7 +66,7 @@ else
     --model "$fx/t2-h128-tied" --trace "$fx/t1-h64.fp32-eager.trace.safetensors"
   expect fp32-passes 0 "^PASS: 40 steps: 40 match the exact model.*LM head: 0 of 12000" \
     --model "$t1" --trace "$fx/t1-h64.fp32-eager.trace.safetensors" --profile fp32
-  expect bf16-under-fp32-fails 1 "^FAIL: .*LM head: logit [0-9]+ = .* under profile fp32" \
+  expect bf16-under-fp32-fails 1 "^FAIL: .*verdicts: 0 match, 0 explained, 40 defect; layer 0, position 0: k.0\[0\] = -0.65234375 .* is outside" \
     --model "$t1" --trace "$fx/t1-h64.bf16-sdpa.trace.safetensors" --profile fp32
   /usr/bin/python3 - "$fx/t1-h64.fp32-eager.trace.safetensors" "$tmp/edited.safetensors" <<'PY'
 import json, struct, sys

@@ -30,9 +30,12 @@ TraceCommand::TraceCommand(CLI::App& app) {
       "Judge a decode trace of any implementation (tokens and logits of a greedy run; docs/decode-traces.md) against "
       "its model, teacher-forced on the run's own tokens: each token against the argmax of the run's own logits and "
       "against the exact model's token after the same prefix (the MPFR oracle), and with --profile each step's logits "
-      "against the LM head of the run's own final hidden state. Exit 0 PASS, 1 FAIL (a token that is not the argmax of "
-      "its logits, a logit outside its ball), 2 bad input or NOT CLASSIFIED (a step parts from the exact model: whether "
-      "the declared arithmetic explains it needs per-layer checks, not in this version).");
+      "against the LM head of the run's own final hidden state and every layer's K, V and residual stream against the "
+      "layer applied to the run's own layer input and cache (docs/decode-bounds.md §15). Each step: match, explained (a "
+      "parting while every check up to it holds) or defect (a check failed at or before it; the first is named). Exit 0 "
+      "PASS, 1 FAIL (a defect: a token that is not the argmax of its logits, a value outside its ball), 2 bad input or "
+      "NOT CLASSIFIED (a step parts from the exact model and there is no --profile, or the trace lacks the hidden states "
+      "and cache the per-layer checks need).");
   cmd_->add_option("--model", model_dir_, "Hugging Face model folder of the run (config.json + model.safetensors)")->required();
   cmd_->add_option("--trace", trace_path_, "The trace (safetensors: tokens, logits, prompt_length; docs/decode-traces.md)")
       ->required();
@@ -42,10 +45,10 @@ TraceCommand::TraceCommand(CLI::App& app) {
                    "vacuous beyond a few layers; docs/decode-bounds.md §12-§13)")
       ->check(CLI::IsMember({"exact", "affine", "ball"}));
   cmd_->add_option("--profile", profile_,
-                   "The implementation's declared arithmetic, for the checks of its own values (this version: each "
-                   "step's logits against the LM head of the trace's hidden.n): fp32 (fp32 throughout) or bf16 (bf16 "
-                   "values between operations, fp32 accumulation); docs/decode-traces.md \"Profiles\". Default: none, "
-                   "no such check")
+                   "The implementation's declared arithmetic, for the checks of its own values (per layer from hidden.L, "
+                   "k.L, v.L; the LM head from hidden.n): fp32 (PyTorch in fp32 throughout, TF32 off) or bf16 (PyTorch "
+                   "bf16: bf16 values between operations, fp32 accumulation, SDPA's fused attention); "
+                   "docs/decode-traces.md \"Profiles\". Default: none, no such check")
       ->check(CLI::IsMember({"fp32", "bf16"}));
   cmd_->add_option("--threads", threads_, "Threads of the MPFR oracle (0: all cores, the default)")
       ->check(CLI::Range(0u, 1024u));
@@ -87,6 +90,7 @@ int TraceCommand::run() {
       std::cout << "step " << s.step << " (position " << s.position << "): token " << s.token << ", "
                 << to_string(s.kind);
       if (s.exact.kind == reference::DecisionKind::decided) std::cout << " (exact " << s.exact.token << ")";
+      if (j.layers) std::cout << " -> " << to_string(s.verdict);
       std::cout << ", exact top-2 gap " << figure_text(s.exact_gap, 3) << ", run's gap " << figure_text(s.run_gap, 3)
                 << ", largest logit deviation " << figure_text(s.max_deviation, 3) << " (reference radius "
                 << figure_text(s.exact_radius, 2) << ")"
@@ -101,6 +105,10 @@ int TraceCommand::run() {
   summary().set("matched", static_cast<std::uint64_t>(j.matched));
   summary().set("parted", static_cast<std::uint64_t>(j.parted));
   summary().set("undecided", static_cast<std::uint64_t>(j.undecided));
+  if (j.layers) {
+    summary().set("explained", static_cast<std::uint64_t>(j.explained));
+    summary().set("defects", static_cast<std::uint64_t>(j.defects));
+  }
   std::cout << to_string(j.outcome) << ": " << trace_summary(j);
   if (j.outcome != TraceOutcome::pass) std::cout << "; " << j.failure;
   std::cout << " (reference: ";
@@ -119,7 +127,7 @@ int TraceCommand::run() {
     if (j.precision_bits > 0) o["precision_bits"] = j.precision_bits;
     for (const TraceStep& s : j.steps)
       o["steps"].push_back({{"step", s.step}, {"position", s.position}, {"token", s.token}, {"run_argmax", s.run_argmax},
-                            {"kind", to_string(s.kind)},
+                            {"kind", to_string(s.kind)}, {"verdict", to_string(s.verdict)},
                             {"exact_token", s.exact.kind == reference::DecisionKind::decided ? nlohmann::json(s.exact.token)
                                                                                               : nlohmann::json()},
                             {"exact_gap", number(s.exact_gap)}, {"exact_radius", number(s.exact_radius)},
@@ -129,7 +137,20 @@ int TraceCommand::run() {
                             {"lm_head_worst_ratio", s.lm_head ? number(s.lm_head->worst_ratio) : nlohmann::json()}});
     o["counts"] = {{"steps", j.steps.size()}, {"matched", j.matched}, {"parted", j.parted}, {"undecided", j.undecided},
                    {"argmax_failures", j.argmax_failures}, {"lm_head_checked", j.lm_head_checked},
-                   {"lm_head_outside", j.lm_head_outside}};
+                   {"lm_head_outside", j.lm_head_outside}, {"explained", j.explained}, {"defects", j.defects}};
+    if (j.layers) {
+      nlohmann::json l = {{"complete", j.layers->complete}, {"checked", j.layers->checked}, {"outside", j.layers->outside},
+                          {"unbounded", j.layers->unbounded}, {"positions", j.layers->positions},
+                          {"seconds", j.layers->seconds}};
+      if (!j.layers->missing.empty()) l["missing"] = j.layers->missing;
+      for (double r : j.layers->worst_ratio) l["worst_ratio_per_layer"].push_back(number(r));
+      if (j.layers->first)
+        l["first_outside"] = {{"layer", j.layers->first->layer}, {"position", j.layers->first->position},
+                              {"tensor", j.layers->first->tensor}, {"element", j.layers->first->element},
+                              {"value", number(j.layers->first->value)}, {"mid", number(j.layers->first->mid)},
+                              {"radius", number(j.layers->first->radius)}};
+      o["layers"] = l;
+    }
     o["outcome"] = to_string(j.outcome);
     o["summary"] = trace_summary(j);
     if (!j.failure.empty()) o["failure"] = j.failure;

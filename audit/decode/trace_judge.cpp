@@ -54,6 +54,16 @@ const char* to_string(TraceStepKind kind) {
   return "?";
 }
 
+const char* to_string(TraceStepVerdict verdict) {
+  switch (verdict) {
+    case TraceStepVerdict::match: return "match";
+    case TraceStepVerdict::explained: return "explained";
+    case TraceStepVerdict::defect: return "defect";
+    case TraceStepVerdict::unclassified: return "not classified";
+  }
+  return "?";
+}
+
 const char* to_string(TraceOutcome outcome) {
   switch (outcome) {
     case TraceOutcome::pass: return "PASS";
@@ -164,14 +174,47 @@ TraceJudgement judge_at(const reference::DecoderModel& model, const golden::Deco
     if (progress != nullptr && (st.step + 1) % 10 == 0)
       *progress << "trace: " << st.step + 1 << " of " << S << " steps judged\n" << std::flush;
   }
+  if (profile) {
+    j.layers = check_trace_layers(model, trace, *profile, progress);
+  }
+  // The lowest position where a check failed: the token check, the LM head, a layer.
+  std::int64_t bad = std::numeric_limits<std::int64_t>::max();
+  std::string bad_line;
+  for (const TraceStep& s : j.steps) {
+    if (s.run_argmax != s.token || (s.lm_head && s.lm_head->outside > 0)) {
+      bad = s.position;
+      break;
+    }
+  }
+  if (j.layers && j.layers->first && j.layers->first_bad_position <= bad) {
+    bad = j.layers->first_bad_position;  // the earliest failure is a layer's: name it
+    j.failure = j.layers->first->line();
+  }
+  const bool checked = j.layers && j.layers->complete;
+  // A parting is explained only where every value up to it was judged: an unbounded ball (a
+  // value that may overflow, or a bound too wide to be finite) leaves faithfulness unshown.
+  const std::int64_t judged_to = !checked ? -1
+                                 : j.layers->first_unbounded_position < 0 ? std::numeric_limits<std::int64_t>::max()
+                                                                          : j.layers->first_unbounded_position;
+  for (TraceStep& s : j.steps) {
+    if (s.position >= bad) s.verdict = TraceStepVerdict::defect;
+    else if (s.kind == TraceStepKind::match) s.verdict = TraceStepVerdict::match;
+    else s.verdict = s.position < judged_to ? TraceStepVerdict::explained : TraceStepVerdict::unclassified;
+    j.explained += s.verdict == TraceStepVerdict::explained;
+    j.defects += s.verdict == TraceStepVerdict::defect;
+  }
   j.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-  if (j.argmax_failures > 0 || j.lm_head_outside > 0) {
+  if (j.argmax_failures > 0 || j.lm_head_outside > 0 || (j.layers && j.layers->outside > 0)) {
     j.outcome = TraceOutcome::fail;
-  } else if (j.parted + j.undecided > 0) {
+  } else if (std::any_of(j.steps.begin(), j.steps.end(), [](const TraceStep& s) { return s.verdict == TraceStepVerdict::unclassified; })) {
     j.outcome = TraceOutcome::not_classified;
     std::ostringstream m;
     m << (j.parted > 0 ? "whether the declared arithmetic explains the parting" : "why the reference cannot decide a step")
-      << " needs per-layer checks, not in this version";
+      << " needs the per-layer checks: ";
+    if (!profile) m << "give --profile";
+    else if (!checked) m << "the trace lacks " << j.layers->missing << " (hidden.0 … n, k.L and v.L are needed)";
+    else m << "from position " << j.layers->first_unbounded_position << " on some values have no finite ball under profile "
+           << to_string(*profile) << " (" << j.layers->unbounded << " not judged)";
     j.failure = m.str();
   } else {
     j.outcome = TraceOutcome::pass;
@@ -204,6 +247,12 @@ std::string trace_summary(const TraceJudgement& j) {
     << j.undecided << " undecided; " << j.argmax_failures << " tokens not the argmax of the run's own logits";
   if (j.lm_head_checked > 0)
     o << "; LM head: " << j.lm_head_outside << " of " << j.lm_head_checked << " logits outside their balls";
+  if (j.layers && j.layers->complete)
+    o << "; layers: " << j.layers->outside << " of " << j.layers->checked << " values outside their balls ("
+      << j.layers->positions << " positions)";
+  if (j.layers) o << "; verdicts: " << j.steps.size() - static_cast<std::size_t>(j.explained + j.defects) - static_cast<std::size_t>(
+                                                      std::count_if(j.steps.begin(), j.steps.end(), [](const TraceStep& s) { return s.verdict == TraceStepVerdict::unclassified; }))
+                  << " match, " << j.explained << " explained, " << j.defects << " defect";
   if (j.first_parting >= 0) {
     const TraceStep& s = j.steps[static_cast<std::size_t>(j.first_parting)];
     o << "; first parting at step " << s.step << " (position " << s.position << "): run token " << s.token << ", exact "

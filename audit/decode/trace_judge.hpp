@@ -8,12 +8,14 @@
 //     (reference/decode/exact.hpp: |R − x| ≤ exact_logit_error(R)), or the fast reference's
 //     (reference/decode/envelope.hpp under double_arithmetic: its proven distance) — with the
 //     exact top-2 gap and the run's largest logit deviation from the reference.
-//   - with a declared profile (trace_profile.hpp) and the trace's hidden.n: each step's logits
-//     against the LM head of the run's own final hidden state.
-// A step is: match (the run chose the exact model's token), parting (it chose another), or
-// undecided (the reference's balls do not decide the exact token: a tie within its distance).
-// Whether the declared arithmetic explains a parting needs the per-layer checks of issue 24 §1,
-// which this version does not have: a parting is reported as not classified.
+//   - with a declared profile (trace_profile.hpp): the run's own values — each layer's K/V and
+//     residual stream from its own layer input and cache (trace_layers.hpp), each step's logits
+//     from its own final hidden state (the LM head) — against balls of the declared arithmetic.
+// Each step is then: match (the run chose the exact model's token and every check up to its
+// position holds); explained (it chose another, and the run is faithful at every layer and
+// position up to there: the declared arithmetic explains the parting); defect (a check at or
+// before its position failed: the first is named); or, without the checks (no profile, or a trace
+// without hidden states and cache), a parting is not classified.
 #pragma once
 
 #include <cstdint>
@@ -22,6 +24,7 @@
 #include <string>
 #include <vector>
 
+#include "audit/decode/trace_layers.hpp"
 #include "audit/decode/trace_profile.hpp"
 #include "golden/decode_trace.hpp"
 #include "reference/decode/decision.hpp"
@@ -32,6 +35,11 @@ namespace cdna::audit {
 
 enum class TraceStepKind : std::uint8_t { match, parting, undecided };
 const char* to_string(TraceStepKind kind);
+
+// A step's verdict: match, explained, defect; unclassified: a parting or undecided step without
+// the per-layer checks.
+enum class TraceStepVerdict : std::uint8_t { match, explained, defect, unclassified };
+const char* to_string(TraceStepVerdict verdict);
 
 struct TraceStep {
   std::int64_t step = 0, position = 0;
@@ -45,14 +53,16 @@ struct TraceStep {
   std::int64_t worst_logit = -1;    // where that maximum is
   TraceStepKind kind = TraceStepKind::undecided;
   std::optional<LmHeadCheck> lm_head;  // with a profile and hidden.n: the logits against the LM head
+  TraceStepVerdict verdict = TraceStepVerdict::unclassified;
 };
 
 enum class TraceOutcome : std::uint8_t {
-  pass,          // every token the argmax of its logits and the exact model's decided token,
-                 // every checked value within its ball
+  pass,          // every token the argmax of its logits, every checked value within its ball, every
+                 // step a match or (with the per-layer checks) an explained parting
   fail,          // a token that is not the argmax of the run's own logits, or a checked value
-                 // outside its ball under the declared profile (the LM head)
-  not_classified,  // no failure, but some step parted from (or was undecided against) the exact model
+                 // outside its ball under the declared profile (a layer, the LM head): a defect
+  not_classified,  // no failure, but some step parted from (or was undecided against) the exact
+                   // model and the trace lacks what the per-layer checks need (or no profile)
 };
 const char* to_string(TraceOutcome outcome);
 
@@ -61,6 +71,8 @@ struct TraceJudgement {
   std::int64_t matched = 0, parted = 0, undecided = 0, argmax_failures = 0;
   std::int64_t lm_head_checked = 0, lm_head_outside = 0;  // logits, over the steps checked
   std::int64_t first_parting = -1;  // the first step that parted, −1 if none
+  std::int64_t explained = 0, defects = 0;  // steps so classified
+  std::optional<TraceLayerCheck> layers;    // with a profile: the per-layer checks
   TraceOutcome outcome = TraceOutcome::fail;
   std::string failure;  // the first failure or the reason for not_classified, one line; empty on pass
   double seconds = 0;   // the reference's time (of the last pass)
@@ -78,7 +90,8 @@ enum class TraceReference : std::uint8_t { exact, affine, ball };
 // Judges `trace` of `model` (which must be the trace's model: parse it with model.config). The
 // reference runs positions 0 … T − 2 with the run's tokens; with a `profile` and the trace's
 // hidden.n, each step's logits are checked against the LM head of that hidden state
-// (check_lm_head). The oracle runs at 128 bits, again at
+// (check_lm_head), and with hidden.0 … n, k.L and v.L every layer at every position
+// (check_trace_layers). The oracle runs at 128 bits, again at
 // twice that while it cannot certify a logit (up to 4096). `progress`, if given, receives a line
 // every ten steps and at each restart. Throws reference::ModelFileError for an invalid model,
 // std::runtime_error if even 4096 bits cannot certify a logit.

@@ -130,7 +130,7 @@ Affine rms_norm(const Affine& x, std::span<const std::uint16_t> g, double eps,
   const double kappa = lo_f > 0 ? std::max(1.0 / std::sqrt(lo_f) * (1.0 + et) - 1.0,
                                            1.0 - 1.0 / std::sqrt(hi_f) * (1.0 - et)) * (1.0 + 0x1p-40)
                                 : kInf;
-  const double kern = (1.0 + kappa) * (1.0 + gamma(2, u)) - 1.0;
+  const double kern = (1.0 + kappa) * (1.0 + gamma(2, elementwise_unit(a))) - 1.0;
   const double m_norm = x.mid.norm() * (1.0 + (h + 8.0) * 0x1p-52);
   const double d_norm = t.norm() * (1.0 + (h + 8.0) * 0x1p-52);
   const double rho_up = rho * (1.0 + e_rho);
@@ -168,13 +168,14 @@ Affine rms_norm(const Affine& x, std::span<const std::uint16_t> g, double eps,
 void rope(Affine& x, Eigen::Index offset, std::int64_t d, std::int64_t p,
           const std::vector<double>& omega, const DecodeArithmetic& a) {
   const double pd = static_cast<double>(p);
-  const double delta = pd * 0x1p-47 + 0x1p-52 + a.rope_abs + a.rope_abs_per_position * pd;
-  const double g2 = gamma(2, a.accumulation_u) + gamma(2, kMidU), g2m = gamma(2, kMidU);
+  const double delta_p = pd * 0x1p-47 + 0x1p-52 + a.rope_abs + a.rope_abs_per_position * pd;
+  const double g2 = gamma(2, elementwise_unit(a)) + gamma(2, kMidU), g2m = gamma(2, kMidU);
   const std::int64_t half = d / 2;
   const Eigen::VectorXd t = x.total(), gabs = gen_abs_sum(x.gen);
   for (std::int64_t i = 0; i < half; ++i) {
     const Eigen::Index ix = offset + i, iy = offset + i + half;
     const double angle = pd * omega[static_cast<std::size_t>(i)];
+    const double delta = a.rope_omega_rel.empty() ? delta_p : delta_p + angle * a.rope_omega_rel[static_cast<std::size_t>(i)];
     const double cs = std::cos(angle), sn = std::sin(angle), acs = std::abs(cs), asn = std::abs(sn);
     const double mx = x.mid(ix), my = x.mid(iy);
     const double ax = std::abs(mx) + t(ix), ay = std::abs(my) + t(iy);
@@ -200,7 +201,7 @@ Affine add(const Affine& x, const Affine& y, const DecodeArithmetic& a) {
   pad(gy, cols);
   Affine z{x.mid + y.mid, Eigen::VectorXd(), gx + gy};
   z.rad = x.rad + y.rad +
-          a.accumulation_u * (x.mid.cwiseAbs() + x.total() + y.mid.cwiseAbs() + y.total()) +
+          elementwise_unit(a) * (x.mid.cwiseAbs() + x.total() + y.mid.cwiseAbs() + y.total()) +
           kMidU * (z.mid.cwiseAbs() + gen_abs_sum(gx) + gen_abs_sum(gy));
   z.rad.array() += a.underflow_abs;
   ball::outward(z.rad, static_cast<double>(cols) + 4);
@@ -209,7 +210,7 @@ Affine add(const Affine& x, const Affine& y, const DecodeArithmetic& a) {
 
 Affine silu_mul(const Affine& g, const Affine& up, const DecodeArithmetic& a) {
   const Eigen::Index n = g.size();
-  const double u = a.accumulation_u, et = a.transcendental_rel;
+  const double u = a.accumulation_u, et = a.transcendental_rel, eu = elementwise_unit(a);
   const double theta = (1.0 + a.constant_rel) * (1.0 + u) - 1.0;
   // s = silu(g): slope silu'(m) on the symbols, |silu''| ≤ 1/2 for the remainder (§13).
   const Eigen::VectorXd tg = g.total(), gabs = gen_abs_sum(g.gen);
@@ -223,7 +224,7 @@ Affine silu_mul(const Affine& g, const Affine& up, const DecodeArithmetic& a) {
     const double kappa = beta < 1.0 ? (1.0 + et) / ((1.0 - beta) * (1.0 - u)) - 1.0 : kInf;
     s.mid(i) = m / (1.0 + std::exp(-m));
     s.rad(i) = std::abs(slope(i)) * g.rad(i) + 0.25 * tg(i) * tg(i) +
-               az * ((1.0 + kappa) * (1.0 + u) - 1.0) + 0x1p-120 +  // kernel
+               az * ((1.0 + kappa) * (1.0 + eu) - 1.0) + 0x1p-120 +  // kernel
                0x1p-50 * std::abs(s.mid(i)) + 0x1p-1000 +         // midpoint
                0x1p-48 * (1.0 + std::abs(m)) * tg(i);  // slope's error, slope·gen rounding
   }
@@ -239,7 +240,7 @@ Affine silu_mul(const Affine& g, const Affine& up, const DecodeArithmetic& a) {
   y.gen.noalias() += s.mid.asDiagonal() * gu;
   const Eigen::VectorXd as = s.mid.cwiseAbs(), au = up.mid.cwiseAbs();
   y.rad = au.cwiseProduct(s.rad) + as.cwiseProduct(up.rad) + ts.cwiseProduct(tu) +
-          u * (as + ts).cwiseProduct(au + tu) + kMidU * y.mid.cwiseAbs() +
+          eu * (as + ts).cwiseProduct(au + tu) + kMidU * y.mid.cwiseAbs() +
           0x1p-52 * (au.cwiseProduct(gen_abs_sum(gs)) + as.cwiseProduct(gen_abs_sum(gu)));
   y.rad.array() += a.underflow_abs;
   ball::outward(y.rad, static_cast<double>(cols) + 8);

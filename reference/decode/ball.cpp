@@ -107,7 +107,7 @@ Ball rms_norm(const Ball& x, std::span<const std::uint16_t> g, double eps,
   }
   if (std::isnan(rho_mid)) rho_rad = rho_mid;
   Ball y{Eigen::VectorXd(x.size()), Eigen::VectorXd(x.size())};
-  const double g2k = gamma(2, u), g2m = gamma(2, kMidU);
+  const double g2k = gamma(2, elementwise_unit(a)), g2m = gamma(2, kMidU);
   for (Eigen::Index i = 0; i < x.size(); ++i) {
     const double gi = std::abs(bf16_to_double(g[static_cast<std::size_t>(i)]));
     const double m = x.mid(i), r = x.rad(i), am = std::abs(m);
@@ -125,12 +125,13 @@ void rope(Ball& x, Eigen::Index offset, std::int64_t d, std::int64_t p,
   // cos/sin of the double argument p·ω against the exact angle: ω within 2^-48 relative
   // (decode_rope.hpp), ω ≤ 1, so the argument errs by ≤ p·2^-47; glibc cos/sin < 1 ULP.
   const double delta_mid = pd * 0x1p-47 + 0x1p-52;
-  const double delta = delta_mid + a.rope_abs + a.rope_abs_per_position * pd;
-  const double g2 = gamma(2, a.accumulation_u) + gamma(2, kMidU);
+  const double delta_p = delta_mid + a.rope_abs + a.rope_abs_per_position * pd;
+  const double g2 = gamma(2, elementwise_unit(a)) + gamma(2, kMidU);
   const std::int64_t half = d / 2;
   for (std::int64_t i = 0; i < half; ++i) {
     const Eigen::Index ix = offset + i, iy = offset + i + half;
     const double angle = pd * omega[static_cast<std::size_t>(i)];
+    const double delta = a.rope_omega_rel.empty() ? delta_p : delta_p + angle * a.rope_omega_rel[static_cast<std::size_t>(i)];
     const double cs = std::cos(angle), sn = std::sin(angle);
     const double mx = x.mid(ix), my = x.mid(iy), rx = x.rad(ix), ry = x.rad(iy);
     const double ax = std::abs(mx) + rx, ay = std::abs(my) + ry;
@@ -191,6 +192,15 @@ void attention_head(const Ball& q, Eigen::Index qo, std::int64_t d, const HeadCa
   double hi_max = -kInf;
   for (std::size_t j = 0; j < n; ++j) hi_max = std::max(hi_max, smid[j] + srad[j]);
   const double g3 = gamma(3, u);
+  // fl(m_raw·c·log2 e) in a fused kernel's exponent: ≤ u·|m| (natural units), doubled for the
+  // constant's and the FMA's share (decode-bounds.md §15.3).
+  double s_abs = 0;
+  for (std::size_t j = 0; j < n; ++j) s_abs = std::max(s_abs, std::abs(smid[j]) + srad[j]);
+  const double fused = a.fused_exp_argument ? 2 * u * s_abs : 0.0;
+  // Online-softmax rescales: each moves a weight by the rescale's exp (ε_t, its argument's
+  // roundings 2u·|m|) and the products α·acc, α·l (u each, in μ below).
+  const double rescales = a.attention_key_block > 0 ? std::ceil(nd / static_cast<double>(a.attention_key_block)) - 1.0 : 0.0;
+  const double rescale_r = rescales * (a.transcendental_rel / (1.0 - a.transcendental_rel) + 2 * u * s_abs);
   const double et = a.transcendental_rel / (1.0 - a.transcendental_rel);  // |ln(1 ± ε_t)|
   std::vector<double> w(n), big_r(n), psi(n), up(n);
   double w_sum = 0;
@@ -198,7 +208,7 @@ void attention_head(const Ball& q, Eigen::Index qo, std::int64_t d, const HeadCa
     w[j] = std::exp(smid[j] - m_max);
     w_sum += w[j];
     big_r[j] = widen(srad[j] + g3 * (hi_max - smid[j] + srad[j]) + et +
-                         0x1p-53 * std::abs(smid[j] - m_max) + 0x1p-51 + 2 * e,
+                         0x1p-53 * std::abs(smid[j] - m_max) + 0x1p-51 + 2 * e + fused + rescale_r,
                      0x1p-48);
   }
   // §7.3 the normalisation: Z ≥ z_min for every admissible weight vector.
@@ -220,7 +230,10 @@ void attention_head(const Ball& q, Eigen::Index qo, std::int64_t d, const HeadCa
     dev[j] = z_min > 0.0 ? widen(std::max(up[j] / z_min - 1.0, 1.0 - 1.0 / (up[j] * z_max)), 0x1p-48)
                          : kInf;
   const double gn = gamma(nd, u), gm = gamma(2 * nd + 2, kMidU);
-  const double mu = (1.0 + a.transcendental_rel) * (1.0 + u) / (1.0 - gn) - 1.0;
+  // The weights rounded before P·V (attention_weights_u) scale each term by 1 ± u_p: one more
+  // factor on the kernel's relative error, eager (normalised P) or fused (e_j, then rcp(l)).
+  const double mu = (1.0 + a.transcendental_rel) * (1.0 + u) * (1.0 + a.attention_weights_u) *
+                        std::pow((1.0 + u) * (1.0 + u), rescales) / (1.0 - gn) - 1.0;
   for (std::int64_t c = 0; c < d; ++c) {
     double om = 0;
     for (std::size_t j = 0; j < n; ++j) om += w[j] * kv.v_mid[j * kv.stride + c];
@@ -260,14 +273,14 @@ void attention_head(const Ball& q, Eigen::Index qo, std::int64_t d, const HeadCa
 
 Ball add(const Ball& x, const Ball& y, const DecodeArithmetic& a) {
   Ball z{x.mid + y.mid, Eigen::VectorXd()};
-  z.rad = x.rad + y.rad + a.accumulation_u * (x.mag() + y.mag()) + kMidU * z.mid.cwiseAbs();
+  z.rad = x.rad + y.rad + elementwise_unit(a) * (x.mag() + y.mag()) + kMidU * z.mid.cwiseAbs();
   z.rad.array() += eta(a);
   outward(z.rad, 4);
   return z;
 }
 
 Ball silu_mul(const Ball& g, const Ball& up, const DecodeArithmetic& a) {
-  const double u = a.accumulation_u, et = a.transcendental_rel;
+  const double u = a.accumulation_u, et = a.transcendental_rel, eu = elementwise_unit(a);
   // Kernel: fl(z·rcp(fl(1 + exp2(fl(−z·fl(log2 e)))))) (§9).
   const double theta = (1.0 + a.constant_rel) * (1.0 + u) - 1.0;
   Ball s{Eigen::VectorXd(g.size()), Eigen::VectorXd(g.size())};
@@ -276,13 +289,13 @@ Ball silu_mul(const Ball& g, const Ball& up, const DecodeArithmetic& a) {
     const double beta = std::exp(az * theta) * (1.0 + et) - 1.0;
     const double kappa = beta < 1.0 ? (1.0 + et) / ((1.0 - beta) * (1.0 - u)) - 1.0 : kInf;
     s.mid(i) = m / (1.0 + std::exp(-m));
-    s.rad(i) = kSiluLipschitz * r + az * ((1.0 + kappa) * (1.0 + u) - 1.0) + kSiluAbs +
+    s.rad(i) = kSiluLipschitz * r + az * ((1.0 + kappa) * (1.0 + eu) - 1.0) + kSiluAbs +
                0x1p-50 * std::abs(s.mid(i)) + 0x1p-1000;
   }
   outward(s.rad, 8);
   Ball y{s.mid.cwiseProduct(up.mid), Eigen::VectorXd()};
   y.rad = s.mid.cwiseAbs().cwiseProduct(up.rad) + s.rad.cwiseProduct(up.mid.cwiseAbs()) +
-          s.rad.cwiseProduct(up.rad) + u * s.mag().cwiseProduct(up.mag()) +
+          s.rad.cwiseProduct(up.rad) + eu * s.mag().cwiseProduct(up.mag()) +
           kMidU * y.mid.cwiseAbs();
   y.rad.array() += eta(a);
   outward(y.rad, 8);

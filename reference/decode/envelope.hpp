@@ -60,7 +60,30 @@ struct DecodeArithmetic {
   // True when the kernel computes every LM-head row by the same operation sequence, so
   // bitwise identical rows give bitwise identical logits (decode_decision.hpp, tie classes).
   bool identical_rows_identical_logits = false;
+  // Implementations other than the monokernel (decode traces, docs/decode-bounds.md §15); each
+  // default leaves the monokernel's arithmetic as above.
+  // Unit roundoff of each elementwise operation's result (RMSNorm's products, RoPE, the residual
+  // add, SiLU·up): PyTorch computes in fp32 and rounds to the tensor's dtype. 0: accumulation_u.
+  double elementwise_u = 0.0;
+  // The attention weights are rounded with this unit roundoff before P·V (SDPA's fused kernels
+  // in bf16 round P to bf16 for their second product). 0: not rounded.
+  double attention_weights_u = 0.0;
+  // The exponent is formed as fma(t_raw, c·log2(e), −fl(m_raw·c·log2(e))) (FlashAttention's
+  // base-2 softmax): the rounded product adds an error of u·|m| that is not relative to t − m.
+  bool fused_exp_argument = false;
+  // A fused kernel's online softmax processes keys in blocks of at least this many and rescales
+  // its accumulators by a computed exp(m_old − m_new) at each later block (0: two passes, no
+  // rescale): each rescale adds that exp's error and two fp32 products (decode-bounds.md §15.3).
+  std::int64_t attention_key_block = 0;
+  // Per RoPE frequency i (empty: none): the relative error of the implementation's ω_i, so its
+  // angle p·ω_i errs by ≤ p·ω_i·rope_omega_rel[i] (transformers' fp32 inv_freq, §15.2).
+  std::vector<double> rope_omega_rel;
 };
+
+// The unit roundoff of an elementwise operation under `a` (elementwise_u, or accumulation_u).
+inline double elementwise_unit(const DecodeArithmetic& a) {
+  return a.elementwise_u > 0 ? a.elementwise_u : a.accumulation_u;
+}
 
 // The monokernel's declared arithmetic (docs/decode-semantics.md §2): bf16 KV cache in
 // `kv_mode`, fp32 activations and arithmetic, 1-ULP transcendentals with denormals flushed,

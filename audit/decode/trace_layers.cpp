@@ -1,0 +1,228 @@
+#include "audit/decode/trace_layers.hpp"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <iomanip>
+#include <limits>
+#include <sstream>
+#include <stdexcept>
+#include <cstdio>
+#include <cstdlib>
+
+#include "reference/decode/affine.hpp"
+#include "reference/decode/ball.hpp"
+#include "reference/decode/rope.hpp"
+
+namespace cdna::audit {
+namespace {
+
+namespace af = reference::affine;
+namespace bl = reference::ball;
+constexpr double kU = 0x1p-24;  // fp32 unit roundoff
+constexpr double kInf = std::numeric_limits<double>::infinity();
+
+// Relative error bound of transformers' fp32 inverse frequency ω̂_i, times p·ω_i the angle's
+// error, the fp32 product p·ω̂ included (docs/decode-bounds.md §15.2).
+std::vector<double> frequency_errors(const reference::DecoderConfig& c) {
+  const std::int64_t half = c.head_dim / 2;
+  const double base = (std::log(c.rope_theta) + 12) * kU;
+  std::vector<double> rel(static_cast<std::size_t>(half), base);
+  if (c.rope_scaling) {
+    const auto& s = *c.rope_scaling;
+    const double k = s.factor, lf = s.low_freq_factor, hf = s.high_freq_factor;
+    const auto L = static_cast<double>(s.original_max_position_embeddings);
+    const double medium = base * (1 + k * hf / (hf - lf)) + (k * (3.1 * hf / (hf - lf) + 2.1) + 4.1) * kU;
+    for (std::int64_t i = 0; i < half; ++i) {
+      const double w = 2 * M_PI * std::pow(c.rope_theta, 2.0 * static_cast<double>(i) / static_cast<double>(c.head_dim));
+      const double near = 0x1p-16 * w;
+      auto& r = rel[static_cast<std::size_t>(i)];
+      if (w < L / hf - near) continue;                     // high frequency: kept
+      r = w > L / lf + near ? base + 2 * kU : medium;      // low: ω/k; else the blend (or near a threshold)
+    }
+  }
+  for (double& r : rel) r += kU * (1 + r) + 0x1p-50;
+  return rel;
+}
+
+af::Affine exact_row(const std::vector<float>& t, std::int64_t row, std::int64_t n) {
+  bl::Ball b{Eigen::VectorXd(n), Eigen::VectorXd::Zero(n)};
+  for (std::int64_t i = 0; i < n; ++i) b.mid(i) = t[static_cast<std::size_t>(row * n + i)];
+  return af::from_ball(b);
+}
+
+}  // namespace
+
+reference::DecodeArithmetic trace_arithmetic(TraceProfile profile, const reference::DecoderConfig& config) {
+  using reference::StorageFormat;
+  reference::DecodeArithmetic a;
+  const reference::Storage dtype = profile == TraceProfile::fp32 ? reference::Storage{StorageFormat::fp32}
+                                                                 : reference::Storage{StorageFormat::bf16, numerics::Rounding::RTNE};
+  a.kv_cache = dtype;
+  a.activations = dtype;
+  a.accumulation_u = kU;
+  a.underflow_abs = 0x1p-126;
+  a.transcendental_rel = 0x1p-22;  // CUDA expf, exp2f, rsqrtf, cosf, sinf: 2 ULP
+  a.constant_rel = 0x1p-23;        // fp32 constants (2^-24), and the rounding of each x² in RMSNorm
+  a.rope_abs = 0x1p-22 + 0x1p-24;  // cosf/sinf 2 ULP of a value ≤ 1, and the table's own rounding
+  a.rope_omega_rel = frequency_errors(config);
+  a.max_finite = 0x1p127;
+  if (profile == TraceProfile::bf16) {
+    a.elementwise_u = 0x1p-8 + 0x1p-24 * (1 + 0x1p-8);  // an fp32 rounding, then one to bf16
+    a.rope_abs += 0x1p-8 * (1 + 0x1p-21);               // cos and sin cast to bf16
+    a.attention_weights_u = 0x1p-8;                     // P (or e_j) in bf16 for P·V
+    a.fused_exp_argument = true;
+    a.attention_key_block = 16;                         // cuDNN's decode kernels: KV tiles of 32 or more
+  }
+  return a;
+}
+
+std::string LayerFinding::line() const {
+  std::ostringstream o;
+  o << std::setprecision(9) << "layer " << layer << ", position " << position << ": " << tensor << "[" << element
+    << "] = " << value;
+  if (tensor[0] == 'k' || tensor[0] == 'v')
+    o << " (computed from hidden." << layer << ", the residual stream entering layer " << layer << ")";
+  if (radius == 0)
+    o << " is not " << mid << " (exact)";
+  else
+    o << " is outside " << mid << " ± " << std::setprecision(3) << radius << " (off by " << std::abs(value - mid) / radius
+      << " radii)";
+  return o.str();
+}
+
+TraceLayerCheck check_trace_layers(const reference::DecoderModel& model, const golden::DecodeTrace& trace,
+                                   TraceProfile profile, std::ostream* progress) {
+  const auto t0 = std::chrono::steady_clock::now();
+  const auto& c = model.config;
+  const std::int64_t n = c.num_hidden_layers, H = c.hidden_size, D = c.head_dim, Hq = c.num_attention_heads,
+                     Hkv = c.num_key_value_heads, I = c.intermediate_size;
+  TraceLayerCheck out;
+  out.worst_ratio.assign(static_cast<std::size_t>(n), 0.0);
+  for (std::int64_t l = 0; l <= n && out.missing.empty(); ++l) {
+    if (!trace.hidden.contains(l)) out.missing = "hidden." + std::to_string(l);
+    else if (l < n && !trace.k.contains(l)) out.missing = "k." + std::to_string(l);
+    else if (l < n && !trace.v.contains(l)) out.missing = "v." + std::to_string(l);
+  }
+  if (!out.missing.empty()) return out;
+  out.complete = true;
+  const std::int64_t T1 = static_cast<std::int64_t>(trace.tokens.size()) - 1;
+  for (std::int64_t l = 0; l <= n; ++l)
+    if (std::ssize(trace.hidden.at(l)) != T1 * H || (l < n && (std::ssize(trace.k.at(l)) != T1 * Hkv * D || std::ssize(trace.v.at(l)) != T1 * Hkv * D)))
+      throw std::invalid_argument("check_trace_layers: layer " + std::to_string(l) + " tensors disagree with the model's shapes");
+  const reference::DecodeArithmetic a = trace_arithmetic(profile, c);
+  const std::vector<double> omega = reference::rope_inverse_frequencies(c);
+  out.positions = T1;
+  // The run's own cache as exact balls (radius 0), per layer [T − 1, Hkv, D].
+  std::vector<std::vector<double>> kmid(static_cast<std::size_t>(n)), vmid(static_cast<std::size_t>(n));
+  for (std::int64_t l = 0; l < n; ++l) {
+    kmid[static_cast<std::size_t>(l)].assign(trace.k.at(l).begin(), trace.k.at(l).end());
+    vmid[static_cast<std::size_t>(l)].assign(trace.v.at(l).begin(), trace.v.at(l).end());
+  }
+  const std::vector<double> zeros(static_cast<std::size_t>(T1 * Hkv * D), 0.0);
+
+  // Judges the run's values at (layer, position) against their balls.
+  auto judge = [&](std::int64_t layer, std::int64_t pos, const std::string& tensor, const float* got, const bl::Ball& b) {
+    for (Eigen::Index i = 0; i < b.size(); ++i) {
+      const double v = got[i], m = b.mid(i), r = b.rad(i);
+      if (std::isinf(r)) {
+        if (out.unbounded++ == 0) out.first_unbounded_position = pos;
+        continue;
+      }
+      ++out.checked;
+      const double d = std::abs(v - m);
+      const bool in = std::isnan(m) ? std::isnan(v) : d <= r;
+      const double ratio = d == 0 ? 0 : (r > 0 && !std::isnan(v) ? d / r : kInf);
+      auto& w = out.worst_ratio[static_cast<std::size_t>(layer)];
+      w = std::max(w, ratio);
+      if (in) continue;
+      ++out.outside;
+      if (!out.first) {
+        out.first = LayerFinding{layer, pos, tensor, static_cast<std::int64_t>(i), v, m, r};
+        out.first_bad_position = pos;
+      }
+    }
+  };
+  auto unbounded_if = [](bool overflow, bl::Ball b) {
+    if (overflow) b.rad.setConstant(kInf);
+    return b;
+  };
+
+  for (std::int64_t p = 0; p < T1; ++p) {
+    // hidden.0: the embedding row of the fed token, exactly.
+    const std::int64_t token = trace.tokens[static_cast<std::size_t>(p)];
+    bl::Ball emb{Eigen::VectorXd(H), Eigen::VectorXd::Zero(H)};
+    for (std::int64_t i = 0; i < H; ++i) emb.mid(i) = bl::bf16_to_double(model.weights.embed_tokens[static_cast<std::size_t>(token * H + i)]);
+    judge(0, p, "hidden.0", trace.hidden.at(0).data() + p * H, emb);
+    for (std::int64_t l = 0; l < n; ++l) {
+      const auto& w = model.weights.layers[static_cast<std::size_t>(l)];
+      bool overflow = false;
+      Eigen::Index symbols = 0;
+      const af::Affine x = exact_row(trace.hidden.at(l), p, H);
+      af::Affine hn = af::rms_norm(x, w.input_layernorm, c.rms_norm_eps, a, overflow);
+      af::store(hn, a.activations, a);
+      af::check_range(hn, a, overflow);
+      af::symbolize(hn, symbols);
+      af::Affine q = af::gemv(w.q_proj, Hq * D, H, hn, a, overflow);
+      af::Affine k = af::gemv(w.k_proj, Hkv * D, H, hn, a, overflow);
+      af::Affine v = af::gemv(w.v_proj, Hkv * D, H, hn, a, overflow);
+      for (af::Affine* t : {&q, &k, &v}) af::store(*t, a.activations, a);
+      for (std::int64_t i = 0; i < Hq; ++i) af::rope(q, i * D, D, p, omega, a);
+      for (std::int64_t i = 0; i < Hkv; ++i) af::rope(k, i * D, D, p, omega, a);
+      af::store(q, a.activations, a);
+      af::store(k, a.kv_cache, a);
+      af::store(v, a.kv_cache, a);
+      for (const af::Affine* t : {&q, &k, &v}) af::check_range(*t, a, overflow);
+      judge(l, p, "k." + std::to_string(l), trace.k.at(l).data() + p * Hkv * D, unbounded_if(overflow, af::to_ball(k)));
+      judge(l, p, "v." + std::to_string(l), trace.v.at(l).data() + p * Hkv * D, unbounded_if(overflow, af::to_ball(v)));
+      const bl::Ball qb = af::to_ball(q);
+      bl::Ball ob{Eigen::VectorXd(Hq * D), Eigen::VectorXd(Hq * D)};
+      const auto& km = kmid[static_cast<std::size_t>(l)];
+      const auto& vm = vmid[static_cast<std::size_t>(l)];
+      for (std::int64_t i = 0; i < Hq; ++i) {
+        const std::int64_t g = i / (Hq / Hkv), stride = Hkv * D;
+        const std::vector<double> q_err = af::score_errors(q, i * D, D, km.data() + g * D, stride, p + 1);
+        const bl::HeadCache hc{km.data() + g * D, zeros.data() + g * D, vm.data() + g * D, zeros.data() + g * D,
+                               stride, p + 1, q_err.data()};
+        bl::attention_head(qb, i * D, D, hc, a, ob, i * D, overflow);
+      }
+      af::Affine o = af::from_ball(ob);
+      af::store(o, a.activations, a);
+      af::symbolize(o, symbols);
+      af::Affine y = af::gemv(w.o_proj, H, Hq * D, o, a, overflow);
+      af::store(y, a.activations, a);
+      af::Affine xm = af::add(x, y, a);
+      af::store(xm, a.activations, a);
+      hn = af::rms_norm(xm, w.post_attention_layernorm, c.rms_norm_eps, a, overflow);
+      af::store(hn, a.activations, a);
+      af::check_range(hn, a, overflow);
+      af::symbolize(hn, symbols);
+      af::Affine gate = af::gemv(w.gate_proj, I, H, hn, a, overflow);
+      af::Affine up = af::gemv(w.up_proj, I, H, hn, a, overflow);
+      af::store(gate, a.activations, a);
+      af::store(up, a.activations, a);
+      af::Affine act = af::silu_mul(gate, up, a);
+      af::store(act, a.activations, a);
+      af::symbolize(act, symbols);
+      y = af::gemv(w.down_proj, H, I, act, a, overflow);
+      af::store(y, a.activations, a);
+      af::Affine next = af::add(xm, y, a);
+      af::store(next, a.activations, a);
+      for (const af::Affine* t : {&next, &o, &act}) af::check_range(*t, a, overflow);
+      if (l + 1 < n) {
+        judge(l, p, "hidden." + std::to_string(l + 1), trace.hidden.at(l + 1).data() + p * H, unbounded_if(overflow, af::to_ball(next)));
+      } else {
+        af::Affine fin = af::rms_norm(next, model.weights.norm, c.rms_norm_eps, a, overflow);
+        af::store(fin, a.activations, a);
+        af::check_range(fin, a, overflow);
+        judge(l, p, "hidden." + std::to_string(n), trace.hidden.at(n).data() + p * H, unbounded_if(overflow, af::to_ball(fin)));
+      }
+    }
+    if (progress != nullptr && ((p + 1) % 10 == 0 || p + 1 == T1))
+      *progress << "trace: layers checked at " << p + 1 << " of " << T1 << " positions\n" << std::flush;
+  }
+  out.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  return out;
+}
+
+}  // namespace cdna::audit
