@@ -250,9 +250,10 @@ std::string trace_summary(const TraceJudgement& j) {
   if (j.layers && j.layers->complete)
     o << "; layers: " << j.layers->outside << " of " << j.layers->checked << " values outside their balls ("
       << j.layers->positions << " positions)";
-  if (j.layers) o << "; verdicts: " << j.steps.size() - static_cast<std::size_t>(j.explained + j.defects) - static_cast<std::size_t>(
-                                                      std::count_if(j.steps.begin(), j.steps.end(), [](const TraceStep& s) { return s.verdict == TraceStepVerdict::unclassified; }))
-                  << " match, " << j.explained << " explained, " << j.defects << " defect";
+  if (j.layers) {
+    const auto count = [&](TraceStepVerdict v) { return std::ranges::count(j.steps, v, &TraceStep::verdict); };
+    o << "; verdicts: " << count(TraceStepVerdict::match) << " match, " << j.explained << " explained, " << j.defects << " defect";
+  }
   if (j.first_parting >= 0) {
     const TraceStep& s = j.steps[static_cast<std::size_t>(j.first_parting)];
     o << "; first parting at step " << s.step << " (position " << s.position << "): run token " << s.token << ", exact "

@@ -7,11 +7,10 @@
 #include <limits>
 #include <sstream>
 #include <stdexcept>
-#include <cstdio>
-#include <cstdlib>
 
 #include "reference/decode/affine.hpp"
 #include "reference/decode/ball.hpp"
+#include "reference/decode/layer.hpp"
 #include "reference/decode/rope.hpp"
 
 namespace cdna::audit {
@@ -95,8 +94,7 @@ TraceLayerCheck check_trace_layers(const reference::DecoderModel& model, const g
                                    TraceProfile profile, std::ostream* progress) {
   const auto t0 = std::chrono::steady_clock::now();
   const auto& c = model.config;
-  const std::int64_t n = c.num_hidden_layers, H = c.hidden_size, D = c.head_dim, Hq = c.num_attention_heads,
-                     Hkv = c.num_key_value_heads, I = c.intermediate_size;
+  const std::int64_t n = c.num_hidden_layers, H = c.hidden_size, D = c.head_dim, Hkv = c.num_key_value_heads;
   TraceLayerCheck out;
   out.worst_ratio.assign(static_cast<std::size_t>(n), 0.0);
   for (std::int64_t l = 0; l <= n && out.missing.empty(); ++l) {
@@ -155,60 +153,18 @@ TraceLayerCheck check_trace_layers(const reference::DecoderModel& model, const g
     for (std::int64_t i = 0; i < H; ++i) emb.mid(i) = bl::bf16_to_double(model.weights.embed_tokens[static_cast<std::size_t>(token * H + i)]);
     judge(0, p, "hidden.0", trace.hidden.at(0).data() + p * H, emb);
     for (std::int64_t l = 0; l < n; ++l) {
-      const auto& w = model.weights.layers[static_cast<std::size_t>(l)];
       bool overflow = false;
       Eigen::Index symbols = 0;
-      const af::Affine x = exact_row(trace.hidden.at(l), p, H);
-      af::Affine hn = af::rms_norm(x, w.input_layernorm, c.rms_norm_eps, a, overflow);
-      af::store(hn, a.activations, a);
-      af::check_range(hn, a, overflow);
-      af::symbolize(hn, symbols);
-      af::Affine q = af::gemv(w.q_proj, Hq * D, H, hn, a, overflow);
-      af::Affine k = af::gemv(w.k_proj, Hkv * D, H, hn, a, overflow);
-      af::Affine v = af::gemv(w.v_proj, Hkv * D, H, hn, a, overflow);
-      for (af::Affine* t : {&q, &k, &v}) af::store(*t, a.activations, a);
-      for (std::int64_t i = 0; i < Hq; ++i) af::rope(q, i * D, D, p, omega, a);
-      for (std::int64_t i = 0; i < Hkv; ++i) af::rope(k, i * D, D, p, omega, a);
-      af::store(q, a.activations, a);
-      af::store(k, a.kv_cache, a);
-      af::store(v, a.kv_cache, a);
-      for (const af::Affine* t : {&q, &k, &v}) af::check_range(*t, a, overflow);
-      judge(l, p, "k." + std::to_string(l), trace.k.at(l).data() + p * Hkv * D, unbounded_if(overflow, af::to_ball(k)));
-      judge(l, p, "v." + std::to_string(l), trace.v.at(l).data() + p * Hkv * D, unbounded_if(overflow, af::to_ball(v)));
-      const bl::Ball qb = af::to_ball(q);
-      bl::Ball ob{Eigen::VectorXd(Hq * D), Eigen::VectorXd(Hq * D)};
-      const auto& km = kmid[static_cast<std::size_t>(l)];
-      const auto& vm = vmid[static_cast<std::size_t>(l)];
-      for (std::int64_t i = 0; i < Hq; ++i) {
-        const std::int64_t g = i / (Hq / Hkv), stride = Hkv * D;
-        const std::vector<double> q_err = af::score_errors(q, i * D, D, km.data() + g * D, stride, p + 1);
-        const bl::HeadCache hc{km.data() + g * D, zeros.data() + g * D, vm.data() + g * D, zeros.data() + g * D,
-                               stride, p + 1, q_err.data()};
-        bl::attention_head(qb, i * D, D, hc, a, ob, i * D, overflow);
-      }
-      af::Affine o = af::from_ball(ob);
-      af::store(o, a.activations, a);
-      af::symbolize(o, symbols);
-      af::Affine y = af::gemv(w.o_proj, H, Hq * D, o, a, overflow);
-      af::store(y, a.activations, a);
-      af::Affine xm = af::add(x, y, a);
-      af::store(xm, a.activations, a);
-      hn = af::rms_norm(xm, w.post_attention_layernorm, c.rms_norm_eps, a, overflow);
-      af::store(hn, a.activations, a);
-      af::check_range(hn, a, overflow);
-      af::symbolize(hn, symbols);
-      af::Affine gate = af::gemv(w.gate_proj, I, H, hn, a, overflow);
-      af::Affine up = af::gemv(w.up_proj, I, H, hn, a, overflow);
-      af::store(gate, a.activations, a);
-      af::store(up, a.activations, a);
-      af::Affine act = af::silu_mul(gate, up, a);
-      af::store(act, a.activations, a);
-      af::symbolize(act, symbols);
-      y = af::gemv(w.down_proj, H, I, act, a, overflow);
-      af::store(y, a.activations, a);
-      af::Affine next = af::add(xm, y, a);
-      af::store(next, a.activations, a);
-      for (const af::Affine* t : {&next, &o, &act}) af::check_range(*t, a, overflow);
+      const double* km = kmid[static_cast<std::size_t>(l)].data();
+      const double* vm = vmid[static_cast<std::size_t>(l)].data();
+      // The layer's own K/V are judged; the attention then reads the run's own cache rows.
+      const reference::KvSlot slot = [&](const bl::Ball& k, const bl::Ball& v, bool of) {
+        judge(l, p, "k." + std::to_string(l), trace.k.at(l).data() + p * Hkv * D, unbounded_if(of, k));
+        judge(l, p, "v." + std::to_string(l), trace.v.at(l).data() + p * Hkv * D, unbounded_if(of, v));
+        return reference::KvRows{km, zeros.data(), vm, zeros.data()};
+      };
+      const af::Affine next =
+          reference::layer_forward(model, l, p, omega, a, exact_row(trace.hidden.at(l), p, H), slot, overflow, symbols);
       if (l + 1 < n) {
         judge(l, p, "hidden." + std::to_string(l + 1), trace.hidden.at(l + 1).data() + p * H, unbounded_if(overflow, af::to_ball(next)));
       } else {

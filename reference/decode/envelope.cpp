@@ -11,6 +11,7 @@
 #include "reference/decode/affine.hpp"
 #include "reference/decode/ball.hpp"
 #include "reference/decode/config.hpp"
+#include "reference/decode/layer.hpp"
 #include "reference/decode/rope.hpp"
 
 namespace cdna::reference {
@@ -99,98 +100,35 @@ DecodeEnvelope::DecodeEnvelope(const DecoderModel& model, DecodeArithmetic arith
       model.weights.lm_head_matrix(model.config), model.config.vocab_size, model.config.hidden_size));
 }
 
-namespace {
-
-// The value type's conversions: balls are their own enclosure; affine forms are boxed at the
-// attention (its inputs from the cache are balls) and symbolised before each GEMV (§13).
-void convert(const Ball& b, Ball& out) { out = b; }
-void convert(const Ball& b, affine::Affine& out) { out = affine::from_ball(b); }
-Ball boxed(const Ball& x) { return x; }
-Ball boxed(const affine::Affine& x) { return affine::to_ball(x); }
-std::vector<double> score_errors(const Ball&, Eigen::Index, std::int64_t, const double*,
-                                 std::int64_t, std::int64_t) {
-  return {};
-}
-void make_symbols(Ball&, Eigen::Index&) {}
-void make_symbols(affine::Affine& x, Eigen::Index& symbols) { affine::symbolize(x, symbols); }
-
-}  // namespace
-
 // One position of §1 over value type V (Ball or Affine); returns the logits as a ball.
 template <class V>
 Ball DecodeEnvelope::forward(std::int64_t token, bool& overflow) {
   const DecoderConfig& c = model_.config;
   const DecodeArithmetic& a = arithmetic_;
-  const std::int64_t h = c.hidden_size, d = c.head_dim, hq = c.num_attention_heads;
-  const std::int64_t hkv = c.num_key_value_heads, in = c.intermediate_size, p = position_;
+  const std::int64_t h = c.hidden_size, p = position_;
   Eigen::Index symbols = 0;
   V x;
   convert(embedding(model_, token), x);
   store(x, a.activations, a);
   for (std::size_t l = 0; l < cache_.size(); ++l) {
-    const DecoderLayerWeights& w = model_.weights.layers[l];
-    V hn = rms_norm(x, w.input_layernorm, c.rms_norm_eps, a, overflow);
-    store(hn, a.activations, a);
-    check_range(hn, a, overflow);  // g_i·x_i·ρ may reach max_finite with a large g_i
-    make_symbols(hn, symbols);
-    V q = gemv(w.q_proj, hq * d, h, hn, a, overflow);
-    V k = gemv(w.k_proj, hkv * d, h, hn, a, overflow);
-    V v = gemv(w.v_proj, hkv * d, h, hn, a, overflow);
-    for (V* t : {&q, &k, &v}) store(*t, a.activations, a);
-    for (std::int64_t i = 0; i < hq; ++i) rope(q, i * d, d, p, rope_omega_, a);
-    for (std::int64_t i = 0; i < hkv; ++i) rope(k, i * d, d, p, rope_omega_, a);
-    store(q, a.activations, a);
-    store(k, a.kv_cache, a);
-    store(v, a.kv_cache, a);
-    for (const V* t : {&q, &k, &v}) check_range(*t, a, overflow);
-    const Ball qb = boxed(q);
-    Ball kb = boxed(k), vb = boxed(v);
+    LayerCache& kc = cache_[l];
     // An overflow earlier in this step (this layer's k and v included) leaves the kernel's K/V
     // of this slot unknown: infinite radii, so every later position reading them claims nothing
     // either (decode-bounds.md §2, "Overflow").
-    if (overflow) {
-      kb.rad.setConstant(std::numeric_limits<double>::infinity());
-      vb.rad.setConstant(std::numeric_limits<double>::infinity());
-    }
-    LayerCache& kc = cache_[l];
-    kc.k_mid.insert(kc.k_mid.end(), kb.mid.begin(), kb.mid.end());
-    kc.k_rad.insert(kc.k_rad.end(), kb.rad.begin(), kb.rad.end());
-    kc.v_mid.insert(kc.v_mid.end(), vb.mid.begin(), vb.mid.end());
-    kc.v_rad.insert(kc.v_rad.end(), vb.rad.begin(), vb.rad.end());
-    Ball ob{Eigen::VectorXd(hq * d), Eigen::VectorXd(hq * d)};
-    for (std::int64_t i = 0; i < hq; ++i) {
-      const std::int64_t g = i / (hq / hkv), stride = hkv * d;
-      const std::vector<double> q_err =
-          score_errors(q, i * d, d, kc.k_mid.data() + g * d, stride, p + 1);
-      const ball::HeadCache hc{kc.k_mid.data() + g * d, kc.k_rad.data() + g * d,
-                               kc.v_mid.data() + g * d, kc.v_rad.data() + g * d, stride, p + 1,
-                               q_err.empty() ? nullptr : q_err.data()};
-      ball::attention_head(qb, i * d, d, hc, a, ob, i * d, overflow);
-    }
-    V o;
-    convert(ob, o);
-    store(o, a.activations, a);
-    make_symbols(o, symbols);
-    V y = gemv(w.o_proj, h, hq * d, o, a, overflow);
-    store(y, a.activations, a);
-    x = add(x, y, a);
-    store(x, a.activations, a);
-    hn = rms_norm(x, w.post_attention_layernorm, c.rms_norm_eps, a, overflow);
-    store(hn, a.activations, a);
-    check_range(hn, a, overflow);  // g_i·x_i·ρ may reach max_finite with a large g_i
-    make_symbols(hn, symbols);
-    V gate = gemv(w.gate_proj, in, h, hn, a, overflow);
-    V up = gemv(w.up_proj, in, h, hn, a, overflow);
-    store(gate, a.activations, a);
-    store(up, a.activations, a);
-    V act = silu_mul(gate, up, a);
-    store(act, a.activations, a);
-    make_symbols(act, symbols);
-    y = gemv(w.down_proj, h, in, act, a, overflow);
-    store(y, a.activations, a);
-    x = add(x, y, a);
-    store(x, a.activations, a);
-    for (const V* t : {&x, &o, &act}) check_range(*t, a, overflow);
+    const KvSlot slot = [&kc](const Ball& k, const Ball& v, bool of) {
+      const double r = std::numeric_limits<double>::infinity();
+      kc.k_mid.insert(kc.k_mid.end(), k.mid.begin(), k.mid.end());
+      kc.v_mid.insert(kc.v_mid.end(), v.mid.begin(), v.mid.end());
+      if (of) {
+        kc.k_rad.insert(kc.k_rad.end(), static_cast<std::size_t>(k.size()), r);
+        kc.v_rad.insert(kc.v_rad.end(), static_cast<std::size_t>(v.size()), r);
+      } else {
+        kc.k_rad.insert(kc.k_rad.end(), k.rad.begin(), k.rad.end());
+        kc.v_rad.insert(kc.v_rad.end(), v.rad.begin(), v.rad.end());
+      }
+      return KvRows{kc.k_mid.data(), kc.k_rad.data(), kc.v_mid.data(), kc.v_rad.data()};
+    };
+    x = layer_forward(model_, static_cast<std::int64_t>(l), p, rope_omega_, a, x, slot, overflow, symbols);
   }
   V hn = rms_norm(x, model_.weights.norm, c.rms_norm_eps, a, overflow);
   store(hn, a.activations, a);
