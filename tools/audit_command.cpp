@@ -203,9 +203,11 @@ int AuditCommand::run_checked() {
     d.progress = quiet ? nullptr : &std::cerr;
     std::function<void(bool)> memory_model;
     if (auto* sim = chosen.sim) {
-      const simulator::MemoryModel given = sim->options().memory_model;
+      const simulator::SchedulerOptions given = sim->options();
       memory_model = [sim, given](bool on) {
-        sim->options().memory_model = on ? simulator::MemoryModel::Cdna3 : given;
+        sim->options().memory_model = on ? simulator::MemoryModel::Cdna3 : given.memory_model;
+        sim->options().starve_seed = on ? std::optional<std::uint64_t>(kDecodeKillStarveSeed) : given.starve_seed;
+        sim->options().hang_rounds = on ? std::max<std::uint64_t>(given.hang_rounds, 2 * given.starve_rounds) : given.hang_rounds;
       };
     }
     result.decode = run_decode_audit(d, *chosen.executor, wave_instructions, memory_model);

@@ -32,7 +32,9 @@ reference::DecoderConfig micro_config() { return reference::decoder_preset("micr
 
 // The kill cases: short runs of D01 and of the micro model with duplicated LM-head rows (so the
 // tie-breaking mutant meets ties).
-std::vector<DecodeCase> kill_cases() {
+}  // namespace
+
+std::vector<DecodeCase> decode_kill_cases() {
   DecodeCase a;
   a.id = "K1";
   a.description = "micro model, seed 1, 12 steps";
@@ -45,8 +47,16 @@ std::vector<DecodeCase> kill_cases() {
   b.description = "micro model, seed 2, LM-head rows duplicated, 12 steps";
   b.seed = 2;
   b.duplicate_lm_head_rows = true;
-  return {a, b};
+  // The protocol's case (audit/decode/decode_memory_model_test.cpp): four workgroups on four
+  // XCDs, where a reset performed after the partial that should follow it is read as new.
+  DecodeCase k = a;
+  k.id = "K3";
+  k.description = "micro model, seed 1, grid 4, 12 steps";
+  k.grid = 4;
+  return {a, b, k};
 }
+
+namespace {
 
 device::DecodeLaunch launch_of(const DecodeCase& c, const reference::DecoderModel& model, numerics::Rounding mode,
                                std::uint32_t grid) {
@@ -55,7 +65,7 @@ device::DecodeLaunch launch_of(const DecodeCase& c, const reference::DecoderMode
   l.prompt = c.prompt;
   l.steps = c.steps;
   l.mode = mode;
-  l.grid = grid;
+  l.grid = c.grid ? c.grid : grid;
   return l;
 }
 
@@ -203,9 +213,24 @@ DecodeAuditResult run_decode_audit(const DecodeAuditOptions& options, device::Ex
         if (f) f(false);
       }
     } restore{set_memory_model};
-    const std::vector<DecodeCase> cases = kill_cases();
+    const std::vector<DecodeCase> cases = decode_kill_cases();
     std::vector<reference::DecoderModel> models;
     for (const auto& c : cases) models.push_back(decode_case_model(c));
+    // Control: the correct kernel passes every kill case under the mutants' memory model and
+    // starvation, so that a kill is the mutant's doing.
+    const std::vector<std::byte> correct =
+        device::read_file(device::decode_code_object(numerics::Rounding::RTNE), "decode code object");
+    for (std::size_t i = 0; i < cases.size(); ++i) {
+      DecodeCheckOptions o;
+      o.launch = launch_of(cases[i], models[i], numerics::Rounding::RTNE, options.grid);
+      const DecodeCheck check = check_decode(executor, correct, o);
+      if (check.outcome != DecodeOutcome::Pass)
+        throw std::runtime_error("decode kill matrix: the correct kernel gives " + std::string(to_string(check.outcome)) +
+                                 " on kill case " + cases[i].id + " (" + cases[i].description +
+                                 ") under the mutants' memory model, so no kill would mean anything: " +
+                                 decode_outcome_line(check));
+      out.control += (out.control.empty() ? "" : ", ") + cases[i].id + " pass";
+    }
     for (const std::string& name : decode_mutant_names()) {
       DecodeMutantResult m;
       m.name = name;
@@ -264,7 +289,7 @@ std::string decode_table(const DecodeAuditResult& r) {
   }
   if (!r.mutants.empty())
     s << "decode kill matrix (memory model " << r.memory_model << "): " << r.killed() << " of " << r.mutants.size()
-      << " mutants killed\n";
+      << " mutants killed (control: " << r.control << ")\n";
   return s.str();
 }
 
@@ -283,7 +308,8 @@ std::string decode_markdown(const DecodeAuditResult& r) {
   for (const auto& row : r.rows) s << "- " << row.id << " " << row.mode << ": " << row.description << ". " << row.line << "\n";
   if (!r.mutants.empty()) {
     s << "\n### Decode kill matrix (memory model: " << r.memory_model << ")\n\n" << r.killed() << " of "
-      << r.mutants.size() << " decode mutants killed.\n\n| mutant | killed | how |\n|---|---|---|\n";
+      << r.mutants.size() << " decode mutants killed; the correct kernel on the kill cases under the same memory model: "
+      << r.control << ".\n\n| mutant | killed | how |\n|---|---|---|\n";
     for (const auto& m : r.mutants) s << "| " << m.name << " | " << (m.killed ? "yes" : "**no**") << " | " << m.how << " |\n";
   } else {
     s << "\nDecode kill matrix not run (" << r.mutants_not_run << ").\n";
@@ -333,6 +359,7 @@ nlohmann::json decode_json(const DecodeAuditResult& r) {
   } else {
     j["memory_model"] = r.memory_model;
     j["killed"] = r.killed();
+    j["control"] = r.control;
     for (const auto& m : r.mutants) j["mutants"].push_back({{"name", m.name}, {"killed", m.killed}, {"how", m.how}});
   }
   return j;

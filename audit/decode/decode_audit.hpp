@@ -33,6 +33,7 @@ struct DecodeCase {
   std::optional<std::int64_t> nan_row;
   std::vector<std::int64_t> prompt;
   std::int64_t steps = 1;
+  std::uint32_t grid = 0;  // workgroups; 0: DecodeAuditOptions::grid
   bool slow = false;  // only with `--set all` (minutes on the simulator)
 };
 
@@ -70,6 +71,7 @@ struct DecodeAuditResult {
   std::vector<DecodeMutantResult> mutants;  // empty when not run
   std::string mutants_not_run;              // why, when empty
   std::string memory_model;                 // of the mutant runs: "cdna3" or "hardware"
+  std::string control;                      // the correct kernel on the kill cases: "K1 pass, …"
   double seconds = 0;
   int count(DecodeOutcome o) const;
   int killed() const;
@@ -86,14 +88,25 @@ struct DecodeAuditOptions {
   std::ostream* progress = nullptr;
 };
 
+// The simulator's starvation seed for the kill matrix (SchedulerOptions::starve_seed): with it, a
+// store held past its wave's partial lets DROPPED_RELEASE's missing release show
+// (docs/decode-semantics.md §5.6).
+inline constexpr std::uint64_t kDecodeKillStarveSeed = 7;
+
 // Runs the cases on `executor` (wave_instructions: the simulator's count of the last dispatch, or
-// empty) and, if options.mutants, the kill matrix: `set_memory_model(true)` before the mutants
+// empty) and, if options.mutants, the kill matrix: `set_memory_model(true)` (the simulator's
+// memory-model mode with starvation seed kDecodeKillStarveSeed) before the correct kernel's
+// control run of the kill cases (not PASS: throws std::runtime_error) and the mutants
 // and `(false)` after (empty when the executor is not the simulator: then the hardware's own
 // memory model is the one the mutants face). A case that throws (hang, fault) is a FAIL row
 // with the error; for a mutant, a throw kills it.
 DecodeAuditResult run_decode_audit(const DecodeAuditOptions& options, device::Executor& executor,
                                    const std::function<std::uint64_t()>& wave_instructions = {},
                                    const std::function<void(bool)>& set_memory_model = {});
+
+// The kill cases: K1 micro seed 1, K2 micro seed 2 with duplicated LM-head rows (ties), both 12
+// steps on the audit's grid; K3 K1 on grid 4 (four XCDs: the protocol's case).
+std::vector<DecodeCase> decode_kill_cases();
 
 // The ids of the decode cases a run with `case_filter` and `include_slow` takes, in run order.
 std::vector<std::string> decode_case_ids(const std::string& case_filter, bool include_slow);

@@ -3,8 +3,8 @@
 // tokens and logits as on coherent memory; the mutant that drops the protocol's acquire
 // (DROPPED_ACQUIRE) hangs there, while on coherent memory it is indistinguishable from the
 // correct kernel. The mutant that drops the release but keeps sc1 on its stores (DROPPED_RELEASE)
-// survives: its missing order shows only if a wave's stores stay pending for longer than the
-// simulator's fair scheduler lets them (docs/decode-semantics.md §5.6); the one that also stores
+// survives the fair scheduler and dies when a wave with pending stores is starved
+// (SchedulerOptions::starve_seed; docs/decode-semantics.md §5.6); the one that also stores
 // its values without sc1 (DROPPED_RELEASE_PLAIN_STORE) hangs, its values stuck in the producer's L2.
 #include <gtest/gtest.h>
 
@@ -91,20 +91,50 @@ TEST_F(DecodeMemoryModel, DroppedReleasePlainStoreHangsOnASentinelUnderCdna3) {
   expect_hang_on_sentinel(launch(model_), coherent_, cdna3_, "dropped_release_plain_store");
 }
 
-// Known gap (docs/decode-semantics.md §5.6): DROPPED_RELEASE keeps sc1 on every store, so each
-// reaches memory; what it loses is the order of a wave's sentinel resets before its workgroup's
-// LM-head partial (no s_waitcnt vmcnt between them in the compiled code). The simulator performs
-// stores at once and in program order, and even a model that held stores back until the wave's
-// next s_waitcnt vmcnt would not catch it: every resetting wave waits (vmcnt(0) in its poll of
-// the partials) long before any consumer can reach the reset words at the next position. The
-// mutant survives; if the simulator learns to expose it, this test fails and is to be turned round.
-TEST_F(DecodeMemoryModel, DroppedReleaseWithSc1StoresIsNotCaught) {
+// DROPPED_RELEASE keeps sc1 on every store, so each reaches memory; what it loses is the order of
+// a wave's sentinel resets before its workgroup's LM-head partial (no s_waitcnt vmcnt between
+// them in the compiled code, docs/decode-semantics.md §5.6). Under a fair scheduler every
+// resetting wave performs its resets (vmcnt(0) in its poll of the partials) long before any
+// consumer reaches the reset words at the next position, and the mutant gives the correct bits;
+// with starvation (SchedulerOptions::starve_seed) a resetting wave can be held, its resets still
+// pending, while the others take the partial and read the old words as new.
+TEST_F(DecodeMemoryModel, DroppedReleaseDiesWhenAWaveIsStarvedInItsWindow) {
   const DecodeLaunch l = launch(model_);
   const DecodeResult good = run_decode(coherent_, l);
-  const DecodeResult bad = run_decode(cdna3_, mutant("dropped_release"), l);
-  EXPECT_TRUE(identical(good, bad));
-  std::printf("[ gap      ] DROPPED_RELEASE under cdna3: %s the correct kernel's result\n",
-              identical(good, bad) ? "same as" : "differs from");
+  const std::vector<std::byte> code = mutant("dropped_release");
+  EXPECT_TRUE(identical(good, run_decode(cdna3_, code, l))) << "fair schedule: the gap is no longer only timing";
+  simulator::SimulatorExecutor starved;
+  starved.options() = cdna3_.options();
+  starved.options().hang_rounds = 1u << 16;  // above starve_rounds (default 2^14)
+  int killed = 0, seeds = 0;
+  for (std::uint64_t seed = 1; seed <= 8; ++seed, ++seeds) {
+    starved.options().starve_seed = seed;
+    std::string how;
+    try {
+      const DecodeResult bad = run_decode(starved, code, l);
+      if (!identical(good, bad)) how = "tokens or logits differ";
+    } catch (const std::runtime_error& e) {
+      how = std::string("error: ") + e.what();
+    }
+    if (!how.empty()) ++killed;
+    std::printf("[ starve   ] DROPPED_RELEASE, starve seed %llu: %.1200s\n", static_cast<unsigned long long>(seed),
+                how.empty() ? "same as the correct kernel" : how.c_str());
+  }
+  EXPECT_GT(killed, 0) << "DROPPED_RELEASE survived " << seeds << " starvation seeds";
+}
+
+// The correct kernel releases (buffer_wbl2 sc1; s_waitcnt vmcnt(0)) before each publish, so no
+// starvation changes a bit of its result.
+TEST_F(DecodeMemoryModel, CorrectKernelIsUnchangedUnderStarvation) {
+  const DecodeLaunch l = launch(model_);
+  const DecodeResult good = run_decode(coherent_, l);
+  simulator::SimulatorExecutor starved;
+  starved.options() = cdna3_.options();
+  starved.options().hang_rounds = 1u << 16;  // above starve_rounds (default 2^14)
+  for (std::uint64_t seed = 1; seed <= 8; ++seed) {
+    starved.options().starve_seed = seed;
+    EXPECT_TRUE(identical(good, run_decode(starved, l))) << "starve seed " << seed;
+  }
 }
 
 }  // namespace

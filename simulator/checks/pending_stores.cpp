@@ -44,9 +44,9 @@ void PendingStores::complete_all(CacheModel& caches, std::uint32_t cu) {
   entries_.clear();
 }
 
-void PendingStores::complete_youngest(CacheModel& caches, std::uint32_t cu) {
+void PendingStores::complete_youngest(CacheModel& caches, std::uint32_t cu, std::uint64_t round) {
   for (auto it = entries_.rbegin(); it != entries_.rend(); ++it)
-    if (!it->stores.empty()) {
+    if (!it->stores.empty() && it->not_before <= round) {
       perform(*it, caches, cu);
       break;
     }

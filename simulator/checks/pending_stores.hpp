@@ -51,8 +51,18 @@ class PendingStores {
 
   // Performs every pending store, oldest first, through `caches` as CU `cu`.
   void complete_all(CacheModel& caches, std::uint32_t cu);
-  // Performs the stores of the youngest instruction that has any.
-  void complete_youngest(CacheModel& caches, std::uint32_t cu);
+  // Performs the stores of the youngest instruction that has any and is not held at `round`.
+  void complete_youngest(CacheModel& caches, std::uint32_t cu, std::uint64_t round = 0);
+  // Starvation (SchedulerOptions::starve_seed): each instruction whose stores were added since
+  // the last call is held before round `hold()` (0: not held) by complete_youngest; complete_all
+  // and an s_waitcnt still wait for it.
+  template <class F>
+  void hold_new(F&& hold) {
+    for (auto it = entries_.rbegin(); it != entries_.rend() && !it->seen; ++it) {
+      it->seen = true;
+      if (!it->stores.empty()) it->not_before = hold();
+    }
+  }
 
  private:
   struct Store {
@@ -64,6 +74,8 @@ class PendingStores {
   struct Entry {
     std::uint64_t stamp;
     std::vector<Store> stores;  // empty: a load or atomic, or stores already performed
+    std::uint64_t not_before = 0;  // hold_new
+    bool seen = false;             // by hold_new
   };
 
   void perform(Entry& e, CacheModel& caches, std::uint32_t cu);

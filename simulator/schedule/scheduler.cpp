@@ -305,6 +305,15 @@ void run_serial(DispatchEnv& env, const LaunchAddresses& addresses, const Schedu
   const std::uint32_t quantum = std::max<std::uint32_t>(options.quantum, 1);
   const std::uint32_t ninsts = static_cast<std::uint32_t>(prog.insts.size());
   std::mt19937_64 rng(options.seed);
+  // Starvation (SchedulerOptions::starve_seed): its own generator, so that a seed starves the
+  // same waves whatever the schedule's seed.
+  const bool starve = options.starve_seed.has_value() && options.memory_model == MemoryModel::Cdna3;
+  std::mt19937_64 starve_rng(options.starve_seed.value_or(0));
+  if (starve && (options.starve_rounds == 0 || options.starve_rounds >= options.hang_rounds ||
+                 options.starve_one_in == 0))
+    throw std::invalid_argument("simulator: SchedulerOptions::starve_rounds = " +
+                                std::to_string(options.starve_rounds) + " must be in [1, hang_rounds = " +
+                                std::to_string(options.hang_rounds) + ") and starve_one_in ≥ 1");
   env.lds_races = options.lds_races;
   env.lds_race_log = &counters.lds_races;
   // Statistics by instruction class (simulator/decode/inst_class.hpp), when someone asked for them.
@@ -337,6 +346,9 @@ void run_serial(DispatchEnv& env, const LaunchAddresses& addresses, const Schedu
     std::size_t listed = 0, more = 0;
     for (const auto& r : resident)
       for (const Wave& w : r->waves) {
+        const std::string pending =
+            w.pending.empty() ? std::string()
+                              : ", " + std::to_string(w.pending.outstanding()) + " vector memory operations outstanding";
         if (w.state == WaveState::Done) continue;
         if (listed == 256) {
           ++more;
@@ -346,7 +358,7 @@ void run_serial(DispatchEnv& env, const LaunchAddresses& addresses, const Schedu
         m += "\n  " + wave_name(r->wg, w.index_in_group) + ": " +
              (w.state == WaveState::AtBarrier ? "at s_barrier, " : "") +
              (w.pc < ninsts ? prog.where(w.pc) : "pc outside the decoded code") +
-             describe_polls(w, prog, *env.memory);
+             pending + describe_polls(w, prog, *env.memory);
       }
     if (more) m += "\n  (" + std::to_string(more) + " more waves not listed)";
     if (next_wg < total_wgs)
@@ -414,10 +426,19 @@ void run_serial(DispatchEnv& env, const LaunchAddresses& addresses, const Schedu
 
     // Memory-model mode: per round each wave (ended ones too) performs the stores of its youngest
     // instruction that has pending stores: later stores overtake earlier ones (checks/pending_stores.hpp).
+    // Starvation (SchedulerOptions::starve_seed): the store instructions issued this round are
+    // held, each with probability 1/starve_one_in, for a seeded number of rounds.
     if (caches)
       for (const auto& r : resident)
-        for (Wave& w : r->waves)
-          if (!w.pending.empty()) w.pending.complete_youngest(*caches, r->wg.cu);
+        for (Wave& w : r->waves) {
+          if (w.pending.empty()) continue;
+          if (starve)
+            w.pending.hold_new([&]() -> std::uint64_t {
+              return starve_rng() % options.starve_one_in ? 0
+                                                          : env.round + 1 + starve_rng() % options.starve_rounds;
+            });
+          w.pending.complete_youngest(*caches, r->wg.cu, env.round);
+        }
 
     // s_barrier: released when every wave that has not ended is waiting at it.
     for (const auto& r : resident)

@@ -86,6 +86,17 @@ struct SchedulerOptions {
   // memory; Cdna3 puts gfx942's L1, L2 and scalar caches in between, as adversarial as the
   // memory model allows, so that a missing sc bit, buffer_wbl2 or buffer_inv fails here.
   MemoryModel memory_model = MemoryModel::Coherent;
+  // Memory-model mode only: store latency chosen by a seeded adversary (simulator/README.md
+  // "Store order", starvation). Each store instruction is held, with probability
+  // 1/starve_one_in, for a seeded number of rounds in [1, starve_rounds] after the round it
+  // issued in: younger stores of its wave are performed meanwhile; an s_waitcnt vmcnt that needs
+  // it stalls its wave, and buffer_wbl2 or an access of the wave to its dwords performs it at
+  // once. The memory model bounds no store's latency, so a correct kernel passes under every
+  // seed. Holds are rare so that a consumer is seldom held itself while its producer's store
+  // waits. Empty (default): nothing held. starve_rounds must be in [1, hang_rounds).
+  std::optional<std::uint64_t> starve_seed;
+  std::uint64_t starve_rounds = 1u << 14;
+  std::uint32_t starve_one_in = 32;
   // Progress of a long dispatch: called with (workgroups finished, workgroups in the grid) each
   // time a workgroup retires. Empty by default, so tests and the audit stay quiet; `sim` and
   // `run` print a throttled line from it (audit/output/progress.hpp).
