@@ -185,8 +185,13 @@ void pk_f32(Wave& w, const Inst& I) {
   for (int i = 0; i < N; ++i) s[i] = pk_src(w, I, i, t[i][0], t[i][1]);
   u32 sel_hi = I.op_sel_hi_given ? I.op_sel_hi : 0x7;
   bool fi = w.flush_in32(), fo = w.flush_out32();
+  // Both halves are computed before either is written: the sources are pointers into the VGPR
+  // file, and with op_sel_hi 0 the high half reads a source's low register, which may be the
+  // destination's low register (clang emits v_pk_fma_f32 v[44:45], v[48:49], v[44:45], ...
+  // op_sel_hi:[1,0,1] for RoPE).
+  Lanes res[2];
   for (int h = 0; h < 2; ++h) {
-    Lanes r;
+    Lanes& r = res[h];
     const u32* a[3] = {nullptr, nullptr, nullptr};
     Lanes in[3];
     for (int i = 0; i < N; ++i) {
@@ -218,8 +223,9 @@ void pk_f32(Wave& w, const Inst& I) {
       }
     if (fo)
       for (int l = 0; l < kLanes; ++l) r.u[l] = ftz32(r.u[l]);
-    vwrite(w, I.ops[0], r.u, static_cast<unsigned>(h));
   }
+  vwrite(w, I.ops[0], res[0].u, 0);
+  vwrite(w, I.ops[0], res[1].u, 1);
 }
 
 void v_pk_mov_b32(Wave& w, const Inst& I) {
