@@ -3,8 +3,8 @@
 // tokens and logits as on coherent memory; the mutant that drops the protocol's acquire
 // (DROPPED_ACQUIRE) hangs there, while on coherent memory it is indistinguishable from the
 // correct kernel. The mutant that drops the release but keeps sc1 on its stores (DROPPED_RELEASE)
-// survives the fair scheduler and dies when a wave with pending stores is starved
-// (SchedulerOptions::starve_seed; docs/decode-semantics.md §5.6); the one that also stores
+// survives the fair scheduler and dies when a store is held (starvation,
+// SchedulerOptions::starve_seed; docs/decode-semantics.md §5.6); the one that also stores
 // its values without sc1 (DROPPED_RELEASE_PLAIN_STORE) hangs, its values stuck in the producer's L2.
 #include <gtest/gtest.h>
 
@@ -96,9 +96,9 @@ TEST_F(DecodeMemoryModel, DroppedReleasePlainStoreHangsOnASentinelUnderCdna3) {
 // them in the compiled code, docs/decode-semantics.md §5.6). Under a fair scheduler every
 // resetting wave performs its resets (vmcnt(0) in its poll of the partials) long before any
 // consumer reaches the reset words at the next position, and the mutant gives the correct bits;
-// with starvation (SchedulerOptions::starve_seed) a resetting wave can be held, its resets still
-// pending, while the others take the partial and read the old words as new.
-TEST_F(DecodeMemoryModel, DroppedReleaseDiesWhenAWaveIsStarvedInItsWindow) {
+// with starvation (SchedulerOptions::starve_seed) a reset can be held past the partial, and the
+// other workgroups take the partial and read the old word as new.
+TEST_F(DecodeMemoryModel, DroppedReleaseDiesWhenAResetIsHeldPastThePartial) {
   const DecodeLaunch l = launch(model_);
   const DecodeResult good = run_decode(coherent_, l);
   const std::vector<std::byte> code = mutant("dropped_release");

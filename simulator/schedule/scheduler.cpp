@@ -305,10 +305,13 @@ void run_serial(DispatchEnv& env, const LaunchAddresses& addresses, const Schedu
   const std::uint32_t quantum = std::max<std::uint32_t>(options.quantum, 1);
   const std::uint32_t ninsts = static_cast<std::uint32_t>(prog.insts.size());
   std::mt19937_64 rng(options.seed);
-  // Starvation (SchedulerOptions::starve_seed): its own generator, so that a seed starves the
-  // same waves whatever the schedule's seed.
-  const bool starve = options.starve_seed.has_value() && options.memory_model == MemoryModel::Cdna3;
+  // Starvation (SchedulerOptions::starve_seed): its own generator, so that a seed holds the same
+  // stores whatever the schedule's seed.
+  const bool starve = options.starve_seed.has_value();
   std::mt19937_64 starve_rng(options.starve_seed.value_or(0));
+  if (starve && options.memory_model != MemoryModel::Cdna3)
+    throw std::invalid_argument("simulator: SchedulerOptions::starve_seed holds pending stores, which only the "
+                                "memory-model mode has (memory_model = Cdna3)");
   if (starve && (options.starve_rounds == 0 || options.starve_rounds >= options.hang_rounds ||
                  options.starve_one_in == 0))
     throw std::invalid_argument("simulator: SchedulerOptions::starve_rounds = " +
@@ -346,15 +349,15 @@ void run_serial(DispatchEnv& env, const LaunchAddresses& addresses, const Schedu
     std::size_t listed = 0, more = 0;
     for (const auto& r : resident)
       for (const Wave& w : r->waves) {
-        const std::string pending =
-            w.pending.empty() ? std::string()
-                              : ", " + std::to_string(w.pending.outstanding()) + " vector memory operations outstanding";
         if (w.state == WaveState::Done) continue;
         if (listed == 256) {
           ++more;
           continue;
         }
         ++listed;
+        const std::string pending =
+            w.pending.empty() ? std::string()
+                              : ", " + std::to_string(w.pending.outstanding()) + " vector memory operations outstanding";
         m += "\n  " + wave_name(r->wg, w.index_in_group) + ": " +
              (w.state == WaveState::AtBarrier ? "at s_barrier, " : "") +
              (w.pc < ninsts ? prog.where(w.pc) : "pc outside the decoded code") +

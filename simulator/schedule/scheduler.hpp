@@ -93,7 +93,8 @@ struct SchedulerOptions {
   // it stalls its wave, and buffer_wbl2 or an access of the wave to its dwords performs it at
   // once. The memory model bounds no store's latency, so a correct kernel passes under every
   // seed. Holds are rare so that a consumer is seldom held itself while its producer's store
-  // waits. Empty (default): nothing held. starve_rounds must be in [1, hang_rounds).
+  // waits. Empty (default): nothing held. Set without memory_model = Cdna3, or with starve_rounds
+  // outside [1, hang_rounds): run_dispatch throws std::invalid_argument.
   std::optional<std::uint64_t> starve_seed;
   std::uint64_t starve_rounds = 1u << 14;
   std::uint32_t starve_one_in = 32;
