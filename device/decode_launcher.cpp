@@ -182,6 +182,7 @@ DecodeResult run_decode(Executor& executor, std::span<const std::byte> code_obje
   p.steps = static_cast<std::int32_t>(l.steps);
   p.eos_count = static_cast<std::int32_t>(l.eos.size());
   p.max_positions = static_cast<std::int32_t>(slots(l));
+  p.record_hidden = l.record_hidden ? 1 : 0;
   p.inv_hidden = static_cast<float>(1.0 / static_cast<double>(H));
   p.rms_eps = static_cast<float>(c.rms_norm_eps);
   p.score_scale = static_cast<float>(std::numbers::log2e / std::sqrt(static_cast<double>(D)));
@@ -204,6 +205,9 @@ DecodeResult run_decode(Executor& executor, std::span<const std::byte> code_obje
   std::vector<std::uint32_t> logits_bits(static_cast<std::size_t>(max_positions_run(l) * V), CDNA_DECODE_SENTINEL32);
   std::vector<std::int32_t> tokens(static_cast<std::size_t>(l.steps), std::numeric_limits<std::int32_t>::min());
   std::vector<std::int32_t> status(4, -1);
+  // Pre-filled with the sentinel, so that a value the kernel did not write is seen.
+  std::vector<std::uint32_t> hidden_bits(
+      l.record_hidden ? static_cast<std::size_t>(max_positions_run(l) * (L + 1) * H) : 1, CDNA_DECODE_SENTINEL32);
 
   Dispatch d;
   d.kernel = kDecodeKernel;
@@ -222,6 +226,7 @@ DecodeResult run_decode(Executor& executor, std::span<const std::byte> code_obje
             KernelArg::output(std::as_writable_bytes(std::span(logits_bits))).named("logits"),
             KernelArg::output(std::as_writable_bytes(std::span(tokens))).named("tokens"),
             KernelArg::output(std::as_writable_bytes(std::span(status))).named("status"),
+            KernelArg::output(std::as_writable_bytes(std::span(hidden_bits))).named("hidden"),
             KernelArg::scalar(p)};
 
   // Workgroups wait on each other: all G must be resident at once, or the kernel deadlocks.
@@ -257,6 +262,18 @@ DecodeResult run_decode(Executor& executor, std::span<const std::byte> code_obje
   const auto set = exchange.begin() + ((positions - 1) & 1) * p.set_words;
   r.last_exchange_set.assign(set, set + p.set_words);
   r.kv_cache = std::move(kv);
+  if (l.record_hidden) {
+    const std::size_t n = static_cast<std::size_t>(positions * (L + 1) * H);
+    for (std::size_t i = 0; i < n; ++i)
+      if (hidden_bits[i] == CDNA_DECODE_SENTINEL32) {
+        const std::size_t row = i / static_cast<std::size_t>(H);
+        throw std::runtime_error("decode_monokernel left hidden value " + std::to_string(i % static_cast<std::size_t>(H)) +
+                                 " of row " + std::to_string(row % static_cast<std::size_t>(L + 1)) + " at position " +
+                                 std::to_string(row / static_cast<std::size_t>(L + 1)) + " unwritten (record_hidden)");
+      }
+    r.hidden.resize(n);
+    std::memcpy(r.hidden.data(), hidden_bits.data(), n * sizeof(float));
+  }
   r.stats.lds_bytes = d.dynamic_lds_bytes;
   r.stats.seconds = seconds;
   std::uint64_t matrices = 0;

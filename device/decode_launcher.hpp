@@ -44,6 +44,10 @@ struct DecodeLaunch {
   numerics::Rounding mode = numerics::Rounding::RTNE;  // KV-cache rounding: picks decode_code_object(mode)
   std::uint32_t grid = 304;          // G workgroups (MI300X: one per CU); all must be resident
   std::uint32_t block = 256;         // work-items per workgroup, a multiple of 64, at most 1024
+  // Let the kernel write the residual stream entering every layer and the final RMSNorm's output
+  // at every position (DecodeParams::record_hidden; DecodeResult::hidden), for the per-layer
+  // checks of the run. The same code object either way: the values it computes do not change.
+  bool record_hidden = false;
 };
 
 enum class DecodeStatus { Steps, Eos, Nan };
@@ -69,6 +73,10 @@ struct DecodeResult {
   DecodeParams params{};
   std::vector<std::uint32_t> last_exchange_set;
   std::vector<std::uint32_t> kv_cache;
+  // With launch.record_hidden: [positions, L + 1, H] fp32 — at each position the residual stream
+  // entering layers 0 … L − 1 (row 0: the embedding row as the kernel read it), then the final
+  // RMSNorm's output (what the LM head read). Empty otherwise.
+  std::vector<float> hidden;
 };
 
 // Why the kernel cannot run a model of config `c` for `positions` positions (prompt + steps −
@@ -91,7 +99,8 @@ std::vector<std::uint16_t> pack_decode_weights(const reference::DecoderModel& mo
 // compared with launch.mode here). Throws
 // std::invalid_argument with decode_unsupported_reason(), or "grid G does not fit: the executor
 // keeps at most R workgroups of this kernel resident" (one line) when the workgroups could not
-// all be resident, std::runtime_error when the kernel leaves no status, and whatever the
+// all be resident, std::runtime_error when the kernel leaves no status (or, with
+// record_hidden, a hidden value of a position it ran unwritten), and whatever the
 // executor throws (e.g. the simulator's watchdog on a hang).
 DecodeResult run_decode(Executor& executor, std::span<const std::byte> code_object,
                         const DecodeLaunch& launch);

@@ -6,7 +6,7 @@
 //   decode_monokernel(const uint16_t* weights, const float* rope_cos, const float* rope_sin,
 //                     const int32_t* prompt, const int32_t* eos, uint32_t* exchange,
 //                     uint64_t* partials, uint32_t* kv_cache, float* logits, int32_t* tokens,
-//                     int32_t* status, DecodeParams params)
+//                     int32_t* status, float* hidden, DecodeParams params)
 // Grid: G persistent workgroups (all resident at once), block: a multiple of 64 work-items.
 #pragma once
 
@@ -41,7 +41,8 @@ struct DecodeParams {
   int32_t steps;         // N >= 1 tokens to generate
   int32_t eos_count;     // entries of eos[]
   int32_t max_positions; // KV-cache slots per (layer, KV head) and rows of the RoPE table
-  int32_t pad0;
+  int32_t record_hidden; // 1: write the residual stream entering every layer, and the final
+                         // RMSNorm's output, to hidden [positions, L + 1, H] (fp32); 0: hidden unused
   float inv_hidden;      // fp32(1/H): mean = sum of squares * inv_hidden
   float rms_eps;         // fp32(rms_norm_eps)
   float score_scale;     // fp32(log2(e)/sqrt(D)): scores go straight to base 2

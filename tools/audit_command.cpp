@@ -50,8 +50,8 @@ AuditCommand::AuditCommand(CLI::App& app) {
                     "Which cases: default (matrix + handed, + tiles for a peer kernel), all (matrix + handed + tiles), "
                     "matrix (model layouts), handed (C01-C14, the crafted R cases, the feature cases W01, W02, P01, SC01, SK01, DV01, F01, F02), tiles (Sq, Sk in {1, 255, 256, "
                     "257, 384, 385, 1000} around the peer kernels' 256- and 384-row query tiles, and GQA at three), decode (only the "
-                    "decode monokernel's cases D01-D05, and its kill matrix; default adds them for our kernel, all adds "
-                    "D06, one layer at Llama-3.2-1B's shapes; docs/decode-semantics.md), production (the "
+                    "decode monokernel's cases D01-D05 and D07, and its kill matrix; default adds them for our kernel, all "
+                    "adds D06, one layer at Llama-3.2-1B's shapes; docs/decode-semantics.md), production (the "
                     "benchmark shapes, in no other set: B1 H8/8 Sq=Sk=4096 D128 for a peer --kernel, B1 H1 Sq 1024 "
                     "Sk 33000 D128 for ours; judged on 64 seeded query rows per head against the MPFR oracle, the "
                     "other rows checked finite, and each row says so; minutes per mode on the simulator; "
@@ -193,7 +193,7 @@ int AuditCommand::run_checked() {
       for (const auto& id : ids)
         if (shard->contains(id)) result.shard->owned.push_back(id);
     }
-    if (!quiet) std::cerr << "decode: the monokernel on the decode cases (D01-D05; D06 with --set all; docs/decode-semantics.md)\n";
+    if (!quiet) std::cerr << "decode: the monokernel on the decode cases (D01-D05, D07; D06 with --set all; docs/decode-semantics.md)\n";
     DecodeAuditOptions d;
     d.modes = options.modes;
     d.case_filter = cases;
@@ -201,12 +201,13 @@ int AuditCommand::run_checked() {
     d.mutants = mutants && (!shard || shard->index == decode_mutation_shard);
     if (shard) d.owns = [shard](const std::string& id) { return shard->contains(id); };
     d.progress = quiet ? nullptr : &std::cerr;
-    std::function<void(bool)> memory_model;
+    std::function<void(std::optional<std::uint64_t>)> memory_model;
     if (auto* sim = chosen.sim) {
       const simulator::SchedulerOptions given = sim->options();
-      memory_model = [sim, given](bool on) {
+      memory_model = [sim, given](std::optional<std::uint64_t> starve_seed) {
+        const bool on = starve_seed.has_value();
         sim->options().memory_model = on ? simulator::MemoryModel::Cdna3 : given.memory_model;
-        sim->options().starve_seed = on ? std::optional<std::uint64_t>(kDecodeKillStarveSeed) : given.starve_seed;
+        sim->options().starve_seed = on ? starve_seed : given.starve_seed;
         sim->options().hang_rounds = on ? std::max<std::uint64_t>(given.hang_rounds, 2 * given.starve_rounds) : given.hang_rounds;
       };
     }

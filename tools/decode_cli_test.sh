@@ -51,6 +51,8 @@ expect_bad other-mode-code-object "RTNE.*RTZ|RTZ.*RTNE" "${good[@]}" --mode rtz 
 expect_bad missing-code-object "/nonexistent/x.hsaco" "${good[@]}" --code-object /nonexistent/x.hsaco
 expect_bad bad-envelope "--envelope: boxes not in" "${good[@]}" --envelope boxes
 expect_bad schedule-seed-alone "needs --schedule random" "${good[@]}" --schedule-seed 3
+expect_bad write-trace-bad-path "--write-trace: cannot write into '$tmp/nodir'" "${good[@]}" --write-trace "$tmp/nodir/t.safetensors"
+expect_bad write-trace-folder "--write-trace: '$tmp' is a folder" "${good[@]}" --write-trace "$tmp"
 
 # A good run: the summary line, the exit code it implies, the JSON.
 out=$("${run[@]}" "${good[@]}" --json "$tmp/good.json" 2>"$tmp/err"); rc=$?
@@ -152,6 +154,36 @@ golden_edit mode 1 "^FAIL: .*metadata mode 'RTZ' is not the run's: code_object_s
 if [ $rc -ne 0 ] || ! grep -q "^PASS: .*envelope ball)" "$tmp/out"; then echo "FAIL ball golden round trip: exit $rc"; cat "$tmp/out"; failures=$((failures + 1)); fi
 "$cli" golden decode-verify "$tmp/gA.safetensors" --model "$tmp/mB" >"$tmp/out" 2>&1; rc=$?
 if [ $rc -ne 1 ] || ! grep -q "are not the file's model" "$tmp/out"; then echo "FAIL golden wrong model: exit $rc (want 1)"; cat "$tmp/out"; failures=$((failures + 1)); fi
+
+# Per-layer checks (issue 24 §1): the tiny preset, which the a-priori balls cannot judge (NOTHING
+# JUDGED above, with a hint), passes with every step classified and every layer value inside its
+# ball; the JSON agrees. The residual-twice mutant fails at layer 0, position 0, in the residual
+# stream after the attention. A trace written by --write-trace is judged by `trace` under the
+# monokernel's profile: PASS, every step a match.
+out=$("${run[@]}" "${good[@]}" --layer-checks --json "$tmp/lc.json" 2>"$tmp/err"); rc=$?
+if [ $rc -ne 0 ] || ! grep -q -E "^PASS: 6 positions, 4 choosing a token: 0 decided .*; per-layer checks: [0-9]+ match, [0-9]+ explained, 0 defect, 0 not classified of 4 steps, 0 of [1-9][0-9]* layer values outside$" <<<"$out"; then
+  echo "FAIL layer checks tiny: exit $rc (want 0)"; echo "$out"; cat "$tmp/err"; failures=$((failures + 1))
+fi
+if ! /usr/bin/python3 -c "import json,sys; l=json.load(open(sys.argv[1]))['layer_checks']; sys.exit(0 if l['outcome']=='PASS' and l['match']+l['explained']==4 and l['values_outside']==0 else 1)" "$tmp/lc.json"; then
+  echo "FAIL layer checks tiny: json"; cat "$tmp/lc.json"; failures=$((failures + 1))
+fi
+"${run[@]}" "${good[@]}" >/dev/null 2>"$tmp/err"
+if ! grep -q -- "--layer-checks judges each step from the run's own values; the outcome is NOTHING JUDGED" "$tmp/err"; then
+  echo "FAIL nothing-judged hint"; cat "$tmp/err"; failures=$((failures + 1))
+fi
+"${run[@]}" "${good[@]}" --layer-checks --code-object "$dev/decode_monokernel_mutant_residual_twice.hsaco" >"$tmp/out" 2>&1; rc=$?
+if [ $rc -ne 1 ] || ! grep -q "^FAIL: .*; per-layer checks: 0 match, 0 explained, 4 defect, 0 not classified of 4 steps, [1-9][0-9]* of [0-9]* layer values outside (layer 0, position 0: hidden.1\[" "$tmp/out"; then
+  echo "FAIL layer checks mutant: exit $rc (want 1)"; cat "$tmp/out"; failures=$((failures + 1))
+fi
+"${run[@]}" --model "$tmp/mA" --prompt 1,2,3 --steps 4 --write-trace "$tmp/tA.safetensors" >"$tmp/out" 2>&1
+"$cli" trace --model "$tmp/mA" --trace "$tmp/tA.safetensors" --profile monokernel-rtne --quiet >>"$tmp/out" 2>&1; rc=$?
+if [ $rc -ne 0 ] || ! grep -q "^PASS: 4 steps: 4 match the exact model.*layers: 0 of [1-9][0-9]* values outside their balls" "$tmp/out"; then
+  echo "FAIL write-trace round trip: exit $rc (want 0)"; cat "$tmp/out"; failures=$((failures + 1))
+fi
+"$cli" trace --model "$tmp/mA" --trace "$tmp/tA.safetensors" --profile monokernel-rtz --quiet >"$tmp/out" 2>&1; rc=$?
+if [ $rc -ne 2 ] || ! grep -q -- "--profile monokernel-rtz: the trace's metadata kv_rounding is RTNE; need --profile monokernel-rtne" "$tmp/out"; then
+  echo "FAIL trace under another mode's profile: exit $rc (want 2)"; cat "$tmp/out"; failures=$((failures + 1))
+fi
 
 # The stderr progress: one line per position unless --quiet.
 "$cli" decode --executor simulator "${good[@]}" >/dev/null 2>"$tmp/err"

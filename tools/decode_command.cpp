@@ -23,6 +23,9 @@
 #include "tools/cli_checks.hpp"
 #include "audit/decode/decode_check.hpp"
 #include "audit/decode/exact_check.hpp"
+#include "audit/decode/monokernel_trace.hpp"
+#include "golden/decode_trace.hpp"
+#include "golden/safetensors.hpp"
 
 namespace cdna::tools {
 
@@ -94,6 +97,15 @@ DecodeCommand::DecodeCommand(CLI::App& app) {
   cmd_->add_option("--golden-out", golden_out_,
                    "Write a decode golden file (docs/golden-files.md, \"Decode\"): tokens, balls, decisions, kernel "
                    "logits; check it later with `golden decode-verify`");
+  cmd_->add_flag("--layer-checks", layer_checks_,
+                 "Also judge the run layer by layer from its own values (docs/decode-bounds.md section 15): the kernel "
+                 "records its residual stream, and every layer's K, V and residual stream is checked against that "
+                 "layer applied to the run's own input and KV cache, the LM head against its own final hidden state, "
+                 "each step against the exact model's token (MPFR oracle on all cores): match, parting explained, or "
+                 "defect. Decides where the a-priori balls leave every step ambiguous; costs an MPFR oracle run");
+  cmd_->add_option("--write-trace", trace_out_,
+                   "Write the run as a decode trace (docs/decode-traces.md: tokens, logits, hidden.L, k.L, v.L), to "
+                   "be judged later by `cdna-verify trace --profile monokernel-<mode>`");
   cmd_->add_flag("--quiet", quiet_, "No per-position lines on stderr");
 }
 
@@ -143,16 +155,16 @@ void DecodeCommand::prepare() {
   if (eos_raw_) eos_ = token_ids(*eos_raw_, "--eos");
   // Output files are checked before the run (minutes on the simulator): a folder that exists and
   // can be written, and not a folder name itself.
-  for (const auto* out : {&json_, &golden_out_}) {
+  for (const auto* out : {&json_, &golden_out_, &trace_out_}) {
     if (!*out) continue;
+    const char* option = out == &json_ ? "--json" : out == &golden_out_ ? "--golden-out" : "--write-trace";
     const std::filesystem::path path(**out);
     const std::filesystem::path dir = path.parent_path().empty() ? std::filesystem::path(".") : path.parent_path();
     std::error_code ec;
     if (std::filesystem::is_directory(path, ec))
-      throw CLI::ValidationError(out == &json_ ? "--json" : "--golden-out", "'" + path.string() + "' is a folder; need a file name");
+      throw CLI::ValidationError(option, "'" + path.string() + "' is a folder; need a file name");
     if (!std::filesystem::is_directory(dir, ec) || ::access(dir.c_str(), W_OK) != 0)
-      throw CLI::ValidationError(out == &json_ ? "--json" : "--golden-out",
-                                 "cannot write into '" + dir.string() + "' (not a writable folder)");
+      throw CLI::ValidationError(option, "cannot write into '" + dir.string() + "' (not a writable folder)");
   }
   if (model_dir_) {
     model_ = golden::load_decoder_model(*model_dir_);
@@ -198,6 +210,8 @@ int DecodeCommand::run(const ChosenExecutor& chosen, const std::vector<std::pair
   l.block = block_;
   options.progress = quiet_ ? nullptr : &std::cerr;
   options.method = envelope_ == "affine" ? reference::EnvelopeMethod::affine : reference::EnvelopeMethod::ball;
+  options.layer_checks = layer_checks_;
+  l.record_hidden = trace_out_.has_value();
 
   // --exact: the oracle and the fast reference follow the same fed tokens as the kernel's balls.
   std::optional<ExactCheck> exact_check;
@@ -265,6 +279,17 @@ int DecodeCommand::run(const ChosenExecutor& chosen, const std::vector<std::pair
     golden::write_safetensors(*golden_out_, golden::to_safetensors(gold));
     std::cout << "golden: " << *golden_out_ << "\n";
   }
+  if (trace_out_) {
+    try {
+      if (check.kernel.status == device::DecodeStatus::Nan)
+        throw std::runtime_error("--write-trace: the run stopped on a NaN logit and left no complete trace; no file written");
+      golden::write_safetensors(*trace_out_, golden::decode_trace_file(monokernel_trace(l, check.kernel), model_.config));
+    } catch (...) {
+      if (golden_out_) std::filesystem::remove(*golden_out_);
+      throw;
+    }
+    std::cout << "trace: " << *trace_out_ << " (judge it with `cdna-verify trace --profile monokernel-" << mode_ << "`)\n";
+  }
   if (json_) {
     nlohmann::json j;
     const auto& c = model_.config;
@@ -291,6 +316,12 @@ int DecodeCommand::run(const ChosenExecutor& chosen, const std::vector<std::pair
                    {"ambiguous", n.ambiguous}, {"matched", n.matched},     {"mismatched", n.mismatched},
                    {"logits_outside", n.logits_outside}, {"logits_finite_radius", n.logits_finite_radius},
                    {"last_position_local_checked", n.local_checked}, {"last_position_local_outside", n.local_outside}};
+    if (check.layers)
+      j["layer_checks"] = {{"outcome", to_string(check.layers->outcome)}, {"match", n.layer_matched},
+                           {"explained", n.layer_explained}, {"defect", n.layer_defects},
+                           {"not_classified", n.layer_unclassified}, {"values_checked", n.layer_checked},
+                           {"values_outside", n.layer_outside}, {"values_unbounded", n.layer_unbounded},
+                           {"seconds", check.layer_seconds}};
     j["outcome"] = to_string(check.outcome);
     j["summary"] = decode_outcome_line(check);
     if (!check.failure.empty()) j["failure"] = check.failure;
@@ -306,8 +337,9 @@ int DecodeCommand::run(const ChosenExecutor& chosen, const std::vector<std::pair
     try {
       write_atomically(*json_, j.dump(2) + "\n");
     } catch (...) {
-      // Both outputs or neither: the golden file written just before goes too.
+      // All outputs or none: the golden file and trace written just before go too.
       if (golden_out_) std::filesystem::remove(*golden_out_);
+      if (trace_out_) std::filesystem::remove(*trace_out_);
       throw;
     }
     std::cout << "json: " << *json_ << "\n";
@@ -317,7 +349,9 @@ int DecodeCommand::run(const ChosenExecutor& chosen, const std::vector<std::pair
   summary().set("mismatched", static_cast<std::uint64_t>(check.counts.mismatched));
   if (check.outcome == DecodeOutcome::NothingJudged) {
     std::cerr << "cdna-verify: error: no position's token was decided (every step ambiguous: the balls are too wide "
-                 "to order the logits); the outcome is NOTHING JUDGED, not a pass\n";
+                 "to order the logits)"
+              << (layer_checks_ ? "" : "; --layer-checks judges each step from the run's own values")
+              << "; the outcome is NOTHING JUDGED, not a pass\n";
     return 2;
   }
   return check.outcome == DecodeOutcome::Pass ? 0 : 1;

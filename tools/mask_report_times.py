@@ -25,14 +25,15 @@ def mask_text(text):
     text = re.sub(r"(rejected, )[0-9.e+-]+( s(\.| of attention cases))", r"\1<time>\2", text)
     text = re.sub(r"(<span>)[0-9.e+-]+( s( of attention cases)?</span>)", r"\1<time>\2", text)
     text = re.sub(r"(fixed cases, )[0-9.e+-]+( s)", r"\1<time>\2", text)
-    # The decode table (md): column 9 of the rows under "| case | mode | outcome | positions |".
+    # The decode table (md): column 11 ("simulator s/position") of the rows under
+    # "| case | mode | outcome | positions |".
     out, in_decode = [], False
     for line in text.split("\n"):
         if line.startswith("| case | mode | outcome | positions |"):
             in_decode = True
         elif in_decode and line.startswith("| ") and not line.startswith("|---"):
             cells = line.split(" | ")
-            cells[8] = "<time>"
+            cells[10] = "<time>"
             line = " | ".join(cells)
         elif not line.startswith("|"):
             in_decode = False

@@ -1,5 +1,6 @@
 #include "tools/trace_command.hpp"
 
+#include <cctype>
 #include <filesystem>
 #include <iostream>
 #include <stdexcept>
@@ -47,9 +48,10 @@ TraceCommand::TraceCommand(CLI::App& app) {
   cmd_->add_option("--profile", profile_,
                    "The implementation's declared arithmetic, for the checks of its own values (per layer from hidden.L, "
                    "k.L, v.L; the LM head from hidden.n): fp32 (PyTorch in fp32 throughout, TF32 off) or bf16 (PyTorch "
-                   "bf16: bf16 values between operations, fp32 accumulation, SDPA's fused attention); "
-                   "docs/decode-traces.md \"Profiles\". Default: none, no such check")
-      ->check(CLI::IsMember({"fp32", "bf16"}));
+                   "bf16: bf16 values between operations, fp32 accumulation, SDPA's fused attention) or "
+                   "monokernel-rtne, -rtna, -rtz (this project's decode monokernel with that KV-cache rounding: a trace "
+                   "written by `decode --write-trace`); docs/decode-traces.md \"Profiles\". Default: none, no such check")
+      ->check(CLI::IsMember({"fp32", "bf16", "monokernel-rtne", "monokernel-rtna", "monokernel-rtz"}));
   cmd_->add_option("--threads", threads_, "Threads of the MPFR oracle (0: all cores, the default)")
       ->check(CLI::Range(0u, 1024u));
   cmd_->add_option("--json", json_, "Also write the per-step results to FILE (JSON)");
@@ -71,6 +73,19 @@ int TraceCommand::run() {
   if (json_) std::filesystem::remove(*json_);
   const reference::DecoderModel model = golden::load_decoder_model(model_dir_);
   const golden::DecodeTrace trace = golden::read_decode_trace(trace_path_, model.config);
+  // A monokernel trace records its KV-cache rounding (audit/decode/monokernel_trace.hpp): judged
+  // under another mode's profile it would be held to arithmetic it never claimed.
+  if (const auto k = trace.metadata.find("kv_rounding"); profile_ && profile_->starts_with("monokernel-") && k != trace.metadata.end()) {
+    std::string mode = profile_->substr(std::string("monokernel-").size());
+    for (char& ch : mode) ch = static_cast<char>(std::toupper(static_cast<unsigned char>(ch)));
+    if (k->second != mode)
+      throw std::invalid_argument("--profile " + *profile_ + ": the trace's metadata kv_rounding is " + k->second +
+                                  "; need --profile monokernel-" + [&] {
+                                    std::string m = k->second;
+                                    for (char& ch : m) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
+                                    return m;
+                                  }());
+  }
   const TraceReference ref = reference_ == "ball"     ? TraceReference::ball
                             : reference_ == "affine" ? TraceReference::affine
                                                      : TraceReference::exact;

@@ -20,7 +20,8 @@ namespace {
 const std::vector<std::string>& decode_mutant_names() {
   static const std::vector<std::string> names = {
       "dropped_release",      "dropped_release_plain_store", "dropped_acquire",
-      "sentinel_reset_wrong_step", "rope_position_off_by_one", "kv_wrong_slot",
+      "sentinel_reset_wrong_step", "rope_position_off_by_one", "rope_interleaved",
+      "kv_wrong_slot",
       "residual_twice",       "rmsnorm_eps_misplaced",       "argmax_tie_highest",
       "gqa_mod",              "lm_head_tile_skipped"};
   return names;
@@ -30,10 +31,10 @@ const std::vector<std::string>& decode_mutant_names() {
 // its steps; two query heads per KV head, so that a wrong GQA mapping reads another head.
 reference::DecoderConfig micro_config() { return reference::decoder_preset("micro"); }
 
-// The kill cases: short runs of D01 and of the micro model with duplicated LM-head rows (so the
-// tie-breaking mutant meets ties).
 }  // namespace
 
+// Short runs of D01 and of the micro model with duplicated LM-head rows (so the tie-breaking
+// mutant meets ties), and D01's on four workgroups.
 std::vector<DecodeCase> decode_kill_cases() {
   DecodeCase a;
   a.id = "K1";
@@ -53,6 +54,7 @@ std::vector<DecodeCase> decode_kill_cases() {
   k.id = "K3";
   k.description = "micro model, seed 1, grid 4, 12 steps";
   k.grid = 4;
+  k.starve_sweep = true;
   return {a, b, k};
 }
 
@@ -113,8 +115,10 @@ std::vector<DecodeCase> decode_cases() {
   d.seed = 1;
   d.prompt = {1, 2, 3, 4};
   d.steps = 16;
+  d.layer_checks = true;
   out.push_back(d);
 
+  d.layer_checks = false;
   d.id = "D05";
   d.description = "tiny preset, seed 3, a NaN LM-head weight: token -1 and stop, no hang";
   d.seed = 3;
@@ -131,6 +135,25 @@ std::vector<DecodeCase> decode_cases() {
   d.prompt = {128000};
   d.steps = 2;
   d.slow = true;
+  out.push_back(d);
+
+  d = {};
+  d.id = "D07";
+  d.description = "16 layers (H 128, I 384, Hq 4, Hkv 1, D 32, V 2048: t16-h128-mqa's shapes), seed 1, 16 steps "
+                  "(a priori nothing decided; judged layer by layer)";
+  d.config = reference::decoder_preset("micro");
+  d.config.hidden_size = 128;
+  d.config.intermediate_size = 384;
+  d.config.num_hidden_layers = 16;
+  d.config.num_attention_heads = 4;
+  d.config.num_key_value_heads = 1;
+  d.config.head_dim = 32;
+  d.config.vocab_size = 2048;
+  d.config.tie_word_embeddings = false;
+  d.seed = 1;
+  d.prompt = {1, 17, 42, 7, 99, 3};
+  d.steps = 16;
+  d.layer_checks = true;
   out.push_back(d);
   return out;
 }
@@ -160,7 +183,7 @@ int DecodeAuditResult::killed() const {
 
 DecodeAuditResult run_decode_audit(const DecodeAuditOptions& options, device::Executor& executor,
                                    const std::function<std::uint64_t()>& wave_instructions,
-                                   const std::function<void(bool)>& set_memory_model) {
+                                   const std::function<void(std::optional<std::uint64_t>)>& set_memory_model) {
   const auto t0 = std::chrono::steady_clock::now();
   DecodeAuditResult out;
   const std::regex filter(options.case_filter.empty() ? std::string(".*") : options.case_filter);
@@ -178,6 +201,10 @@ DecodeAuditResult run_decode_audit(const DecodeAuditOptions& options, device::Ex
       row.position = case_position;
       DecodeCheckOptions o;
       o.launch = launch_of(c, model, mode, options.grid);
+      o.layer_checks = c.layer_checks;
+      // a-priori balls, not affine forms, where the per-layer checks judge: affine forms at 16
+      // layers cost minutes and decide nothing (docs/decode-bounds.md §12)
+      if (c.layer_checks && c.config.num_hidden_layers > 2) o.method = reference::EnvelopeMethod::ball;
       try {
         const std::vector<std::byte> code = device::read_file(device::decode_code_object(mode), "decode code object");
         const DecodeCheck check = check_decode(executor, code, o, wave_instructions);
@@ -191,6 +218,8 @@ DecodeAuditResult run_decode_audit(const DecodeAuditOptions& options, device::Ex
         row.wave_instructions = check.wave_instructions;
         row.weight_bytes_per_token = check.kernel.stats.weight_bytes_per_token;
         row.model_bytes = check.kernel.stats.model_bytes;
+        row.layer_checks = check.layers.has_value();
+        row.layer_seconds = check.layer_seconds;
       } catch (const std::exception& e) {
         row.outcome = DecodeOutcome::Fail;
         row.line = std::string("FAIL: ") + e.what();
@@ -206,30 +235,44 @@ DecodeAuditResult run_decode_audit(const DecodeAuditOptions& options, device::Ex
     out.mutants_not_run = "--no-mutants";
   } else {
     out.memory_model = set_memory_model ? "cdna3" : "hardware";
-    if (set_memory_model) set_memory_model(true);
     struct Restore {
-      const std::function<void(bool)>& f;
+      const std::function<void(std::optional<std::uint64_t>)>& f;
       ~Restore() {
-        if (f) f(false);
+        if (f) f(std::nullopt);
       }
     } restore{set_memory_model};
     const std::vector<DecodeCase> cases = decode_kill_cases();
     std::vector<reference::DecoderModel> models;
     for (const auto& c : cases) models.push_back(decode_case_model(c));
-    // Control: the correct kernel passes every kill case under the mutants' memory model and
-    // starvation, so that a kill is the mutant's doing.
+    // The starvation seeds a case runs under: every one of 1..kDecodeKillStarveSeeds for the
+    // protocol's case, the first for the others; one run on hardware (no seeds to choose).
+    auto seeds_of = [&](const DecodeCase& c) -> std::uint64_t {
+      return set_memory_model && c.starve_sweep ? kDecodeKillStarveSeeds : 1;
+    };
+    auto run_kill_case = [&](std::span<const std::byte> code, std::size_t i, std::uint64_t seed) {
+      if (set_memory_model) set_memory_model(seed);
+      DecodeCheckOptions o;
+      o.launch = launch_of(cases[i], models[i], numerics::Rounding::RTNE, options.grid);
+      return check_decode(executor, code, o);
+    };
+    auto label = [&](std::size_t i, std::uint64_t seed) {
+      return cases[i].id + (seeds_of(cases[i]) > 1 ? " starve seed " + std::to_string(seed) : std::string());
+    };
+    // Control: the correct kernel passes every kill case under the mutants' memory model and each
+    // starvation seed, so that a kill is the mutant's doing.
     const std::vector<std::byte> correct =
         device::read_file(device::decode_code_object(numerics::Rounding::RTNE), "decode code object");
     for (std::size_t i = 0; i < cases.size(); ++i) {
-      DecodeCheckOptions o;
-      o.launch = launch_of(cases[i], models[i], numerics::Rounding::RTNE, options.grid);
-      const DecodeCheck check = check_decode(executor, correct, o);
-      if (check.outcome != DecodeOutcome::Pass)
-        throw std::runtime_error("decode kill matrix: the correct kernel gives " + std::string(to_string(check.outcome)) +
-                                 " on kill case " + cases[i].id + " (" + cases[i].description +
-                                 ") under the mutants' memory model, so no kill would mean anything: " +
-                                 decode_outcome_line(check));
-      out.control += (out.control.empty() ? "" : ", ") + cases[i].id + " pass";
+      for (std::uint64_t seed = 1; seed <= seeds_of(cases[i]); ++seed) {
+        const DecodeCheck check = run_kill_case(correct, i, seed);
+        if (check.outcome != DecodeOutcome::Pass)
+          throw std::runtime_error("decode kill matrix: the correct kernel gives " + std::string(to_string(check.outcome)) +
+                                   " on kill case " + label(i, seed) + " (" + cases[i].description +
+                                   ") under the mutants' memory model, so no kill would mean anything: " +
+                                   decode_outcome_line(check));
+      }
+      out.control += (out.control.empty() ? "" : ", ") + cases[i].id + " pass" +
+                     (seeds_of(cases[i]) > 1 ? " (starve seeds 1-" + std::to_string(seeds_of(cases[i])) + ")" : "");
     }
     for (const std::string& name : decode_mutant_names()) {
       DecodeMutantResult m;
@@ -238,25 +281,29 @@ DecodeAuditResult run_decode_audit(const DecodeAuditOptions& options, device::Ex
           std::filesystem::path(CDNA_CODE_OBJECT_DIR) / ("decode_monokernel_mutant_" + name + ".hsaco");
       const std::vector<std::byte> code = device::read_file(path, "decode mutant code object");
       for (std::size_t i = 0; i < cases.size(); ++i) {
-        DecodeCheckOptions o;
-        o.launch = launch_of(cases[i], models[i], numerics::Rounding::RTNE, options.grid);
+        // Further seeds only while the mutant survives: they are for the kill, not for the report.
         std::string how;
-        try {
-          const DecodeCheck check = check_decode(executor, code, o);
-          how = std::string(to_string(check.outcome));
-          if (check.outcome == DecodeOutcome::Fail) {
+        std::uint64_t seed = 1;
+        for (; seed <= seeds_of(cases[i]); ++seed) {
+          try {
+            const DecodeCheck check = run_kill_case(code, i, seed);
+            how = std::string(to_string(check.outcome));
+            if (check.outcome == DecodeOutcome::Fail) {
+              m.killed = true;
+              how += " (" + check.failure + ")";
+            }
+          } catch (const std::exception& e) {
             m.killed = true;
-            how += " (" + check.failure + ")";
+            std::string what = e.what();
+            for (char& ch : what)
+              if (ch == '\n') ch = ' ';  // one line in tables (the watchdog lists the live waves on lines of their own)
+            if (what.size() > 700) what = what.substr(0, 700) + "…";
+            how = "error: " + what;
           }
-        } catch (const std::exception& e) {
-          m.killed = true;
-          std::string what = e.what();
-          for (char& ch : what)
-            if (ch == '\n') ch = ' ';  // one line in tables (the watchdog lists the live waves on lines of their own)
-          if (what.size() > 700) what = what.substr(0, 700) + "…";
-          how = "error: " + what;
+          if (m.killed) break;
         }
-        m.how += (m.how.empty() ? "" : "; ") + cases[i].id + ": " + how;
+        const std::uint64_t ran = std::min(seed, seeds_of(cases[i]));
+        m.how += (m.how.empty() ? "" : "; ") + label(i, ran) + ": " + how;
       }
       if (options.progress)
         *options.progress << "decode mutant " << name << ": " << (m.killed ? "killed" : "SURVIVED") << " — " << m.how
@@ -274,17 +321,24 @@ std::string per_token(double total, std::int64_t positions) {
   s << std::setprecision(3) << (positions > 0 ? total / static_cast<double>(positions) : 0.0);
   return s.str();
 }
+// The per-layer verdicts of a row: steps match/explained/defect/not classified, or "-" (not run).
+std::string layer_cell(const DecodeCaseResult& row) {
+  if (!row.layer_checks) return "-";
+  const DecodeCounts& n = row.counts;
+  return std::to_string(n.layer_matched) + "/" + std::to_string(n.layer_explained) + "/" +
+         std::to_string(n.layer_defects) + "/" + std::to_string(n.layer_unclassified);
+}
 }  // namespace
 
 std::string decode_table(const DecodeAuditResult& r) {
   std::ostringstream s;
-  s << "decode case  mode  outcome         positions  decided  ambiguous  mismatch  outside  s/pos    instr/pos\n";
+  s << "decode case  mode  outcome         positions  decided  ambiguous  mismatch  outside  per-layer (m/e/d/u)  s/pos    instr/pos\n";
   for (const auto& row : r.rows) {
     s << std::left << std::setw(12) << row.id << std::setw(6) << row.mode << std::setw(16) << to_string(row.outcome)
       << std::setw(11) << row.positions << std::setw(9) << row.counts.decided << std::setw(11) << row.counts.ambiguous
-      << std::setw(10) << row.counts.mismatched << std::setw(9) << row.counts.logits_outside << std::setw(9)
-      << per_token(row.kernel_seconds, row.positions) << per_token(static_cast<double>(row.wave_instructions), row.positions)
-      << '\n';
+      << std::setw(10) << row.counts.mismatched << std::setw(9) << row.counts.logits_outside << std::setw(21)
+      << layer_cell(row) << std::setw(9) << per_token(row.kernel_seconds, row.positions)
+      << per_token(static_cast<double>(row.wave_instructions), row.positions) << '\n';
     if (row.outcome != DecodeOutcome::Pass) s << "    " << row.line << '\n';
   }
   if (!r.mutants.empty())
@@ -296,12 +350,17 @@ std::string decode_table(const DecodeAuditResult& r) {
 std::string decode_markdown(const DecodeAuditResult& r) {
   std::ostringstream s;
   s << "\n## Decode: the monokernel, token by token (docs/decode-semantics.md)\n\n";
-  s << "| case | mode | outcome | positions | decided | ambiguous | mismatch | logits outside | simulator s/position | "
-       "wave instructions/position | weight bytes/position | model bytes |\n|---|---|---|---|---|---|---|---|---|---|---|---|\n";
+  s << "| case | mode | outcome | positions | decided | ambiguous | mismatch | logits outside | per-layer steps "
+       "match/explained/defect/not classified | layer values outside | simulator s/position | "
+       "wave instructions/position | weight bytes/position | model bytes |\n"
+       "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n";
   for (const auto& row : r.rows)
     s << "| " << row.id << " | " << row.mode << " | " << to_string(row.outcome) << " | " << row.positions << " | "
       << row.counts.decided << " | " << row.counts.ambiguous << " | " << row.counts.mismatched << " | "
-      << row.counts.logits_outside << " | " << per_token(row.kernel_seconds, row.positions) << " | "
+      << row.counts.logits_outside << " | " << layer_cell(row) << " | "
+      << (row.layer_checks ? std::to_string(row.counts.layer_outside) + " of " + std::to_string(row.counts.layer_checked)
+                           : std::string("-"))
+      << " | " << per_token(row.kernel_seconds, row.positions) << " | "
       << per_token(static_cast<double>(row.wave_instructions), row.positions) << " | " << row.weight_bytes_per_token
       << " | " << row.model_bytes << " |\n";
   s << "\n";
@@ -353,7 +412,16 @@ nlohmann::json decode_json(const DecodeAuditResult& r) {
                           {"envelope_seconds", row.envelope_seconds},
                           {"wave_instructions", row.wave_instructions},
                           {"weight_bytes_per_token", row.weight_bytes_per_token},
-                          {"model_bytes", row.model_bytes}});
+                          {"model_bytes", row.model_bytes},
+                          {"layer_checks", row.layer_checks ? nlohmann::json{{"match", row.counts.layer_matched},
+                                                                            {"explained", row.counts.layer_explained},
+                                                                            {"defect", row.counts.layer_defects},
+                                                                            {"not_classified", row.counts.layer_unclassified},
+                                                                            {"values_checked", row.counts.layer_checked},
+                                                                            {"values_outside", row.counts.layer_outside},
+                                                                            {"values_unbounded", row.counts.layer_unbounded},
+                                                                            {"seconds", row.layer_seconds}}
+                                                            : nlohmann::json()}});
   if (r.mutants.empty()) {
     j["mutants_not_run"] = r.mutants_not_run;
   } else {

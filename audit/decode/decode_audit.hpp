@@ -35,12 +35,18 @@ struct DecodeCase {
   std::int64_t steps = 1;
   std::uint32_t grid = 0;  // workgroups; 0: DecodeAuditOptions::grid
   bool slow = false;  // only with `--set all` (minutes on the simulator)
+  // Also judge each run layer by layer from its own values (DecodeCheckOptions::layer_checks):
+  // where the a-priori balls decide nothing, this is what judges the steps.
+  bool layer_checks = false;
+  // A kill case run under each starvation seed 1..kDecodeKillStarveSeeds (run_decode_audit).
+  bool starve_sweep = false;
 };
 
 // D01 micro (1 layer, H 32) 64 steps, D02 a small model (1 layer, H 64, V 500) 64 steps,
-// D03 micro with duplicated LM-head rows (tie classes), D04 the 2-layer tiny preset (its bounds
-// are too wide to decide: NOTHING JUDGED, reported), D05 tiny with a NaN LM-head weight, D06 one
-// layer at Llama-3.2-1B's shapes (slow: `--set all`).
+// D03 micro with duplicated LM-head rows (tie classes), D04 the 2-layer tiny preset (its a-priori
+// bounds are too wide to decide; judged by the per-layer checks), D05 tiny with a NaN LM-head
+// weight, D06 one layer at Llama-3.2-1B's shapes (slow: `--set all`), D07 16 layers (H 128, MQA:
+// the shapes of the t16-h128-mqa fixture, random weights), judged by the per-layer checks.
 std::vector<DecodeCase> decode_cases();
 // The model of a case (random_decoder_model with its options, then the NaN weight).
 reference::DecoderModel decode_case_model(const DecodeCase& c);
@@ -55,6 +61,8 @@ struct DecodeCaseResult {
   double kernel_seconds = 0, envelope_seconds = 0;
   std::uint64_t wave_instructions = 0;
   std::uint64_t weight_bytes_per_token = 0, model_bytes = 0;
+  bool layer_checks = false;  // the case ran them: counts.layer_* hold their verdicts
+  double layer_seconds = 0;
   // Index of the case among the decode cases the unsharded run matches: where `report merge`
   // puts the rows of shards back.
   std::size_t position = 0;
@@ -88,24 +96,28 @@ struct DecodeAuditOptions {
   std::ostream* progress = nullptr;
 };
 
-// The simulator's starvation seed for the kill matrix (SchedulerOptions::starve_seed): with it, a
-// store held past its wave's partial lets DROPPED_RELEASE's missing release show
-// (docs/decode-semantics.md §5.6).
-inline constexpr std::uint64_t kDecodeKillStarveSeed = 7;
+// The simulator's starvation seeds of the kill matrix (SchedulerOptions::starve_seed 1..this):
+// a store held past its wave's partial lets DROPPED_RELEASE's missing release show
+// (docs/decode-semantics.md §5.6). Which seed holds the right store depends on the compiled code
+// (any change to the kernel moves it), so the protocol's case runs under each, not under one.
+inline constexpr std::uint64_t kDecodeKillStarveSeeds = 8;
 
 // Runs the cases on `executor` (wave_instructions: the simulator's count of the last dispatch, or
-// empty) and, if options.mutants, the kill matrix: `set_memory_model(true)` (the simulator's
-// memory-model mode with starvation seed kDecodeKillStarveSeed) before the correct kernel's
-// control run of the kill cases (not PASS: throws std::runtime_error) and the mutants
-// and `(false)` after (empty when the executor is not the simulator: then the hardware's own
-// memory model is the one the mutants face). A case that throws (hang, fault) is a FAIL row
-// with the error; for a mutant, a throw kills it.
+// empty) and, if options.mutants, the kill matrix, each run after `set_memory_model(seed)` (the
+// simulator's memory-model mode with that starvation seed; seeds 1..kDecodeKillStarveSeeds on a
+// kill case with starve_sweep, seed 1 on the others) and `set_memory_model(nullopt)` after (empty
+// when the executor is not the simulator: then the hardware's own memory model is the one the
+// mutants face, one run per case). First the correct kernel's control runs of every kill case
+// and seed (not PASS: throws std::runtime_error), then the mutants, each stopping its seeds at
+// the first kill. A case that throws (hang, fault) is a FAIL row with the error; for a mutant, a
+// throw kills it.
 DecodeAuditResult run_decode_audit(const DecodeAuditOptions& options, device::Executor& executor,
                                    const std::function<std::uint64_t()>& wave_instructions = {},
-                                   const std::function<void(bool)>& set_memory_model = {});
+                                   const std::function<void(std::optional<std::uint64_t>)>& set_memory_model = {});
 
 // The kill cases: K1 micro seed 1, K2 micro seed 2 with duplicated LM-head rows (ties), both 12
-// steps on the audit's grid; K3 K1 on grid 4 (four XCDs: the protocol's case).
+// steps on the audit's grid; K3 K1 on grid 4 (four XCDs: the protocol's case), under every
+// starvation seed.
 std::vector<DecodeCase> decode_kill_cases();
 
 // The ids of the decode cases a run with `case_filter` and `include_slow` takes, in run order.

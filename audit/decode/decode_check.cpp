@@ -1,6 +1,7 @@
 #include "audit/decode/decode_check.hpp"
 
 #include "audit/decode/ball_forward.hpp"
+#include "audit/decode/monokernel_trace.hpp"
 
 #include <algorithm>
 #include <chrono>
@@ -63,7 +64,9 @@ DecodeCheck check_decode(device::Executor& executor, std::span<const std::byte> 
                          const std::function<std::uint64_t()>& wave_instructions) {
   const device::DecodeLaunch& launch = options.launch;
   DecodeCheck out;
-  out.kernel = device::run_decode(executor, code_object, launch);
+  device::DecodeLaunch run = launch;
+  run.record_hidden = run.record_hidden || options.layer_checks;
+  out.kernel = device::run_decode(executor, code_object, run);
   if (wave_instructions) out.wave_instructions = wave_instructions();
   if (options.edit_result) options.edit_result(out.kernel);
   const device::DecodeResult& k = out.kernel;
@@ -149,10 +152,33 @@ DecodeCheck check_decode(device::Executor& executor, std::span<const std::byte> 
            std::to_string(local.checked) + " values outside one step of the declared arithmetic; first: " + local.first);
   }
   out.envelope_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  bool layers_pass = false;
+  if (options.layer_checks && k.status != device::DecodeStatus::Nan && stop_problem(k, launch).empty()) {
+    const auto t1 = std::chrono::steady_clock::now();
+    const golden::DecodeTrace trace = monokernel_trace(run, k);
+    out.layers = judge_decode_trace(model, trace, TraceReference::exact, monokernel_profile(launch.mode),
+                                    options.threads, nullptr);
+    out.layer_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t1).count();
+    const TraceJudgement& j = *out.layers;
+    DecodeCounts& c = out.counts;
+    for (const TraceStep& s : j.steps) {
+      c.layer_matched += s.verdict == TraceStepVerdict::match ? 1 : 0;
+      c.layer_explained += s.verdict == TraceStepVerdict::explained ? 1 : 0;
+      c.layer_defects += s.verdict == TraceStepVerdict::defect ? 1 : 0;
+      c.layer_unclassified += s.verdict == TraceStepVerdict::unclassified ? 1 : 0;
+    }
+    if (j.layers) {
+      c.layer_checked = j.layers->checked;
+      c.layer_outside = j.layers->outside;
+      c.layer_unbounded = j.layers->unbounded;
+    }
+    if (j.outcome == TraceOutcome::fail) fail("per-layer checks: " + j.failure);
+    layers_pass = j.outcome == TraceOutcome::pass;
+  }
   if (!out.failure.empty())
     out.outcome = DecodeOutcome::Fail;
   else
-    out.outcome = out.counts.decided > 0 ? DecodeOutcome::Pass : DecodeOutcome::NothingJudged;
+    out.outcome = layers_pass || out.counts.decided > 0 ? DecodeOutcome::Pass : DecodeOutcome::NothingJudged;
   return out;
 }
 
@@ -193,6 +219,12 @@ std::string decode_outcome_line(const DecodeCheck& c) {
     << n.positions * (c.positions.empty() ? 0 : static_cast<std::int64_t>(c.kernel.logits.size() / std::max<std::int64_t>(n.positions, 1)))
     << " with a finite ball; last position's local check: " << n.local_outside << " of " << n.local_checked
     << " values outside; status " << device::to_string(c.kernel.status);
+  if (c.layers)
+    s << "; per-layer checks: " << n.layer_matched << " match, " << n.layer_explained << " explained, "
+      << n.layer_defects << " defect, " << n.layer_unclassified << " not classified of " << c.layers->steps.size()
+      << " steps, " << n.layer_outside << " of " << n.layer_checked << " layer values outside"
+      << (n.layer_unbounded > 0 ? ", " + std::to_string(n.layer_unbounded) + " without a finite ball" : std::string())
+      << (c.layers->outcome != TraceOutcome::pass ? " (" + c.layers->failure + ")" : std::string());
   if (c.outcome == DecodeOutcome::Fail) s << "; first failure: " << c.failure;
   return s.str();
 }

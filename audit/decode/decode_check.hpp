@@ -22,6 +22,7 @@
 #include <string>
 #include <vector>
 
+#include "audit/decode/trace_judge.hpp"
 #include "device/decode_launcher.hpp"
 #include "device/executor.hpp"
 #include "reference/decode/decision.hpp"
@@ -60,6 +61,10 @@ struct DecodeCounts {
   // every intermediate the kernel left there against one step of the declared arithmetic from
   // its own inputs (narrow balls). Values judged and outside.
   std::int64_t local_checked = 0, local_outside = 0;
+  // The per-layer checks (DecodeCheckOptions::layer_checks): the steps by verdict
+  // (audit/decode/trace_judge.hpp), and the layer values judged, outside and without a finite ball.
+  std::int64_t layer_matched = 0, layer_explained = 0, layer_defects = 0, layer_unclassified = 0;
+  std::int64_t layer_checked = 0, layer_outside = 0, layer_unbounded = 0;
 };
 
 struct DecodeCheck {
@@ -70,6 +75,8 @@ struct DecodeCheck {
   std::string failure;  // the first failure, one line; empty unless Fail
   double envelope_seconds = 0;
   std::uint64_t wave_instructions = 0;  // simulator only (0 on hardware)
+  std::optional<TraceJudgement> layers;  // with layer_checks, when the run left a trace
+  double layer_seconds = 0;              // their time (MPFR oracle and per-layer checks)
 };
 
 struct DecodeCheckOptions {
@@ -80,6 +87,13 @@ struct DecodeCheckOptions {
   // Default (nullopt): affine for H ≤ 128 (there it decides; its cost grows with the symbols:
   // ~1 s per step at H 256, where it still decides nothing), balls above.
   std::optional<reference::EnvelopeMethod> method;
+  // Also judge the run layer by layer from its own values (docs/decode-bounds.md §15): the kernel
+  // records its hidden states (DecodeLaunch::record_hidden), the run becomes a trace
+  // (monokernel_trace.hpp), judged by judge_decode_trace against the MPFR oracle under
+  // monokernel_profile(launch.mode). Each step is then match, explained or defect where the
+  // a-priori balls leave it ambiguous. Not for a run that stops on a NaN logit (no trace).
+  bool layer_checks = false;
+  unsigned threads = 0;  // of the MPFR oracle (0: all cores)
   std::ostream* progress = nullptr;  // one line per position while judging
   // Called with each position's balls, in position order (e.g. `decode --exact`, golden files).
   std::function<void(const reference::StepBounds&)> on_bounds;
@@ -88,6 +102,9 @@ struct DecodeCheckOptions {
 };
 
 // Runs `code_object` (the monokernel of launch.mode, or a mutant's) on `executor` and judges it.
+// Outcome: Fail on any failure (a-priori or, with layer_checks, a defect); else Pass when the
+// per-layer checks classify every step as match or explained, or when at least one step was
+// decided a priori; else NothingJudged.
 // `wave_instructions` (optional) returns the simulator's count of the last dispatch. Throws what
 // device::run_decode throws (bad launch: std::invalid_argument, one line; a hung or faulting
 // kernel: the executor's std::runtime_error).

@@ -301,7 +301,7 @@ std::filesystem::path mutant_path(const std::string& name) {
 TEST_F(DecodeMonokernel, NonMemoryMutantsAreCaught) {
   ex_.options().hang_rounds = 4096;
   const reference::DecoderModel paired = tiny_model(12, true);
-  for (const char* name : {"SENTINEL_RESET_WRONG_STEP", "ROPE_POSITION_OFF_BY_ONE", "KV_WRONG_SLOT",
+  for (const char* name : {"SENTINEL_RESET_WRONG_STEP", "ROPE_POSITION_OFF_BY_ONE", "ROPE_INTERLEAVED", "KV_WRONG_SLOT",
                            "RESIDUAL_TWICE", "RMSNORM_EPS_MISPLACED", "ARGMAX_TIE_HIGHEST", "GQA_MOD",
                            "LM_HEAD_TILE_SKIPPED"}) {
     SCOPED_TRACE(name);

@@ -54,6 +54,13 @@ af::Affine exact_row(const std::vector<float>& t, std::int64_t row, std::int64_t
 
 reference::DecodeArithmetic trace_arithmetic(TraceProfile profile, const reference::DecoderConfig& config) {
   using reference::StorageFormat;
+  switch (profile) {
+    case TraceProfile::monokernel_rtne: return reference::monokernel_arithmetic(numerics::Rounding::RTNE);
+    case TraceProfile::monokernel_rtna: return reference::monokernel_arithmetic(numerics::Rounding::RTNA);
+    case TraceProfile::monokernel_rtz: return reference::monokernel_arithmetic(numerics::Rounding::RTZ);
+    case TraceProfile::fp32:
+    case TraceProfile::bf16: break;
+  }
   reference::DecodeArithmetic a;
   const reference::Storage dtype = profile == TraceProfile::fp32 ? reference::Storage{StorageFormat::fp32}
                                                                  : reference::Storage{StorageFormat::bf16, numerics::Rounding::RTNE};

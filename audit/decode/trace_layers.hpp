@@ -49,7 +49,8 @@ struct TraceLayerCheck {
 // The declared arithmetic of `profile` for the ball and affine operations (reference/decode/
 // ball.hpp, affine.hpp): PyTorch's operation sequences with fp32 or bf16 between operations
 // (docs/decode-bounds.md §15.1-§15.3), the RoPE frequency errors of transformers' fp32 table
-// for `config`.
+// for `config`; for a monokernel profile, reference::monokernel_arithmetic (the a-priori
+// envelope's own, docs/decode-bounds.md §1-§3).
 reference::DecodeArithmetic trace_arithmetic(TraceProfile profile, const reference::DecoderConfig& config);
 
 // Checks every layer at every position 0 … T − 2 of `trace` under `profile`. Needs hidden.0 …

@@ -13,10 +13,31 @@ namespace cdna::audit {
 std::optional<TraceProfile> parse_trace_profile(std::string_view name) {
   if (name == "fp32") return TraceProfile::fp32;
   if (name == "bf16") return TraceProfile::bf16;
+  if (name == "monokernel-rtne") return TraceProfile::monokernel_rtne;
+  if (name == "monokernel-rtna") return TraceProfile::monokernel_rtna;
+  if (name == "monokernel-rtz") return TraceProfile::monokernel_rtz;
   return std::nullopt;
 }
 
-const char* to_string(TraceProfile p) { return p == TraceProfile::fp32 ? "fp32" : "bf16"; }
+const char* to_string(TraceProfile p) {
+  switch (p) {
+    case TraceProfile::fp32: return "fp32";
+    case TraceProfile::bf16: return "bf16";
+    case TraceProfile::monokernel_rtne: return "monokernel-rtne";
+    case TraceProfile::monokernel_rtna: return "monokernel-rtna";
+    case TraceProfile::monokernel_rtz: return "monokernel-rtz";
+  }
+  return "?";
+}
+
+TraceProfile monokernel_profile(numerics::Rounding mode) {
+  switch (mode) {
+    case numerics::Rounding::RTNA: return TraceProfile::monokernel_rtna;
+    case numerics::Rounding::RTZ: return TraceProfile::monokernel_rtz;
+    case numerics::Rounding::RTNE: break;
+  }
+  return TraceProfile::monokernel_rtne;
+}
 
 double lm_head_radius(TraceProfile profile, double m, double a, std::int64_t h) {
   const auto n = static_cast<double>(h);

@@ -11,6 +11,7 @@
 #include <string>
 #include <string_view>
 
+#include "numerics/bf16.hpp"
 #include "reference/decode/model.hpp"
 
 namespace cdna::audit {
@@ -19,10 +20,18 @@ enum class TraceProfile : std::uint8_t {
   fp32,  // fp32 values between operations and fp32 accumulation (transformers in fp32, TF32 off)
   bf16,  // bf16 values between operations (round to nearest even), fp32 accumulation inside
          // each matrix product (transformers in bf16 with fp32 reductions)
+  // This project's decode monokernel (device/kernels/decode_monokernel.hip; docs/decode-semantics.md
+  // §2): fp32 activations and arithmetic, 1-ULP transcendentals, denormals flushed, the host fp32
+  // RoPE table, the bf16 KV cache rounded RTNE, RTNA or RTZ (reference::monokernel_arithmetic).
+  monokernel_rtne,
+  monokernel_rtna,
+  monokernel_rtz,
 };
-// "fp32" or "bf16"; nullopt for anything else.
+// "fp32", "bf16", "monokernel-rtne", "monokernel-rtna" or "monokernel-rtz"; nullopt for anything else.
 std::optional<TraceProfile> parse_trace_profile(std::string_view name);
 const char* to_string(TraceProfile profile);
+// The monokernel's profile for the KV-cache rounding `mode`.
+TraceProfile monokernel_profile(numerics::Rounding mode);
 
 // The radius of an LM-head logit y = Σ_i W_i h_i (H terms) computed under `profile` from the
 // exact inputs h, around the double midpoint m = Σ W_i h_i, with A = Σ |W_i||h_i| (both computed

@@ -320,10 +320,22 @@ DecodeAuditResult decode_from(const json& j) {
     r.wave_instructions = c.at("wave_instructions").get<std::uint64_t>();
     r.weight_bytes_per_token = c.at("weight_bytes_per_token").get<std::uint64_t>();
     r.model_bytes = c.at("model_bytes").get<std::uint64_t>();
+    if (const auto l = c.find("layer_checks"); l != c.end() && !l->is_null()) {
+      r.layer_checks = true;
+      r.counts.layer_matched = l->at("match").get<std::int64_t>();
+      r.counts.layer_explained = l->at("explained").get<std::int64_t>();
+      r.counts.layer_defects = l->at("defect").get<std::int64_t>();
+      r.counts.layer_unclassified = l->at("not_classified").get<std::int64_t>();
+      r.counts.layer_checked = l->at("values_checked").get<std::int64_t>();
+      r.counts.layer_outside = l->at("values_outside").get<std::int64_t>();
+      r.counts.layer_unbounded = l->at("values_unbounded").get<std::int64_t>();
+      r.layer_seconds = l->at("seconds").get<double>();
+    }
     d.rows.push_back(std::move(r));
   }
   if (j.contains("mutants")) {
     d.memory_model = j.at("memory_model").get<std::string>();
+    d.control = j.at("control").get<std::string>();
     for (const json& m : j["mutants"])
       d.mutants.push_back({m.at("name").get<std::string>(), m.at("killed").get<bool>(), m.at("how").get<std::string>()});
   } else {

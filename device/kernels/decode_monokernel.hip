@@ -28,6 +28,8 @@
 //     SENTINEL_RESET_WRONG_STEP  resets the elements of the current position's set instead of
 //                                the previous position's
 //     ROPE_POSITION_OFF_BY_ONE   RoPE angle of position p + 1
+//     ROPE_INTERLEAVED           RoPE rotates the pairs (2i, 2i + 1) with frequency i (the GPT-J
+//                                convention; shainet PR #111's bug) instead of (i, i + D/2)
 //     KV_WRONG_SLOT              K/V appended at slot p + 1
 //     RESIDUAL_TWICE             o_proj's residual added twice
 //     RMSNORM_EPS_MISPLACED      eps added to the sum of squares before dividing by H
@@ -168,6 +170,7 @@ struct Ctx {
   uint32_t* exchange;
   uint64_t* partials;
   uint32_t* kv;
+  float* hidden;  // [positions, L + 1, H] when p.record_hidden
   DecodeParams p;
   int G, wg, nw, wave, lane, tid;
   float* act;    // LDS: the staged GEMV input, max(H, I, Hq·D) floats
@@ -182,6 +185,13 @@ __device__ __forceinline__ uint32_t* xword(const Ctx& c, int s, int l, int64_t o
 }
 __device__ __forceinline__ const uint16_t* layer_w(const Ctx& c, int l, int64_t off) {
   return c.weights + c.p.layer0 + l * c.p.layer_stride + off;
+}
+
+// With p.record_hidden: value i of row `row` (L + 1 rows per position: the residual stream entering
+// layer 0 … L − 1, then the final RMSNorm's output) at position pos, for the per-layer checks of the
+// run (audit/decode/trace_layers.hpp). Plain stores: the host reads them after the dispatch.
+__device__ __forceinline__ void record(const Ctx& c, int pos, int row, int i, float v) {
+  if (c.p.record_hidden) c.hidden[(static_cast<int64_t>(pos) * (c.p.layers + 1) + row) * c.p.hidden + i] = v;
 }
 
 // Element i of a layer's input x: the embedding row of `token` (layer 0) or the previous
@@ -226,9 +236,15 @@ __device__ void rope(const Ctx& c, float* x, int row) {
   for (int i = c.lane; i < half; i += 64) {
     const float co = c.rope_cos[static_cast<int64_t>(row) * half + i];
     const float si = c.rope_sin[static_cast<int64_t>(row) * half + i];
-    const float xi = x[i], xj = x[i + half];
-    x[i] = __builtin_fmaf(xi, co, -(xj * si));
-    x[i + half] = __builtin_fmaf(xj, co, xi * si);
+#ifdef CDNA_DECODE_MUTANT_ROPE_INTERLEAVED
+    // The pairs of the interleaved convention (2i, 2i + 1), not Llama's (i, i + D/2).
+    const int a = 2 * i, b = 2 * i + 1;
+#else
+    const int a = i, b = i + half;
+#endif
+    const float xi = x[a], xj = x[b];
+    x[a] = __builtin_fmaf(xi, co, -(xj * si));
+    x[b] = __builtin_fmaf(xj, co, xi * si);
   }
 }
 
@@ -380,6 +396,7 @@ __device__ void layer(const Ctx& c, int s, int l, int pos, int token) {
         const float dot = row_dot(layer_w(c, l, p.o) + static_cast<int64_t>(r) * HqD, c.act, HqD, c.lane);
         if (c.lane == 0) {
           const float x = layer_input(c, s, l, token, r);
+          if (l == 0) record(c, pos, 0, r, x);
 #ifdef CDNA_DECODE_MUTANT_RESIDUAL_TWICE
           publish(xword(c, s, l, p.x_xmid, r), as_bits((x + dot) + x));
 #else
@@ -413,6 +430,7 @@ __device__ void layer(const Ctx& c, int s, int l, int pos, int token) {
         const float dot = row_dot(layer_w(c, l, p.down) + static_cast<int64_t>(r) * I, c.act, I, c.lane);
         if (c.lane == 0) {
           const float x = as_float(poll(xword(c, s, l, p.x_xmid, r), kSentinel));
+          if (l + 1 < p.layers) record(c, pos, l + 1, r, x + dot);
           publish(xword(c, s, l, p.x_xout, r), as_bits(x + dot));
         }
       }
@@ -454,6 +472,8 @@ __device__ Best lm_head(const Ctx& c, int s, int pos, float* logits) {
   if (c.wg < n) {
     stage_normed(c, [&](int i) { return as_float(poll(xword(c, s, p.layers - 1, p.x_xout, i), kSentinel)); },
                  c.weights + p.final_norm);
+    if (c.wg == 0)
+      for (int i = c.tid; i < H; i += c.nw * 64) record(c, pos, p.layers, i, c.act[i]);
     for (int t = c.wg; t < n; t += c.G) {
 #ifdef CDNA_DECODE_MUTANT_LM_HEAD_TILE_SKIPPED
       if (t == n - 1) continue;
@@ -487,11 +507,12 @@ extern "C" __global__ void decode_monokernel(const uint16_t* weights, const floa
                                              const float* rope_sin, const int32_t* prompt,
                                              const int32_t* eos, uint32_t* exchange,
                                              uint64_t* partials, uint32_t* kv_cache, float* logits,
-                                             int32_t* tokens, int32_t* status, DecodeParams params) {
+                                             int32_t* tokens, int32_t* status, float* hidden,
+                                             DecodeParams params) {
   extern __shared__ float lds[];
   Ctx c;
   c.weights = weights, c.rope_cos = rope_cos, c.rope_sin = rope_sin;
-  c.exchange = exchange, c.partials = partials, c.kv = kv_cache, c.p = params;
+  c.exchange = exchange, c.partials = partials, c.kv = kv_cache, c.hidden = hidden, c.p = params;
   c.G = static_cast<int>(gridDim.x), c.wg = static_cast<int>(blockIdx.x);
   c.nw = static_cast<int>(blockDim.x) / 64, c.tid = static_cast<int>(threadIdx.x);
   c.wave = c.tid / 64, c.lane = c.tid % 64;

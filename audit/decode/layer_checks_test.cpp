@@ -1,0 +1,122 @@
+// The monokernel judged layer by layer from its own values (DecodeCheckOptions::layer_checks): the
+// kernel records the residual stream entering every layer and the final RMSNorm's output
+// (DecodeLaunch::record_hidden), the run becomes a trace (monokernel_trace.hpp) and the per-layer
+// checks of any implementation's trace judge it under the monokernel's profile. On the 2-layer
+// tiny preset, whose a-priori balls decide nothing (docs/decode-bounds.md §12), every step is then
+// classified; mutants fail naming layer, position and tensor.
+#include <gtest/gtest.h>
+
+#include <cstring>
+#include <filesystem>
+
+#include "audit/decode/decode_check.hpp"
+#include "audit/decode/monokernel_trace.hpp"
+#include "device/attention_launcher.hpp"  // read_file
+#include "reference/decode/random.hpp"
+#include "simulator/schedule/simulator_executor.hpp"
+
+namespace cdna::audit {
+namespace {
+
+std::uint32_t bits(float f) {
+  std::uint32_t u;
+  std::memcpy(&u, &f, sizeof u);
+  return u;
+}
+
+class LayerChecks : public ::testing::Test {
+ protected:
+  DecodeCheckOptions options(const reference::DecoderModel& m, std::int64_t steps) const {
+    DecodeCheckOptions o;
+    o.launch.model = &m;
+    o.launch.prompt = {1, 2, 3, 4};
+    o.launch.steps = steps;
+    o.launch.grid = 8;
+    o.layer_checks = true;
+    return o;
+  }
+  DecodeCheck check(const DecodeCheckOptions& o, const std::string& code_object_name = "") {
+    const auto path = code_object_name.empty()
+                          ? device::decode_code_object(o.launch.mode)
+                          : std::filesystem::path(CDNA_CODE_OBJECT_DIR) / (code_object_name + ".hsaco");
+    const DecodeCheck c = check_decode(ex_, device::read_file(path, "decode code object"), o);
+    std::printf("[ figures  ] %s %s: %s\n", code_object_name.empty() ? "correct" : code_object_name.c_str(),
+                std::string(numerics::to_string(o.launch.mode)).c_str(), decode_outcome_line(c).c_str());
+    return c;
+  }
+  simulator::SimulatorExecutor ex_;
+};
+
+// Recording is a side output: tokens and logits bit for bit those of a run without it; the
+// recorded layer-0 input is the fed tokens' embedding rows.
+TEST_F(LayerChecks, RecordingTheHiddenStatesChangesNothing) {
+  const reference::DecoderModel m = reference::random_decoder_model(reference::decoder_preset("micro"), 1);
+  DecodeCheckOptions o = options(m, 6);
+  const device::DecodeResult plain = device::run_decode(ex_, o.launch);
+  o.launch.record_hidden = true;
+  const device::DecodeResult recorded = device::run_decode(ex_, o.launch);
+  EXPECT_TRUE(plain.hidden.empty());
+  EXPECT_EQ(recorded.tokens, plain.tokens);
+  ASSERT_EQ(recorded.logits.size(), plain.logits.size());
+  for (std::size_t i = 0; i < plain.logits.size(); ++i) ASSERT_EQ(bits(recorded.logits[i]), bits(plain.logits[i])) << i;
+  const golden::DecodeTrace t = monokernel_trace(o.launch, recorded);
+  const std::int64_t H = m.config.hidden_size;
+  ASSERT_EQ(std::ssize(t.tokens), 4 + 6);
+  for (std::int64_t p = 0; p + 1 < std::ssize(t.tokens); ++p)
+    for (std::int64_t i = 0; i < H; ++i) {
+      const std::uint32_t e = static_cast<std::uint32_t>(m.weights.embed_tokens[static_cast<std::size_t>(t.tokens[static_cast<std::size_t>(p)] * H + i)]) << 16;
+      ASSERT_EQ(bits(t.hidden.at(0)[static_cast<std::size_t>(p * H + i)]), e) << p << ' ' << i;
+    }
+  // The trace's file parses back to the same tensors (what `decode --write-trace` writes).
+  const golden::DecodeTrace back = golden::parse_decode_trace(golden::decode_trace_file(t, m.config), m.config, "trace");
+  EXPECT_EQ(back.tokens, t.tokens);
+  EXPECT_EQ(back.logits, t.logits);
+  EXPECT_EQ(back.hidden, t.hidden);
+  EXPECT_EQ(back.k, t.k);
+  EXPECT_EQ(back.v, t.v);
+  o.launch.record_hidden = false;
+  EXPECT_THROW(monokernel_trace(o.launch, plain), std::invalid_argument);
+}
+
+// The tiny preset: a priori NOTHING JUDGED (0 steps decided), layer by layer every step a match
+// or an explained parting, every layer value inside its ball, in each KV-cache rounding.
+TEST_F(LayerChecks, TheTinyPresetHasEveryStepClassified) {
+  const reference::DecoderModel m = reference::random_decoder_model(reference::decoder_preset("tiny"), 1);
+  for (numerics::Rounding mode : numerics::kAllRoundings) {
+    SCOPED_TRACE(std::string(numerics::to_string(mode)));
+    DecodeCheckOptions o = options(m, 8);
+    o.launch.mode = mode;
+    const DecodeCheck c = check(o);
+    EXPECT_EQ(c.outcome, DecodeOutcome::Pass) << c.failure;
+    EXPECT_EQ(c.counts.decided, 0);  // the a-priori balls: too wide (docs/decode-bounds.md §12)
+    ASSERT_TRUE(c.layers.has_value());
+    EXPECT_EQ(c.layers->outcome, TraceOutcome::pass) << c.layers->failure;
+    EXPECT_EQ(c.counts.layer_matched + c.counts.layer_explained, 8);
+    EXPECT_EQ(c.counts.layer_outside, 0);
+    EXPECT_EQ(c.counts.layer_unbounded, 0);
+    EXPECT_GT(c.counts.layer_checked, 0);
+  }
+}
+
+// Mutants the a-priori balls of the tiny preset cannot see fail at their layer and position.
+TEST_F(LayerChecks, MutantsFailAtTheirLayer) {
+  const reference::DecoderModel m = reference::random_decoder_model(reference::decoder_preset("tiny"), 1);
+  struct Expect {
+    const char* mutant;
+    const char* where;  // the start of the first finding
+  };
+  for (const Expect& e : {Expect{"residual_twice", "layer 0, position 0: hidden.1["},
+                          Expect{"rope_interleaved", "layer 0, position 1: k.0["},
+                          Expect{"rmsnorm_eps_misplaced", "layer 0, position 0: k.0["}}) {
+    SCOPED_TRACE(e.mutant);
+    const DecodeCheck c = check(options(m, 4), std::string("decode_monokernel_mutant_") + e.mutant);
+    EXPECT_EQ(c.outcome, DecodeOutcome::Fail);
+    ASSERT_TRUE(c.layers.has_value());
+    EXPECT_EQ(c.layers->outcome, TraceOutcome::fail);
+    std::printf("[ figures  ] first per-layer finding: %s\n", c.layers->failure.c_str());
+    EXPECT_EQ(c.layers->failure.rfind(e.where, 0), 0u) << c.layers->failure;
+  }
+}
+
+}  // namespace
+}  // namespace cdna::audit
