@@ -321,7 +321,8 @@ int DecodeCommand::run(const ChosenExecutor& chosen, const std::vector<std::pair
                            {"explained", n.layer_explained}, {"defect", n.layer_defects},
                            {"not_classified", n.layer_unclassified}, {"values_checked", n.layer_checked},
                            {"values_outside", n.layer_outside}, {"values_unbounded", n.layer_unbounded},
-                           {"seconds", check.layer_seconds}};
+                           {"seconds", check.layer_seconds}, {"oracle_seconds", check.layers->seconds},
+                           {"oracle_bits", check.layers->precision_bits}};
     j["outcome"] = to_string(check.outcome);
     j["summary"] = decode_outcome_line(check);
     if (!check.failure.empty()) j["failure"] = check.failure;

@@ -445,7 +445,8 @@ std::string decode_section(const AuditResult& result) {
     return h.str();
   }
   h << "<p>Decode kill matrix (memory model " << e(d.memory_model) << "): " << d.killed() << " of " << d.mutants.size()
-    << " mutants killed.</p>\n<table>\n<tr><th>mutant</th><th>killed</th><th>how</th></tr>\n";
+    << " mutants killed; the correct kernel on the kill cases under the same memory model: " << e(d.control)
+    << ".</p>\n<table>\n<tr><th>mutant</th><th>killed</th><th>how</th></tr>\n";
   for (const auto& m : d.mutants)
     h << "<tr><td>" << e(m.name) << "</td><td class=\"" << (m.killed ? "pass" : "fail") << "\">"
       << (m.killed ? "yes" : "no") << "</td><td class=\"note\">" << e(m.how) << "</td></tr>\n";

@@ -118,6 +118,7 @@ AuditResult merge_shards(const std::vector<ShardReport>& shards) {
       if (decode_owner.result.decode) {
         merged.decode->mutants = decode_owner.result.decode->mutants;
         merged.decode->memory_model = decode_owner.result.decode->memory_model;
+        merged.decode->control = decode_owner.result.decode->control;
       }
     }
     merged.decode->rows.insert(merged.decode->rows.end(), r.decode->rows.begin(), r.decode->rows.end());
