@@ -1,4 +1,4 @@
-// The decode part of `cdna-verify audit` (issue 11): fixed decode cases D01–D06 run by the
+// The decode part of `cdna-verify audit` (issue 11): fixed decode cases D01–D07 run by the
 // monokernel (device/decode_launcher.hpp) and judged by audit/decode/decode_check.hpp in each rounding
 // mode, and the decode kill matrix: every decode mutant (device/CMakeLists.txt
 // CDNA_DECODE_MUTANTS) on the kill cases, on the simulator in the memory-model mode

@@ -153,7 +153,11 @@ DecodeCheck check_decode(device::Executor& executor, std::span<const std::byte> 
   }
   out.envelope_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   bool layers_pass = false;
-  if (options.layer_checks && k.status != device::DecodeStatus::Nan && stop_problem(k, launch).empty()) {
+  if (options.layer_checks && k.status == device::DecodeStatus::Nan)
+    out.layers_not_run = "the run stopped on a NaN logit, which no trace can hold";
+  else if (options.layer_checks && !stop_problem(k, launch).empty())
+    out.layers_not_run = "the run's stop does not fit its status";
+  if (options.layer_checks && out.layers_not_run.empty()) {
     const auto t1 = std::chrono::steady_clock::now();
     const golden::DecodeTrace trace = monokernel_trace(run, k);
     out.layers = judge_decode_trace(model, trace, TraceReference::exact, monokernel_profile(launch.mode),
@@ -225,6 +229,7 @@ std::string decode_outcome_line(const DecodeCheck& c) {
       << " steps, " << n.layer_outside << " of " << n.layer_checked << " layer values outside"
       << (n.layer_unbounded > 0 ? ", " + std::to_string(n.layer_unbounded) + " without a finite ball" : std::string())
       << (c.layers->outcome != TraceOutcome::pass ? " (" + c.layers->failure + ")" : std::string());
+  if (!c.layers_not_run.empty()) s << "; per-layer checks: not run (" << c.layers_not_run << ")";
   if (c.outcome == DecodeOutcome::Fail) s << "; first failure: " << c.failure;
   return s.str();
 }

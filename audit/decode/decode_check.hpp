@@ -77,6 +77,7 @@ struct DecodeCheck {
   std::uint64_t wave_instructions = 0;  // simulator only (0 on hardware)
   std::optional<TraceJudgement> layers;  // with layer_checks, when the run left a trace
   double layer_seconds = 0;              // their time (MPFR oracle and per-layer checks)
+  std::string layers_not_run;            // with layer_checks, why they did not run (a NaN stop); else empty
 };
 
 struct DecodeCheckOptions {

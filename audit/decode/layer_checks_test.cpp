@@ -98,6 +98,18 @@ TEST_F(LayerChecks, TheTinyPresetHasEveryStepClassified) {
   }
 }
 
+// A run that stops on a NaN logit (token -1, the sentinel protocol's own hazard) leaves no trace:
+// the per-layer checks say they did not run, and the a-priori verdict stands.
+TEST_F(LayerChecks, ANanStopSaysThePerLayerChecksDidNotRun) {
+  reference::DecoderModel m = reference::random_decoder_model(reference::decoder_preset("tiny"), 3);
+  m.weights.embed_tokens.at(static_cast<std::size_t>(7 * m.config.hidden_size)) = 0x7FC0;  // bf16 quiet NaN
+  const DecodeCheck c = check(options(m, 4));
+  EXPECT_EQ(c.kernel.status, device::DecodeStatus::Nan);
+  EXPECT_FALSE(c.layers.has_value());
+  EXPECT_NE(decode_outcome_line(c).find("per-layer checks: not run (the run stopped on a NaN logit"), std::string::npos)
+      << decode_outcome_line(c);
+}
+
 // Mutants the a-priori balls of the tiny preset cannot see fail at their layer and position.
 TEST_F(LayerChecks, MutantsFailAtTheirLayer) {
   const reference::DecoderModel m = reference::random_decoder_model(reference::decoder_preset("tiny"), 1);
