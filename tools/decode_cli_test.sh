@@ -167,6 +167,28 @@ fi
 if ! /usr/bin/python3 -c "import json,sys; l=json.load(open(sys.argv[1]))['layer_checks']; sys.exit(0 if l['outcome']=='PASS' and l['match']+l['explained']==4 and l['values_outside']==0 else 1)" "$tmp/lc.json"; then
   echo "FAIL layer checks tiny: json"; cat "$tmp/lc.json"; failures=$((failures + 1))
 fi
+# --step-reference ball: the exact model's token from the fast reference (no MPFR oracle): the
+# same per-layer checks, PASS, the JSON names the reference and reports no oracle precision; the
+# mutant still fails at layer 0; a reference that does not exist is refused.
+out=$("${run[@]}" "${good[@]}" --layer-checks --step-reference ball --json "$tmp/lcb.json" 2>"$tmp/err"); rc=$?
+if [ $rc -ne 0 ] || ! grep -q -E "^PASS: .*; per-layer checks: [0-9]+ match, [0-9]+ explained, 0 defect, 0 not classified of 4 steps, 0 of [1-9][0-9]* layer values outside" <<<"$out"; then
+  echo "FAIL layer checks, step reference ball: exit $rc (want 0)"; echo "$out"; cat "$tmp/err"; failures=$((failures + 1))
+fi
+if ! /usr/bin/python3 -c "import json,sys; l=json.load(open(sys.argv[1]))['layer_checks']; sys.exit(0 if l['step_reference']=='ball' and l['oracle_bits']==0 and l['match']+l['explained']==4 else 1)" "$tmp/lcb.json"; then
+  echo "FAIL layer checks, step reference ball: json"; cat "$tmp/lcb.json"; failures=$((failures + 1))
+fi
+"${run[@]}" "${good[@]}" --layer-checks --step-reference ball --code-object "$dev/decode_monokernel_mutant_residual_twice.hsaco" >"$tmp/out" 2>&1; rc=$?
+if [ $rc -ne 1 ] || ! grep -q "(layer 0, position 0: hidden.1\[" "$tmp/out"; then
+  echo "FAIL layer checks mutant, step reference ball: exit $rc (want 1)"; cat "$tmp/out"; failures=$((failures + 1))
+fi
+"${run[@]}" "${good[@]}" --layer-checks --step-reference mpfr >"$tmp/out" 2>&1; rc=$?
+if [ $rc -ne 2 ] || ! grep -q -- "--step-reference: mpfr not in {exact,ball}" "$tmp/out"; then
+  echo "FAIL bad --step-reference: exit $rc (want 2)"; cat "$tmp/out"; failures=$((failures + 1))
+fi
+"${run[@]}" "${good[@]}" --step-reference ball >"$tmp/out" 2>&1; rc=$?
+if [ $rc -ne 2 ] || ! grep -q -- "--step-reference requires --layer-checks" "$tmp/out"; then
+  echo "FAIL --step-reference without --layer-checks: exit $rc (want 2)"; cat "$tmp/out"; failures=$((failures + 1))
+fi
 "${run[@]}" "${good[@]}" >/dev/null 2>"$tmp/err"
 if ! grep -q -- "--layer-checks judges each step from the run's own values; the outcome is NOTHING JUDGED" "$tmp/err"; then
   echo "FAIL nothing-judged hint"; cat "$tmp/err"; failures=$((failures + 1))

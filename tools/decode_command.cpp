@@ -21,6 +21,7 @@
 #include "reference/decode/random.hpp"
 #include "audit/output/atomic_file.hpp"
 #include "tools/cli_checks.hpp"
+#include "audit/decode/decode_audit.hpp"  // layer_checks_json
 #include "audit/decode/decode_check.hpp"
 #include "audit/decode/exact_check.hpp"
 #include "audit/decode/monokernel_trace.hpp"
@@ -62,7 +63,7 @@ DecodeCommand::DecodeCommand(CLI::App& app) {
   auto* random = cmd_->add_option("--random-model", random_seed_, "Seed of a random model of --preset instead of --model")
                      ->check(unsigned_integer());
   model->excludes(random);
-  cmd_->add_option("--preset", preset_, "Shapes of the random model: micro, tiny, llama-3.2-1b-layer (reference/decode/random.hpp)")
+  cmd_->add_option("--preset", preset_, "Shapes of the random model: micro, tiny, llama-3.2-1b-layer, llama-3.2-1b (reference/decode/random.hpp)")
       ->capture_default_str();
   cmd_->add_flag("--duplicate-lm-head-rows", duplicate_rows_,
                  "Random model: LM-head rows 2i+1 copy rows 2i (exactly tied logits: the tie rule is exercised)");
@@ -98,12 +99,28 @@ DecodeCommand::DecodeCommand(CLI::App& app) {
   cmd_->add_option("--golden-out", golden_out_,
                    "Write a decode golden file (docs/golden-files.md, \"Decode\"): tokens, balls, decisions, kernel "
                    "logits; check it later with `golden decode-verify`");
-  cmd_->add_flag("--layer-checks", layer_checks_,
+  auto* layer_checks = cmd_->add_flag("--layer-checks", layer_checks_,
                  "Also judge the run layer by layer from its own values (docs/decode-bounds.md section 15): the kernel "
                  "records its residual stream, and every layer's K, V and residual stream is checked against that "
                  "layer applied to the run's own input and KV cache, the LM head against its own final hidden state, "
-                 "each step against the exact model's token (MPFR oracle on all cores): match, parting explained, or "
-                 "defect. Decides where the a-priori balls leave every step ambiguous; costs an MPFR oracle run");
+                 "each step against the exact model's token (--step-reference): match, parting explained, or "
+                 "defect. Decides where the a-priori balls leave every step ambiguous; costs an MPFR oracle run unless --step-reference ball");
+  cmd_->add_option("--step-reference", step_reference_,
+                   "With --layer-checks, where each step's exact-model token comes from: exact (the MPFR oracle, "
+                   "certain; measured 28 s per position for one layer at Llama-3.2-1B's shapes on 2 cores, more bits and "
+                   "time with depth) or ball (the fast double "
+                   "reference with its proven distance; may leave the exact token undecided at depth, which the "
+                   "outcome line counts: such a step is explained when the run is faithful up to it)")
+      ->check(CLI::IsMember({"exact", "ball"}))
+      ->needs(layer_checks)
+      ->capture_default_str();
+  cmd_->add_option("--layer-envelope", layer_envelope_,
+                   "With --layer-checks, the per-layer checks' enclosures: affine (affine forms, the tighter; ~2 us per "
+                   "weight and position at H 2048) or ball (componentwise balls, two double GEMVs per weight matrix; "
+                   "wider, still one layer's roundings; docs/decode-bounds.md section 15)")
+      ->check(CLI::IsMember({"affine", "ball"}))
+      ->needs(layer_checks)
+      ->capture_default_str();
   cmd_->add_option("--write-trace", trace_out_,
                    "Write the run as a decode trace (docs/decode-traces.md: tokens, logits, hidden.L, k.L, v.L), to "
                    "be judged later by `cdna-verify trace --profile monokernel-<mode>`");
@@ -212,6 +229,8 @@ int DecodeCommand::run(const ChosenExecutor& chosen, const std::vector<std::pair
   options.progress = quiet_ ? nullptr : &std::cerr;
   options.method = envelope_ == "affine" ? reference::EnvelopeMethod::affine : reference::EnvelopeMethod::ball;
   options.layer_checks = layer_checks_;
+  options.step_reference = step_reference_ == "ball" ? TraceReference::ball : TraceReference::exact;
+  options.layer_method = layer_envelope_ == "ball" ? reference::EnvelopeMethod::ball : reference::EnvelopeMethod::affine;
   l.record_hidden = trace_out_.has_value();
 
   // --exact: the oracle and the fast reference follow the same fed tokens as the kernel's balls.
@@ -319,13 +338,17 @@ int DecodeCommand::run(const ChosenExecutor& chosen, const std::vector<std::pair
                    {"ambiguous", n.ambiguous}, {"matched", n.matched},     {"mismatched", n.mismatched},
                    {"logits_outside", n.logits_outside}, {"logits_finite_radius", n.logits_finite_radius},
                    {"last_position_local_checked", n.local_checked}, {"last_position_local_outside", n.local_outside}};
-    if (check.layers)
-      j["layer_checks"] = {{"outcome", to_string(check.layers->outcome)}, {"match", n.layer_matched},
-                           {"explained", n.layer_explained}, {"defect", n.layer_defects},
-                           {"not_classified", n.layer_unclassified}, {"values_checked", n.layer_checked},
-                           {"values_outside", n.layer_outside}, {"values_unbounded", n.layer_unbounded},
-                           {"seconds", check.layer_seconds}, {"oracle_seconds", check.layers->seconds},
-                           {"oracle_bits", check.layers->precision_bits}};
+    if (check.layers) {
+      nlohmann::json& lc = j["layer_checks"] = layer_checks_json(n, check.layer_seconds);
+      const double layer_s = check.layers->layers ? check.layers->layers->seconds : 0.0;
+      lc["outcome"] = to_string(check.layers->outcome);
+      lc["layer_check_seconds"] = layer_s;
+      lc["reference_and_lm_head_seconds"] = check.layers->seconds - layer_s;
+      lc["oracle_bits"] = check.layers->precision_bits;
+      lc["step_reference"] = step_reference_;
+      lc["layer_envelope"] = layer_envelope_;
+      lc["exact_token_undecided"] = check.layers->undecided;
+    }
     j["outcome"] = to_string(check.outcome);
     j["summary"] = decode_outcome_line(check);
     if (!check.failure.empty()) j["failure"] = check.failure;

@@ -36,7 +36,8 @@ class DecodeCommand {
   CLI::App* cmd_ = nullptr;
   std::optional<std::string> model_dir_, code_object_, json_, golden_out_, trace_out_;
   std::optional<std::uint64_t> random_seed_;
-  std::string preset_ = "tiny", mode_ = "rtne", executor_ = "auto", envelope_ = "affine";  // check_decode's default
+  std::string preset_ = "tiny", mode_ = "rtne", executor_ = "auto", envelope_ = "affine",
+              step_reference_ = "exact", layer_envelope_ = "affine";  // check_decode's default
   bool duplicate_rows_ = false, quiet_ = false, layer_checks_ = false;
   std::string prompt_raw_;  // --prompt as given (one argument, split here: CLI11 drops empty elements)
   std::optional<std::string> eos_raw_;  // --eos as given, likewise

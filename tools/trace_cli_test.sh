@@ -49,6 +49,13 @@ expect h200-fp32-passes 0 "^PASS: 24 steps: 24 match the exact model.*LM head: 0
   --model "$td/h200-t2-h64" --trace "$td/h200-t2-h64.fp32-eager.trace.safetensors" --profile fp32
 expect h200-bf16-explained 0 "^PASS: 24 steps: 23 match the exact model, 1 part.*layers: 0 of 9280 values outside.*verdicts: 23 match, 1 explained, 0 defect; first parting at step 8 \(position 13\): run token 34, exact 78" \
   --model "$td/h200-t2-h64" --trace "$td/h200-t2-h64.bf16-sdpa.trace.safetensors" --profile bf16
+# The per-layer enclosures as balls (--layer-envelope ball): wider, the same verdicts here.
+expect h200-bf16-explained-ball-layers 0 "^PASS: 24 steps: 23 match the exact model, 1 part.*layers: 0 of 9280 values outside.*verdicts: 23 match, 1 explained, 0 defect" \
+  --model "$td/h200-t2-h64" --trace "$td/h200-t2-h64.bf16-sdpa.trace.safetensors" --profile bf16 --layer-envelope ball
+expect layer-envelope-without-profile 2 "--layer-envelope requires --profile" \
+  --model "$td/h200-t2-h64" --trace "$td/h200-t2-h64.bf16-sdpa.trace.safetensors" --layer-envelope ball
+expect layer-envelope-unknown 2 "--layer-envelope: mpfr not in \{affine,ball\}" \
+  --model "$td/h200-t2-h64" --trace "$td/h200-t2-h64.bf16-sdpa.trace.safetensors" --profile bf16 --layer-envelope mpfr
 expect h200-bf16-under-fp32-fails 1 "^FAIL: .*LM head: 6970 of 7200 logits outside" \
   --model "$td/h200-t2-h64" --trace "$td/h200-t2-h64.bf16-sdpa.trace.safetensors" --profile fp32
 

@@ -45,14 +45,21 @@ TraceCommand::TraceCommand(CLI::App& app) {
                    "default), affine or ball (the fast reference's envelope: affine forms, slow at depth; balls, "
                    "vacuous beyond a few layers; docs/decode-bounds.md §12-§13)")
       ->check(CLI::IsMember({"exact", "affine", "ball"}));
-  cmd_->add_option("--profile", profile_,
+  auto* profile = cmd_->add_option("--profile", profile_,
                    "The implementation's declared arithmetic, for the checks of its own values (per layer from hidden.L, "
                    "k.L, v.L; the LM head from hidden.n): fp32 (PyTorch in fp32 throughout, TF32 off) or bf16 (PyTorch "
                    "bf16: bf16 values between operations, fp32 accumulation, SDPA's fused attention) or "
                    "monokernel-rtne, -rtna, -rtz (this project's decode monokernel with that KV-cache rounding: a trace "
                    "written by `decode --write-trace`); docs/decode-traces.md \"Profiles\". Default: none, no such check")
       ->check(CLI::IsMember({"fp32", "bf16", "monokernel-rtne", "monokernel-rtna", "monokernel-rtz"}));
-  cmd_->add_option("--threads", threads_, "Threads of the MPFR oracle (0: all cores, the default)")
+  cmd_->add_option("--layer-envelope", layer_envelope_,
+                   "With --profile, the per-layer checks' enclosures: affine (affine forms, the tighter; ~2 us per "
+                   "weight and position at H 2048) or ball (componentwise balls, two double GEMVs per weight matrix; "
+                   "wider, still one layer's roundings; docs/decode-bounds.md section 15)")
+      ->check(CLI::IsMember({"affine", "ball"}))
+      ->needs(profile)
+      ->capture_default_str();
+  cmd_->add_option("--threads", threads_, "Threads of the MPFR oracle and of the per-layer checks (0: all cores, the default)")
       ->check(CLI::Range(0u, 1024u));
   cmd_->add_option("--json", json_, "Also write the per-step results to FILE (JSON)");
   cmd_->add_flag("--quiet", quiet_, "Print only the outcome, not a line per step");
@@ -95,11 +102,12 @@ int TraceCommand::run() {
   if (const auto d = trace.metadata.find("dtype"); d != trace.metadata.end()) std::cout << ", dtype " << d->second;
   std::cout << ")\nmodel: " << model_dir_ << " (" << model.config.num_hidden_layers << " layers, RoPE "
             << reference::rope_text(model.config) << "), reference " << reference_ << ", profile "
-            << (profile_ ? *profile_ : "none (no check of the run's own values)")
+            << (profile_ ? *profile_ + ", layer envelope " + layer_envelope_ : "none (no check of the run's own values)")
             << (profile_ && trace.hidden.count(model.config.num_hidden_layers) == 0 ? " (the trace has no hidden.n: no LM-head check)" : "")
             << "\n";
   const TraceJudgement j = judge_decode_trace(model, trace, ref, profile_ ? parse_trace_profile(*profile_) : std::nullopt, threads_,
-                                              quiet_ ? nullptr : &std::cerr);
+                                              quiet_ ? nullptr : &std::cerr,
+                                              layer_envelope_ == "ball" ? reference::EnvelopeMethod::ball : reference::EnvelopeMethod::affine);
   if (!quiet_) {
     for (const TraceStep& s : j.steps) {
       std::cout << "step " << s.step << " (position " << s.position << "): token " << s.token << ", "

@@ -25,7 +25,7 @@ class TraceCommand {
 
  private:
   CLI::App* cmd_ = nullptr;
-  std::string model_dir_, trace_path_, reference_ = "exact";
+  std::string model_dir_, trace_path_, reference_ = "exact", layer_envelope_ = "affine";
   unsigned threads_ = 0;
   std::optional<std::string> json_, profile_;
   bool quiet_ = false;

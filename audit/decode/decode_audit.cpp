@@ -384,6 +384,12 @@ std::vector<std::string> decode_case_ids(const std::string& case_filter, bool in
   return ids;
 }
 
+nlohmann::json layer_checks_json(const DecodeCounts& n, double seconds) {
+  return {{"match", n.layer_matched},          {"explained", n.layer_explained},   {"defect", n.layer_defects},
+          {"not_classified", n.layer_unclassified}, {"values_checked", n.layer_checked}, {"values_outside", n.layer_outside},
+          {"values_unbounded", n.layer_unbounded}, {"seconds", seconds}};
+}
+
 nlohmann::json decode_json(const DecodeAuditResult& r) {
   nlohmann::json j;
   j["seconds"] = r.seconds;
@@ -413,15 +419,7 @@ nlohmann::json decode_json(const DecodeAuditResult& r) {
                           {"wave_instructions", row.wave_instructions},
                           {"weight_bytes_per_token", row.weight_bytes_per_token},
                           {"model_bytes", row.model_bytes},
-                          {"layer_checks", row.layer_checks ? nlohmann::json{{"match", row.counts.layer_matched},
-                                                                            {"explained", row.counts.layer_explained},
-                                                                            {"defect", row.counts.layer_defects},
-                                                                            {"not_classified", row.counts.layer_unclassified},
-                                                                            {"values_checked", row.counts.layer_checked},
-                                                                            {"values_outside", row.counts.layer_outside},
-                                                                            {"values_unbounded", row.counts.layer_unbounded},
-                                                                            {"seconds", row.layer_seconds}}
-                                                            : nlohmann::json()}});
+                          {"layer_checks", row.layer_checks ? layer_checks_json(row.counts, row.layer_seconds) : nlohmann::json()}});
   if (r.mutants.empty()) {
     j["mutants_not_run"] = r.mutants_not_run;
   } else {

@@ -126,5 +126,9 @@ std::vector<std::string> decode_case_ids(const std::string& case_filter, bool in
 std::string decode_table(const DecodeAuditResult& r);          // plain text, for the terminal
 std::string decode_markdown(const DecodeAuditResult& r);       // report.md section
 nlohmann::json decode_json(const DecodeAuditResult& r);        // report.json "decode"
+// The per-layer checks' counts as report.json and `decode --json` write them ("layer_checks":
+// match, explained, defect, not_classified, values_checked, values_outside, values_unbounded,
+// seconds: `seconds`).
+nlohmann::json layer_checks_json(const DecodeCounts& n, double seconds);
 
 }  // namespace cdna::audit

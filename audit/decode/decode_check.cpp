@@ -160,8 +160,8 @@ DecodeCheck check_decode(device::Executor& executor, std::span<const std::byte> 
   if (options.layer_checks && out.layers_not_run.empty()) {
     const auto t1 = std::chrono::steady_clock::now();
     const golden::DecodeTrace trace = monokernel_trace(run, k);
-    out.layers = judge_decode_trace(model, trace, TraceReference::exact, monokernel_profile(launch.mode),
-                                    options.threads, nullptr);
+    out.layers = judge_decode_trace(model, trace, options.step_reference, monokernel_profile(launch.mode),
+                                    options.threads, nullptr, options.layer_method);
     out.layer_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t1).count();
     const TraceJudgement& j = *out.layers;
     DecodeCounts& c = out.counts;
@@ -228,6 +228,9 @@ std::string decode_outcome_line(const DecodeCheck& c) {
       << n.layer_defects << " defect, " << n.layer_unclassified << " not classified of " << c.layers->steps.size()
       << " steps, " << n.layer_outside << " of " << n.layer_checked << " layer values outside"
       << (n.layer_unbounded > 0 ? ", " + std::to_string(n.layer_unbounded) + " without a finite ball" : std::string())
+      << (c.layers->undecided > 0 ? "; the exact model's token undecided at " + std::to_string(c.layers->undecided) +
+                                        " steps (its reference's balls too wide)"
+                                  : std::string())
       << (c.layers->outcome != TraceOutcome::pass ? " (" + c.layers->failure + ")" : std::string());
   if (!c.layers_not_run.empty()) s << "; per-layer checks: not run (" << c.layers_not_run << ")";
   if (c.outcome == DecodeOutcome::Fail) s << "; first failure: " << c.failure;

@@ -94,7 +94,16 @@ struct DecodeCheckOptions {
   // monokernel_profile(launch.mode). Each step is then match, explained or defect where the
   // a-priori balls leave it ambiguous. Not for a run that stops on a NaN logit (no trace).
   bool layer_checks = false;
-  unsigned threads = 0;  // of the MPFR oracle (0: all cores)
+  // Where the per-layer checks take the exact model's token of each step from (trace_judge.hpp):
+  // exact, the MPFR oracle (certain, but slow: 28 s per position for one layer at Llama-3.2-1B's
+  // shapes at 128 bits on 2 cores, docs/decode-semantics.md §7; depth needs more bits); ball, the
+  // fast double reference with its proven distance (two double GEMVs per weight matrix; its balls
+  // widen with depth, so there it may decide no step: such a step is explained when the run is
+  // faithful up to it, the exact token left undecided).
+  TraceReference step_reference = TraceReference::exact;
+  // The per-layer checks' enclosures (trace_layers.hpp): affine forms, or balls (faster, wider).
+  reference::EnvelopeMethod layer_method = reference::EnvelopeMethod::affine;
+  unsigned threads = 0;  // of the MPFR oracle and the per-layer checks (0: all cores)
   std::ostream* progress = nullptr;  // one line per position while judging
   // Called with each position's balls, in position order (e.g. `decode --exact`, golden files).
   std::function<void(const reference::StepBounds&)> on_bounds;

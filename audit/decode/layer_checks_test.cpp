@@ -79,23 +79,62 @@ TEST_F(LayerChecks, RecordingTheHiddenStatesChangesNothing) {
 }
 
 // The tiny preset: a priori NOTHING JUDGED (0 steps decided), layer by layer every step a match
-// or an explained parting, every layer value inside its ball, in each KV-cache rounding.
+// or an explained parting, every layer value inside its ball, in each KV-cache rounding and with
+// the per-layer enclosures as affine forms or as balls.
 TEST_F(LayerChecks, TheTinyPresetHasEveryStepClassified) {
   const reference::DecoderModel m = reference::random_decoder_model(reference::decoder_preset("tiny"), 1);
   for (numerics::Rounding mode : numerics::kAllRoundings) {
-    SCOPED_TRACE(std::string(numerics::to_string(mode)));
-    DecodeCheckOptions o = options(m, 8);
-    o.launch.mode = mode;
-    const DecodeCheck c = check(o);
-    EXPECT_EQ(c.outcome, DecodeOutcome::Pass) << c.failure;
-    EXPECT_EQ(c.counts.decided, 0);  // the a-priori balls: too wide (docs/decode-bounds.md §12)
-    ASSERT_TRUE(c.layers.has_value());
-    EXPECT_EQ(c.layers->outcome, TraceOutcome::pass) << c.layers->failure;
-    EXPECT_EQ(c.counts.layer_matched + c.counts.layer_explained, 8);
-    EXPECT_EQ(c.counts.layer_outside, 0);
-    EXPECT_EQ(c.counts.layer_unbounded, 0);
-    EXPECT_GT(c.counts.layer_checked, 0);
+    for (const auto method : {reference::EnvelopeMethod::affine, reference::EnvelopeMethod::ball}) {
+      SCOPED_TRACE(std::string(numerics::to_string(mode)) + (method == reference::EnvelopeMethod::ball ? " ball" : " affine"));
+      DecodeCheckOptions o = options(m, 8);
+      o.launch.mode = mode;
+      o.layer_method = method;
+      const DecodeCheck c = check(o);
+      EXPECT_EQ(c.outcome, DecodeOutcome::Pass) << c.failure;
+      EXPECT_EQ(c.counts.decided, 0);  // the a-priori balls: too wide (docs/decode-bounds.md §12)
+      ASSERT_TRUE(c.layers.has_value());
+      EXPECT_EQ(c.layers->outcome, TraceOutcome::pass) << c.layers->failure;
+      EXPECT_EQ(c.counts.layer_matched + c.counts.layer_explained, 8);
+      EXPECT_EQ(c.counts.layer_outside, 0);
+      EXPECT_EQ(c.counts.layer_unbounded, 0);
+      EXPECT_GT(c.counts.layer_checked, 0);
+    }
   }
+}
+
+// The exact model's token from the fast reference (step_reference ball) instead of the MPFR
+// oracle: where its wider balls decide a step, they decide the oracle's token; a step they leave
+// undecided is explained only because the run is faithful up to it; the per-layer checks are the
+// same checks, so the verdict and the layer values judged agree with the oracle's run, and a
+// mutant still fails at its layer.
+TEST_F(LayerChecks, TheFastStepReferenceAgreesWithTheOracle) {
+  const reference::DecoderModel m = reference::random_decoder_model(reference::decoder_preset("tiny"), 1);
+  DecodeCheckOptions o = options(m, 8);
+  const DecodeCheck exact = check(o);
+  o.step_reference = TraceReference::ball;
+  const DecodeCheck ball = check(o);
+  ASSERT_TRUE(exact.layers.has_value() && ball.layers.has_value());
+  EXPECT_EQ(ball.outcome, DecodeOutcome::Pass) << ball.failure;
+  EXPECT_EQ(ball.layers->outcome, TraceOutcome::pass) << ball.layers->failure;
+  EXPECT_EQ(ball.layers->precision_bits, 0u);  // no oracle ran
+  EXPECT_GT(exact.layers->precision_bits, 0u);
+  EXPECT_EQ(ball.counts.layer_checked, exact.counts.layer_checked);
+  EXPECT_EQ(ball.counts.layer_outside, 0);
+  EXPECT_EQ(ball.counts.layer_matched + ball.counts.layer_explained, 8);
+  ASSERT_EQ(ball.layers->steps.size(), exact.layers->steps.size());
+  for (std::size_t s = 0; s < ball.layers->steps.size(); ++s) {
+    const TraceStep& b = ball.layers->steps[s];
+    const TraceStep& e = exact.layers->steps[s];
+    ASSERT_EQ(e.exact.kind, reference::DecisionKind::decided) << s;  // the oracle decides every step here
+    if (b.exact.kind == reference::DecisionKind::decided) {
+      EXPECT_EQ(b.exact.token, e.exact.token) << s;
+    }
+    EXPECT_GE(b.exact_radius, e.exact_radius) << s;  // the fast reference's balls are the wider
+  }
+  const DecodeCheck mutant = check(o, "decode_monokernel_mutant_residual_twice");
+  ASSERT_TRUE(mutant.layers.has_value());
+  EXPECT_EQ(mutant.layers->outcome, TraceOutcome::fail);
+  EXPECT_EQ(mutant.layers->failure.rfind("layer 0, position 0: hidden.1[", 0), 0u) << mutant.layers->failure;
 }
 
 // A run that stops on a NaN logit (token -1, the sentinel protocol's own hazard) leaves no trace:
@@ -110,7 +149,8 @@ TEST_F(LayerChecks, ANanStopSaysThePerLayerChecksDidNotRun) {
       << decode_outcome_line(c);
 }
 
-// Mutants the a-priori balls of the tiny preset cannot see fail at their layer and position.
+// Mutants the a-priori balls of the tiny preset cannot see fail at their layer and position, with
+// the per-layer enclosures in either value type (the balls are wider, not blind).
 TEST_F(LayerChecks, MutantsFailAtTheirLayer) {
   const reference::DecoderModel m = reference::random_decoder_model(reference::decoder_preset("tiny"), 1);
   struct Expect {
@@ -120,13 +160,17 @@ TEST_F(LayerChecks, MutantsFailAtTheirLayer) {
   for (const Expect& e : {Expect{"residual_twice", "layer 0, position 0: hidden.1["},
                           Expect{"rope_interleaved", "layer 0, position 1: k.0["},
                           Expect{"rmsnorm_eps_misplaced", "layer 0, position 0: k.0["}}) {
-    SCOPED_TRACE(e.mutant);
-    const DecodeCheck c = check(options(m, 4), std::string("decode_monokernel_mutant_") + e.mutant);
-    EXPECT_EQ(c.outcome, DecodeOutcome::Fail);
-    ASSERT_TRUE(c.layers.has_value());
-    EXPECT_EQ(c.layers->outcome, TraceOutcome::fail);
-    std::printf("[ figures  ] first per-layer finding: %s\n", c.layers->failure.c_str());
-    EXPECT_EQ(c.layers->failure.rfind(e.where, 0), 0u) << c.layers->failure;
+    for (const auto method : {reference::EnvelopeMethod::affine, reference::EnvelopeMethod::ball}) {
+      SCOPED_TRACE(std::string(e.mutant) + (method == reference::EnvelopeMethod::ball ? " ball" : " affine"));
+      DecodeCheckOptions o = options(m, 4);
+      o.layer_method = method;
+      const DecodeCheck c = check(o, std::string("decode_monokernel_mutant_") + e.mutant);
+      EXPECT_EQ(c.outcome, DecodeOutcome::Fail);
+      ASSERT_TRUE(c.layers.has_value());
+      EXPECT_EQ(c.layers->outcome, TraceOutcome::fail);
+      std::printf("[ figures  ] first per-layer finding: %s\n", c.layers->failure.c_str());
+      EXPECT_EQ(c.layers->failure.rfind(e.where, 0), 0u) << c.layers->failure;
+    }
   }
 }
 

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <future>
 #include <cmath>
 #include <iomanip>
 #include <limits>
@@ -107,11 +108,16 @@ class ExactLogits {
 
 // One pass over the trace at the oracle's `bits` (ignored by the envelopes).
 TraceJudgement judge_at(const reference::DecoderModel& model, const golden::DecodeTrace& trace, TraceReference reference,
-                        std::optional<TraceProfile> profile, unsigned bits, unsigned threads, std::ostream* progress) {
+                        std::optional<TraceProfile> profile, unsigned bits, unsigned threads, std::ostream* progress,
+                        reference::EnvelopeMethod layer_method) {
   const std::int64_t H = model.config.hidden_size;
   const auto final_hidden = trace.hidden.find(model.config.num_hidden_layers);
   const bool lm_head = profile && final_hidden != trace.hidden.end();
   const auto t0 = std::chrono::steady_clock::now();
+  // The per-layer checks need nothing from the reference: they run beside it.
+  std::future<TraceLayerCheck> layers;
+  if (profile)
+    layers = std::async(std::launch::async, [&] { return check_trace_layers(model, trace, *profile, layer_method, threads, progress); });
   ExactLogits exact(model, reference, bits, threads);
   const std::int64_t V = model.config.vocab_size, P = trace.prompt_length, S = trace.steps();
   TraceJudgement j;
@@ -172,11 +178,9 @@ TraceJudgement judge_at(const reference::DecoderModel& model, const golden::Deco
     }
     j.steps.push_back(st);
     if (progress != nullptr && (st.step + 1) % 10 == 0)
-      *progress << "trace: " << st.step + 1 << " of " << S << " steps judged\n" << std::flush;
+      *progress << ("trace: " + std::to_string(st.step + 1) + " of " + std::to_string(S) + " steps judged\n") << std::flush;
   }
-  if (profile) {
-    j.layers = check_trace_layers(model, trace, *profile, progress);
-  }
+  if (layers.valid()) j.layers = layers.get();
   // The lowest position where a check failed: the token check, the LM head, a layer.
   std::int64_t bad = std::numeric_limits<std::int64_t>::max();
   std::string bad_line;
@@ -224,13 +228,13 @@ TraceJudgement judge_at(const reference::DecoderModel& model, const golden::Deco
 
 TraceJudgement judge_decode_trace(const reference::DecoderModel& model, const golden::DecodeTrace& trace,
                                   TraceReference reference, std::optional<TraceProfile> profile, unsigned threads,
-                                  std::ostream* progress) {
+                                  std::ostream* progress, reference::EnvelopeMethod layer_method) {
   // The oracle's ball radii grow with depth (a few dozen bits per layer at these sizes); it
   // refuses rather than return a logit it cannot certify, and the run restarts at twice the
   // precision: 128 bits suffice for one layer, 256 for the 4-layer fixture.
   for (unsigned bits = 128;; bits *= 2) {
     try {
-      TraceJudgement j = judge_at(model, trace, reference, profile, bits, threads, progress);
+      TraceJudgement j = judge_at(model, trace, reference, profile, bits, threads, progress, layer_method);
       j.precision_bits = reference == TraceReference::exact ? bits : 0;
       return j;
     } catch (const std::runtime_error& e) {

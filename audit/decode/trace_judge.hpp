@@ -91,13 +91,14 @@ enum class TraceReference : std::uint8_t { exact, affine, ball };
 // reference runs positions 0 … T − 2 with the run's tokens; with a `profile` and the trace's
 // hidden.n, each step's logits are checked against the LM head of that hidden state
 // (check_lm_head), and with hidden.0 … n, k.L and v.L every layer at every position
-// (check_trace_layers). The oracle runs at 128 bits, again at
+// (check_trace_layers, its enclosures in `layer_method`'s value type). The oracle runs at 128 bits, again at
 // twice that while it cannot certify a logit (up to 4096). `progress`, if given, receives a line
 // every ten steps and at each restart. Throws reference::ModelFileError for an invalid model,
 // std::runtime_error if even 4096 bits cannot certify a logit.
 TraceJudgement judge_decode_trace(const reference::DecoderModel& model, const golden::DecodeTrace& trace,
                                   TraceReference reference, std::optional<TraceProfile> profile = std::nullopt,
-                                  unsigned threads = 0, std::ostream* progress = nullptr);
+                                  unsigned threads = 0, std::ostream* progress = nullptr,
+                                  reference::EnvelopeMethod layer_method = reference::EnvelopeMethod::affine);
 
 // "40 steps: 24 match, 16 part from the exact model (first at step 16, position 21: ...)".
 std::string trace_summary(const TraceJudgement& j);

@@ -1,12 +1,15 @@
 #include "audit/decode/trace_layers.hpp"
 
 #include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <cmath>
 #include <iomanip>
 #include <limits>
+#include <mutex>
 #include <sstream>
 #include <stdexcept>
+#include <thread>
 
 #include "reference/decode/affine.hpp"
 #include "reference/decode/ball.hpp"
@@ -44,11 +47,14 @@ std::vector<double> frequency_errors(const reference::DecoderConfig& c) {
   return rel;
 }
 
-af::Affine exact_row(const std::vector<float>& t, std::int64_t row, std::int64_t n) {
+bl::Ball exact_row(const std::vector<float>& t, std::int64_t row, std::int64_t n) {
   bl::Ball b{Eigen::VectorXd(n), Eigen::VectorXd::Zero(n)};
   for (std::int64_t i = 0; i < n; ++i) b.mid(i) = t[static_cast<std::size_t>(row * n + i)];
-  return af::from_ball(b);
+  return b;
 }
+
+bl::Ball as_ball(const bl::Ball& x) { return x; }
+bl::Ball as_ball(const af::Affine& x) { return af::to_ball(x); }
 
 }  // namespace
 
@@ -98,7 +104,8 @@ std::string LayerFinding::line() const {
 }
 
 TraceLayerCheck check_trace_layers(const reference::DecoderModel& model, const golden::DecodeTrace& trace,
-                                   TraceProfile profile, std::ostream* progress) {
+                                   TraceProfile profile, reference::EnvelopeMethod method, unsigned threads,
+                                   std::ostream* progress) {
   const auto t0 = std::chrono::steady_clock::now();
   const auto& c = model.config;
   const std::int64_t n = c.num_hidden_layers, H = c.hidden_size, D = c.head_dim, Hkv = c.num_key_value_heads;
@@ -127,24 +134,24 @@ TraceLayerCheck check_trace_layers(const reference::DecoderModel& model, const g
   const std::vector<double> zeros(static_cast<std::size_t>(T1 * Hkv * D), 0.0);
 
   // Judges the run's values at (layer, position) against their balls.
-  auto judge = [&](std::int64_t layer, std::int64_t pos, const std::string& tensor, const float* got, const bl::Ball& b) {
+  auto judge = [&](TraceLayerCheck& o, std::int64_t layer, std::int64_t pos, const std::string& tensor, const float* got, const bl::Ball& b) {
     for (Eigen::Index i = 0; i < b.size(); ++i) {
       const double v = got[i], m = b.mid(i), r = b.rad(i);
       if (std::isinf(r)) {
-        if (out.unbounded++ == 0) out.first_unbounded_position = pos;
+        if (o.unbounded++ == 0) o.first_unbounded_position = pos;
         continue;
       }
-      ++out.checked;
+      ++o.checked;
       const double d = std::abs(v - m);
       const bool in = std::isnan(m) ? std::isnan(v) : d <= r;
       const double ratio = d == 0 ? 0 : (r > 0 && !std::isnan(v) ? d / r : kInf);
-      auto& w = out.worst_ratio[static_cast<std::size_t>(layer)];
+      auto& w = o.worst_ratio[static_cast<std::size_t>(layer)];
       w = std::max(w, ratio);
       if (in) continue;
-      ++out.outside;
-      if (!out.first) {
-        out.first = LayerFinding{layer, pos, tensor, static_cast<std::int64_t>(i), v, m, r};
-        out.first_bad_position = pos;
+      ++o.outside;
+      if (!o.first) {
+        o.first = LayerFinding{layer, pos, tensor, static_cast<std::int64_t>(i), v, m, r};
+        o.first_bad_position = pos;
       }
     }
   };
@@ -153,12 +160,14 @@ TraceLayerCheck check_trace_layers(const reference::DecoderModel& model, const g
     return b;
   };
 
-  for (std::int64_t p = 0; p < T1; ++p) {
+  // One position's checks into `o` (its counts, its first finding, its worst ratios).
+  auto check_position = [&](std::int64_t p, TraceLayerCheck& o) {
+    o.worst_ratio.assign(static_cast<std::size_t>(n), 0.0);
     // hidden.0: the embedding row of the fed token, exactly.
     const std::int64_t token = trace.tokens[static_cast<std::size_t>(p)];
     bl::Ball emb{Eigen::VectorXd(H), Eigen::VectorXd::Zero(H)};
     for (std::int64_t i = 0; i < H; ++i) emb.mid(i) = bl::bf16_to_double(model.weights.embed_tokens[static_cast<std::size_t>(token * H + i)]);
-    judge(0, p, "hidden.0", trace.hidden.at(0).data() + p * H, emb);
+    judge(o, 0, p, "hidden.0", trace.hidden.at(0).data() + p * H, emb);
     for (std::int64_t l = 0; l < n; ++l) {
       bool overflow = false;
       Eigen::Index symbols = 0;
@@ -166,23 +175,73 @@ TraceLayerCheck check_trace_layers(const reference::DecoderModel& model, const g
       const double* vm = vmid[static_cast<std::size_t>(l)].data();
       // The layer's own K/V are judged; the attention then reads the run's own cache rows.
       const reference::KvSlot slot = [&](const bl::Ball& k, const bl::Ball& v, bool of) {
-        judge(l, p, "k." + std::to_string(l), trace.k.at(l).data() + p * Hkv * D, unbounded_if(of, k));
-        judge(l, p, "v." + std::to_string(l), trace.v.at(l).data() + p * Hkv * D, unbounded_if(of, v));
+        judge(o, l, p, "k." + std::to_string(l), trace.k.at(l).data() + p * Hkv * D, unbounded_if(of, k));
+        judge(o, l, p, "v." + std::to_string(l), trace.v.at(l).data() + p * Hkv * D, unbounded_if(of, v));
         return reference::KvRows{km, zeros.data(), vm, zeros.data()};
       };
-      const af::Affine next =
-          reference::layer_forward(model, l, p, omega, a, exact_row(trace.hidden.at(l), p, H), slot, overflow, symbols);
-      if (l + 1 < n) {
-        judge(l, p, "hidden." + std::to_string(l + 1), trace.hidden.at(l + 1).data() + p * H, unbounded_if(overflow, af::to_ball(next)));
-      } else {
-        af::Affine fin = af::rms_norm(next, model.weights.norm, c.rms_norm_eps, a, overflow);
-        af::store(fin, a.activations, a);
-        af::check_range(fin, a, overflow);
-        judge(l, p, "hidden." + std::to_string(n), trace.hidden.at(n).data() + p * H, unbounded_if(overflow, af::to_ball(fin)));
+      // The layer in either value type; with V = affine forms the ball of its output is tighter,
+      // at a cost of one symbol per rounding (H·I·symbols per GEMV: minutes at H 2048).
+      auto layer = [&]<class V>(V x) {
+        V next = reference::layer_forward(model, l, p, omega, a, x, slot, overflow, symbols);
+        if (l + 1 < n) {
+          judge(o, l, p, "hidden." + std::to_string(l + 1), trace.hidden.at(l + 1).data() + p * H, unbounded_if(overflow, as_ball(next)));
+          return;
+        }
+        using reference::ball::rms_norm, reference::affine::rms_norm, reference::ball::store, reference::affine::store,
+            reference::ball::check_range, reference::affine::check_range;
+        V fin = rms_norm(next, model.weights.norm, c.rms_norm_eps, a, overflow);
+        store(fin, a.activations, a);
+        check_range(fin, a, overflow);
+        judge(o, l, p, "hidden." + std::to_string(n), trace.hidden.at(n).data() + p * H, unbounded_if(overflow, as_ball(fin)));
+      };
+      const bl::Ball x = exact_row(trace.hidden.at(l), p, H);
+      if (method == reference::EnvelopeMethod::ball) layer(x);
+      else layer(af::from_ball(x));
+    }
+  };
+
+  // Positions are independent given the run's own values: split over worker threads, each
+  // position's result merged in position order (the first finding is the lowest position's).
+  std::vector<TraceLayerCheck> parts(static_cast<std::size_t>(T1));
+  std::atomic<std::int64_t> next{0}, done{0};
+  std::mutex progress_mutex;
+  std::exception_ptr error;
+  auto worker = [&] {
+    for (std::int64_t p; (p = next++) < T1;) {
+      try {
+        check_position(p, parts[static_cast<std::size_t>(p)]);
+      } catch (...) {
+        const std::lock_guard lock(progress_mutex);
+        if (!error) error = std::current_exception();
+        next = T1;
+        return;
+      }
+      const std::int64_t d = ++done;
+      if (progress != nullptr && (d % 10 == 0 || d == T1)) {
+        const std::lock_guard lock(progress_mutex);
+        *progress << ("trace: layers checked at " + std::to_string(d) + " of " + std::to_string(T1) + " positions\n")
+                  << std::flush;
       }
     }
-    if (progress != nullptr && ((p + 1) % 10 == 0 || p + 1 == T1))
-      *progress << "trace: layers checked at " << p + 1 << " of " << T1 << " positions\n" << std::flush;
+  };
+  const unsigned hw = std::max(1u, std::thread::hardware_concurrency());
+  const auto workers = static_cast<unsigned>(std::min<std::int64_t>(threads != 0 ? threads : hw, std::max<std::int64_t>(T1, 1)));
+  std::vector<std::thread> pool;
+  for (unsigned t = 1; t < workers; ++t) pool.emplace_back(worker);
+  worker();
+  for (std::thread& t : pool) t.join();
+  if (error) std::rethrow_exception(error);
+  for (std::int64_t p = 0; p < T1; ++p) {
+    const TraceLayerCheck& o = parts[static_cast<std::size_t>(p)];
+    out.checked += o.checked;
+    out.outside += o.outside;
+    if (o.unbounded > 0 && out.unbounded == 0) out.first_unbounded_position = p;
+    out.unbounded += o.unbounded;
+    if (o.first && !out.first) {
+      out.first = o.first;
+      out.first_bad_position = p;
+    }
+    for (std::size_t l = 0; l < out.worst_ratio.size(); ++l) out.worst_ratio[l] = std::max(out.worst_ratio[l], o.worst_ratio[l]);
   }
   out.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   return out;

@@ -53,12 +53,19 @@ struct TraceLayerCheck {
 // envelope's own, docs/decode-bounds.md §1-§3).
 reference::DecodeArithmetic trace_arithmetic(TraceProfile profile, const reference::DecoderConfig& config);
 
-// Checks every layer at every position 0 … T − 2 of `trace` under `profile`. Needs hidden.0 …
+// Checks every layer at every position 0 … T − 2 of `trace` under `profile`, each layer's
+// enclosure in `method`'s value type (reference/decode/layer.hpp): affine forms (the tighter, ~1 µs
+// per weight at H 2048: the symbols of one layer's roundings) or balls (two double GEMVs per
+// weight matrix; wider by the cancellations affine forms keep, docs/decode-bounds.md §15). Needs hidden.0 …
 // hidden.n and k.L, v.L for every layer; with any missing, returns complete = false naming the
-// first missing tensor and checks nothing. `progress` (optional) gets a line per ten positions.
+// first missing tensor and checks nothing. Positions run on `threads` worker threads (0: all
+// cores); the result does not depend on their number. `progress` (optional) gets a line per ten
+// positions.
 // Throws std::invalid_argument if the trace's sizes disagree with `model` (parse_decode_trace
 // has checked them against the same config).
 TraceLayerCheck check_trace_layers(const reference::DecoderModel& model, const golden::DecodeTrace& trace,
-                                   TraceProfile profile, std::ostream* progress = nullptr);
+                                   TraceProfile profile,
+                                   reference::EnvelopeMethod method = reference::EnvelopeMethod::affine,
+                                   unsigned threads = 0, std::ostream* progress = nullptr);
 
 }  // namespace cdna::audit

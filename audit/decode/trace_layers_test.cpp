@@ -85,6 +85,35 @@ TEST(TraceLayers, KvSlotWrittenWrongFailsAtItsLayerAndPosition) {
   expect_first(check_trace_layers(f.model, f.fp32, TraceProfile::fp32), 1, 20, "v.1");
 }
 
+// The positions run on worker threads: the result is the same with one and with three, and the
+// ball enclosures (wider than affine forms, never narrower in what they admit) pass the
+// transformers fp32 run and find the same wrong KV slot.
+TEST(TraceLayers, TheResultDoesNotDependOnTheThreadsAndBallsFindTheSameSlot) {
+  REQUIRE_FIXTURES();
+  Fixture f = load("t4-h256-llama3rope");
+  using reference::EnvelopeMethod;
+  const TraceLayerCheck clean = check_trace_layers(f.model, f.fp32, TraceProfile::fp32, EnvelopeMethod::ball, 2);
+  EXPECT_TRUE(clean.complete);
+  EXPECT_GT(clean.checked, 0);
+  EXPECT_EQ(clean.outside, 0) << (clean.first ? clean.first->line() : "");
+  const auto& c = f.model.config;
+  const std::int64_t row = c.num_key_value_heads * c.head_dim;
+  auto& v1 = f.fp32.v.at(1);
+  std::copy(v1.begin() + 19 * row, v1.begin() + 20 * row, v1.begin() + 20 * row);
+  for (const EnvelopeMethod method : {EnvelopeMethod::affine, EnvelopeMethod::ball}) {
+    const TraceLayerCheck one = check_trace_layers(f.model, f.fp32, TraceProfile::fp32, method, 1);
+    const TraceLayerCheck three = check_trace_layers(f.model, f.fp32, TraceProfile::fp32, method, 3);
+    expect_first(three, 1, 20, "v.1");
+    EXPECT_EQ(one.checked, three.checked);
+    EXPECT_EQ(one.outside, three.outside);
+    EXPECT_EQ(one.unbounded, three.unbounded);
+    EXPECT_EQ(one.first_bad_position, three.first_bad_position);
+    ASSERT_TRUE(one.first.has_value());
+    EXPECT_EQ(one.first->line(), three.first->line());
+    EXPECT_EQ(one.worst_ratio, three.worst_ratio);
+  }
+}
+
 // hidden.3 at position 30 moved by 1 % of its RMS (every element, alternating signs).
 // Under fp32 only: layer 2's own output ball is wider than 1 % of the RMS on this model, and the
 // bf16 balls are wider still, so neither profile's output check nor the bf16 K/V check sees a
@@ -103,12 +132,16 @@ TEST(TraceLayers, LayerOutputMovedByOnePercentOfItsRmsFails) {
     SCOPED_TRACE(to_string(profile));
     // Seen at position 30: by layer 2's own output check (hidden.3; measured: one element, 1.01
     // radii out) or, were that ball wider, by layer 3's K/V computed from the moved input.
-    const TraceLayerCheck c = check_trace_layers(f.model, t, profile);
-    ASSERT_TRUE(c.first.has_value()) << "the edit was not seen";
-    EXPECT_EQ(c.first->position, pos) << c.first->line();
-    EXPECT_TRUE((c.first->layer == 2 && c.first->tensor == "hidden.3") || (c.first->layer == 3 && c.first->tensor[0] != 'h'))
-        << c.first->line();
-    std::cout << "  " << c.first->line() << "\n";
+    // With ball enclosures (--layer-envelope ball) layer 2's output ball is wider (measured: the
+    // move not seen there) and layer 3's K, from the moved input, sees it (34.9 radii).
+    for (const auto method : {reference::EnvelopeMethod::affine, reference::EnvelopeMethod::ball}) {
+      const TraceLayerCheck c = check_trace_layers(f.model, t, profile, method);
+      ASSERT_TRUE(c.first.has_value()) << "the edit was not seen";
+      EXPECT_EQ(c.first->position, pos) << c.first->line();
+      EXPECT_TRUE((c.first->layer == 2 && c.first->tensor == "hidden.3") || (c.first->layer == 3 && c.first->tensor[0] != 'h'))
+          << c.first->line();
+      std::cout << "  " << (method == reference::EnvelopeMethod::ball ? "ball: " : "affine: ") << c.first->line() << "\n";
+    }
   }
 }
 

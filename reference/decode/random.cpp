@@ -31,10 +31,16 @@ DecoderConfig decoder_preset(std::string_view name) {
             .num_key_value_heads = 8, .head_dim = 64, .rms_norm_eps = 1e-5, .rope_theta = 500000.0,
             .rope_scaling = Llama3RopeScaling{32.0, 1.0, 4.0, 8192}, .vocab_size = 128256,
             .tie_word_embeddings = true, .max_position_embeddings = 131072, .eos_token_id = {}};
-  throw std::invalid_argument("unknown model preset '" + std::string(name) + "', need micro, tiny or llama-3.2-1b-layer");
+  if (name == "llama-3.2-1b") {
+    DecoderConfig c = decoder_preset("llama-3.2-1b-layer");
+    c.num_hidden_layers = 16;
+    return c;
+  }
+  throw std::invalid_argument("unknown model preset '" + std::string(name) +
+                              "', need micro, tiny, llama-3.2-1b-layer or llama-3.2-1b");
 }
 
-std::vector<std::string> decoder_preset_names() { return {"micro", "tiny", "llama-3.2-1b-layer"}; }
+std::vector<std::string> decoder_preset_names() { return {"micro", "tiny", "llama-3.2-1b-layer", "llama-3.2-1b"}; }
 
 DecoderModel random_decoder_model(const DecoderConfig& config, std::uint64_t seed, const RandomModelOptions& options) {
   validate_decoder_config(config, "random model config");
