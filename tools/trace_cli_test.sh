@@ -56,6 +56,33 @@ expect layer-envelope-without-profile 2 "--layer-envelope requires --profile" \
   --model "$td/h200-t2-h64" --trace "$td/h200-t2-h64.bf16-sdpa.trace.safetensors" --layer-envelope ball
 expect layer-envelope-unknown 2 "--layer-envelope: mpfr not in \{affine,ball\}" \
   --model "$td/h200-t2-h64" --trace "$td/h200-t2-h64.bf16-sdpa.trace.safetensors" --profile bf16 --layer-envelope mpfr
+# Profile files (audit/decode/profile_file.hpp): the bf16 base unchanged judges as --profile bf16;
+# a file declaring fp32 elementwise roundings and activations for the bf16 run fails it (the file's
+# arithmetic is the one used); bad files are refused with one line.
+pf() { printf '%s\n' "$2" >"$tmp/$1.json"; }
+pf same '{"format": "cdna-verify-profile-1", "name": "bf16-as-file", "base": "bf16"}'
+pf tight '{"format": "cdna-verify-profile-1", "name": "claims-fp32", "base": "bf16", "arithmetic": {"elementwise_u": 5.96e-8, "activations": "fp32"}}'
+pf unknown '{"format": "cdna-verify-profile-1", "name": "x", "base": "bf16", "arithmetic": {"rope_scale": 1}}'
+pf negative '{"format": "cdna-verify-profile-1", "name": "x", "base": "bf16", "arithmetic": {"accumulation_u": -1}}'
+pf base '{"format": "cdna-verify-profile-1", "name": "x", "base": "fp16"}'
+pf format '{"format": "2", "name": "x", "base": "bf16"}'
+pf top '{"format": "cdna-verify-profile-1", "name": "x", "base": "bf16", "dtype": "bf16"}'
+pf block '{"format": "cdna-verify-profile-1", "name": "x", "base": "bf16", "arithmetic": {"attention_key_block": 1.5}}'
+pf malformed '{"format": "cdna'
+b16=(--model "$td/h200-t2-h64" --trace "$td/h200-t2-h64.bf16-sdpa.trace.safetensors")
+expect profile-file-as-bf16 0 "^PASS: 24 steps: 23 match the exact model, 1 part.*layers: 0 of 9280 values outside.*verdicts: 23 match, 1 explained, 0 defect" \
+  "${b16[@]}" --profile "$tmp/same.json"
+expect profile-file-tighter-fails 1 "^FAIL: .*LM head: 6970 of 7200 logits outside.*layers: [1-9][0-9]* of 9280 values outside" \
+  "${b16[@]}" --profile "$tmp/tight.json"
+expect profile-file-unknown-field 2 "unknown arithmetic field 'rope_scale'" "${b16[@]}" --profile "$tmp/unknown.json"
+expect profile-file-negative 2 "arithmetic.accumulation_u = -1 is outside \[0, 2\^-7" "${b16[@]}" --profile "$tmp/negative.json"
+expect profile-file-base 2 "base is \"fp16\"; need fp32, bf16" "${b16[@]}" --profile "$tmp/base.json"
+expect profile-file-format 2 "format is \"2\"; need \"cdna-verify-profile-1\"" "${b16[@]}" --profile "$tmp/format.json"
+expect profile-file-top-field 2 "unknown field 'dtype'" "${b16[@]}" --profile "$tmp/top.json"
+expect profile-file-block 2 "attention_key_block = 1.5; need an integer" "${b16[@]}" --profile "$tmp/block.json"
+expect profile-file-malformed 2 "malformed.json: not JSON" "${b16[@]}" --profile "$tmp/malformed.json"
+expect profile-file-missing 2 "nothing.json: cannot be read" "${b16[@]}" --profile "$tmp/nothing.json"
+expect profile-unknown-name 2 "bf17 is not fp32, bf16, monokernel-rtne, monokernel-rtna, monokernel-rtz or a FILE.json" "${b16[@]}" --profile bf17
 expect h200-bf16-under-fp32-fails 1 "^FAIL: .*LM head: 6970 of 7200 logits outside" \
   --model "$td/h200-t2-h64" --trace "$td/h200-t2-h64.bf16-sdpa.trace.safetensors" --profile fp32
 

@@ -6,7 +6,9 @@
 #include <stdexcept>
 #include <nlohmann/json.hpp>
 
+#include "audit/decode/profile_file.hpp"
 #include "audit/decode/trace_judge.hpp"
+#include "audit/decode/trace_layers.hpp"
 #include "audit/output/atomic_file.hpp"
 #include "audit/output/exit_codes.hpp"
 #include "audit/output/output_paths.hpp"
@@ -50,8 +52,16 @@ TraceCommand::TraceCommand(CLI::App& app) {
                    "k.L, v.L; the LM head from hidden.n): fp32 (PyTorch in fp32 throughout, TF32 off) or bf16 (PyTorch "
                    "bf16: bf16 values between operations, fp32 accumulation, SDPA's fused attention) or "
                    "monokernel-rtne, -rtna, -rtz (this project's decode monokernel with that KV-cache rounding: a trace "
-                   "written by `decode --write-trace`); docs/decode-traces.md \"Profiles\". Default: none, no such check")
-      ->check(CLI::IsMember({"fp32", "bf16", "monokernel-rtne", "monokernel-rtna", "monokernel-rtz"}));
+                   "written by `decode --write-trace`); or FILE.json, a profile file describing another implementation "
+                   "(a built-in base with some arithmetic fields set otherwise; docs/decode-traces.md \"Profile files\"); "
+                   "docs/decode-traces.md \"Profiles\". Default: none, no such check")
+      ->check(CLI::Validator(
+          [](const std::string& v) {
+            return parse_trace_profile(v) || v.ends_with(".json")
+                       ? std::string()
+                       : v + " is not fp32, bf16, monokernel-rtne, monokernel-rtna, monokernel-rtz or a FILE.json profile file";
+          },
+          "PROFILE"));
   cmd_->add_option("--layer-envelope", layer_envelope_,
                    "With --profile, the per-layer checks' enclosures: affine (affine forms, the tighter; ~2 us per "
                    "weight and position at H 2048) or ball (componentwise balls, two double GEMVs per weight matrix; "
@@ -80,10 +90,20 @@ int TraceCommand::run() {
   if (json_) std::filesystem::remove(*json_);
   const reference::DecoderModel model = golden::load_decoder_model(model_dir_);
   const golden::DecodeTrace trace = golden::read_decode_trace(trace_path_, model.config);
+  // The declared arithmetic: a built-in's, or a profile file's (its base named where it matters).
+  std::optional<DeclaredProfile> declared;
+  const bool from_file = profile_ && !parse_trace_profile(*profile_);
+  if (from_file) {
+    declared = read_profile_file(*profile_, model.config);
+  } else if (profile_) {
+    const TraceProfile p = *parse_trace_profile(*profile_);
+    declared = DeclaredProfile{to_string(p), p, trace_arithmetic(p, model.config)};
+  }
+  const std::string base = declared ? to_string(declared->base) : "";
   // A monokernel trace records its KV-cache rounding (audit/decode/monokernel_trace.hpp): judged
   // under another mode's profile it would be held to arithmetic it never claimed.
-  if (const auto k = trace.metadata.find("kv_rounding"); profile_ && profile_->starts_with("monokernel-") && k != trace.metadata.end()) {
-    std::string mode = profile_->substr(std::string("monokernel-").size());
+  if (const auto k = trace.metadata.find("kv_rounding"); declared && base.starts_with("monokernel-") && k != trace.metadata.end()) {
+    std::string mode = base.substr(std::string("monokernel-").size());
     for (char& ch : mode) ch = static_cast<char>(std::toupper(static_cast<unsigned char>(ch)));
     if (k->second != mode)
       throw std::invalid_argument("--profile " + *profile_ + ": the trace's metadata kv_rounding is " + k->second +
@@ -102,10 +122,12 @@ int TraceCommand::run() {
   if (const auto d = trace.metadata.find("dtype"); d != trace.metadata.end()) std::cout << ", dtype " << d->second;
   std::cout << ")\nmodel: " << model_dir_ << " (" << model.config.num_hidden_layers << " layers, RoPE "
             << reference::rope_text(model.config) << "), reference " << reference_ << ", profile "
-            << (profile_ ? *profile_ + ", layer envelope " + layer_envelope_ : "none (no check of the run's own values)")
+            << (declared ? declared->name + (from_file ? " (profile file " + *profile_ + ", base " + base + ")" : std::string()) +
+                               ", layer envelope " + layer_envelope_
+                         : std::string("none (no check of the run's own values)"))
             << (profile_ && trace.hidden.count(model.config.num_hidden_layers) == 0 ? " (the trace has no hidden.n: no LM-head check)" : "")
             << "\n";
-  const TraceJudgement j = judge_decode_trace(model, trace, ref, profile_ ? parse_trace_profile(*profile_) : std::nullopt, threads_,
+  const TraceJudgement j = judge_decode_trace(model, trace, ref, declared ? &*declared : nullptr, threads_,
                                               quiet_ ? nullptr : &std::cerr,
                                               layer_envelope_ == "ball" ? reference::EnvelopeMethod::ball : reference::EnvelopeMethod::affine);
   if (!quiet_) {
@@ -146,7 +168,8 @@ int TraceCommand::run() {
     o["model"] = {{"folder", model_dir_}, {"rope", reference::rope_text(model.config)}};
     o["metadata"] = trace.metadata;
     o["reference"] = reference_;
-    o["profile"] = profile_ ? nlohmann::json(*profile_) : nlohmann::json();
+    o["profile"] = declared ? nlohmann::json(declared->name) : nlohmann::json();
+    if (from_file) o["profile_file"] = {{"path", *profile_}, {"base", base}};
     if (j.precision_bits > 0) o["precision_bits"] = j.precision_bits;
     for (const TraceStep& s : j.steps)
       o["steps"].push_back({{"step", s.step}, {"position", s.position}, {"token", s.token}, {"run_argmax", s.run_argmax},

@@ -108,7 +108,7 @@ class ExactLogits {
 
 // One pass over the trace at the oracle's `bits` (ignored by the envelopes).
 TraceJudgement judge_at(const reference::DecoderModel& model, const golden::DecodeTrace& trace, TraceReference reference,
-                        std::optional<TraceProfile> profile, unsigned bits, unsigned threads, std::ostream* progress,
+                        const DeclaredProfile* profile, unsigned bits, unsigned threads, std::ostream* progress,
                         reference::EnvelopeMethod layer_method) {
   const std::int64_t H = model.config.hidden_size;
   const auto final_hidden = trace.hidden.find(model.config.num_hidden_layers);
@@ -117,7 +117,7 @@ TraceJudgement judge_at(const reference::DecoderModel& model, const golden::Deco
   // The per-layer checks need nothing from the reference: they run beside it.
   std::future<TraceLayerCheck> layers;
   if (profile)
-    layers = std::async(std::launch::async, [&] { return check_trace_layers(model, trace, *profile, layer_method, threads, progress); });
+    layers = std::async(std::launch::async, [&] { return check_trace_layers(model, trace, profile->arithmetic, layer_method, threads, progress); });
   ExactLogits exact(model, reference, bits, threads);
   const std::int64_t V = model.config.vocab_size, P = trace.prompt_length, S = trace.steps();
   TraceJudgement j;
@@ -218,7 +218,7 @@ TraceJudgement judge_at(const reference::DecoderModel& model, const golden::Deco
     if (!profile) m << "give --profile";
     else if (!checked) m << "the trace lacks " << j.layers->missing << " (hidden.0 … n, k.L and v.L are needed)";
     else m << "from position " << j.layers->first_unbounded_position << " on some values have no finite ball under profile "
-           << to_string(*profile) << " (" << j.layers->unbounded << " not judged)";
+           << profile->name << " (" << j.layers->unbounded << " not judged)";
     j.failure = m.str();
   } else {
     j.outcome = TraceOutcome::pass;
@@ -229,6 +229,14 @@ TraceJudgement judge_at(const reference::DecoderModel& model, const golden::Deco
 TraceJudgement judge_decode_trace(const reference::DecoderModel& model, const golden::DecodeTrace& trace,
                                   TraceReference reference, std::optional<TraceProfile> profile, unsigned threads,
                                   std::ostream* progress, reference::EnvelopeMethod layer_method) {
+  std::optional<DeclaredProfile> declared;
+  if (profile) declared = DeclaredProfile{to_string(*profile), *profile, trace_arithmetic(*profile, model.config)};
+  return judge_decode_trace(model, trace, reference, declared ? &*declared : nullptr, threads, progress, layer_method);
+}
+
+TraceJudgement judge_decode_trace(const reference::DecoderModel& model, const golden::DecodeTrace& trace,
+                                  TraceReference reference, const DeclaredProfile* profile,
+                                  unsigned threads, std::ostream* progress, reference::EnvelopeMethod layer_method) {
   // The oracle's ball radii grow with depth (a few dozen bits per layer at these sizes); it
   // refuses rather than return a logit it cannot certify, and the run restarts at twice the
   // precision: 128 bits suffice for one layer, 256 for the 4-layer fixture.

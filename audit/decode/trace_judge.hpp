@@ -99,6 +99,12 @@ TraceJudgement judge_decode_trace(const reference::DecoderModel& model, const go
                                   TraceReference reference, std::optional<TraceProfile> profile = std::nullopt,
                                   unsigned threads = 0, std::ostream* progress = nullptr,
                                   reference::EnvelopeMethod layer_method = reference::EnvelopeMethod::affine);
+// The same under a declared profile (nullptr: none): a built-in's or a profile file's
+// (profile_file.hpp).
+TraceJudgement judge_decode_trace(const reference::DecoderModel& model, const golden::DecodeTrace& trace,
+                                  TraceReference reference, const DeclaredProfile* profile,
+                                  unsigned threads, std::ostream* progress,
+                                  reference::EnvelopeMethod layer_method = reference::EnvelopeMethod::affine);
 
 // "40 steps: 24 match, 16 part from the exact model (first at step 16, position 21: ...)".
 std::string trace_summary(const TraceJudgement& j);

@@ -106,6 +106,12 @@ std::string LayerFinding::line() const {
 TraceLayerCheck check_trace_layers(const reference::DecoderModel& model, const golden::DecodeTrace& trace,
                                    TraceProfile profile, reference::EnvelopeMethod method, unsigned threads,
                                    std::ostream* progress) {
+  return check_trace_layers(model, trace, trace_arithmetic(profile, model.config), method, threads, progress);
+}
+
+TraceLayerCheck check_trace_layers(const reference::DecoderModel& model, const golden::DecodeTrace& trace,
+                                   const reference::DecodeArithmetic& a, reference::EnvelopeMethod method,
+                                   unsigned threads, std::ostream* progress) {
   const auto t0 = std::chrono::steady_clock::now();
   const auto& c = model.config;
   const std::int64_t n = c.num_hidden_layers, H = c.hidden_size, D = c.head_dim, Hkv = c.num_key_value_heads;
@@ -122,7 +128,6 @@ TraceLayerCheck check_trace_layers(const reference::DecoderModel& model, const g
   for (std::int64_t l = 0; l <= n; ++l)
     if (std::ssize(trace.hidden.at(l)) != T1 * H || (l < n && (std::ssize(trace.k.at(l)) != T1 * Hkv * D || std::ssize(trace.v.at(l)) != T1 * Hkv * D)))
       throw std::invalid_argument("check_trace_layers: layer " + std::to_string(l) + " tensors disagree with the model's shapes");
-  const reference::DecodeArithmetic a = trace_arithmetic(profile, c);
   const std::vector<double> omega = reference::rope_inverse_frequencies(c);
   out.positions = T1;
   // The run's own cache as exact balls (radius 0), per layer [T − 1, Hkv, D].

@@ -67,5 +67,9 @@ TraceLayerCheck check_trace_layers(const reference::DecoderModel& model, const g
                                    TraceProfile profile,
                                    reference::EnvelopeMethod method = reference::EnvelopeMethod::affine,
                                    unsigned threads = 0, std::ostream* progress = nullptr);
+// The same under any declared arithmetic (a profile file's, profile_file.hpp).
+TraceLayerCheck check_trace_layers(const reference::DecoderModel& model, const golden::DecodeTrace& trace,
+                                   const reference::DecodeArithmetic& arithmetic, reference::EnvelopeMethod method,
+                                   unsigned threads = 0, std::ostream* progress = nullptr);
 
 }  // namespace cdna::audit

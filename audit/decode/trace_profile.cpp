@@ -6,6 +6,7 @@
 #include <sstream>
 #include <stdexcept>
 
+#include "audit/decode/trace_layers.hpp"  // trace_arithmetic
 #include "reference/decode/ball.hpp"
 
 namespace cdna::audit {
@@ -39,20 +40,28 @@ TraceProfile monokernel_profile(numerics::Rounding mode) {
   return TraceProfile::monokernel_rtne;
 }
 
-double lm_head_radius(TraceProfile profile, double m, double a, std::int64_t h) {
+double lm_head_radius(const reference::DecodeArithmetic& ar, double m, double a, std::int64_t h) {
   const auto n = static_cast<double>(h);
-  const double g32 = reference::ball::gamma(n, 0x1p-24), gmid = reference::ball::gamma(n + 2, 0x1p-53);
-  const double flush = 2 * n * 0x1p-126;   // each product and partial sum flushed below 2^-126
+  const double gacc = reference::ball::gamma(n, ar.accumulation_u), gmid = reference::ball::gamma(n + 2, 0x1p-53);
+  const double flush = 2 * n * ar.underflow_abs;  // each product and partial sum below the normal range
   const double A = a * (1 + gmid);         // ≥ the real Σ|W_i||h_i| (a is its double sum)
-  const double acc = g32 * A + flush;      // |z − y|: fp32 accumulation in any order
+  const double acc = gacc * A + flush;     // |z − y|: accumulation in any order
   const double mid = gmid * A;             // |m − y|: the products are exact in double, the sum not
   double r = acc + mid;
-  if (profile == TraceProfile::bf16) r += 0x1p-8 * (std::abs(m) + r);  // z rounded to bf16: 2^-8·|z|
+  // z stored: bf16 (2^-8·|z| under RTNE), or fp32 when the sum was wider than fp32.
+  const bool fp32_sum_kept = ar.activations.format == reference::StorageFormat::fp32 && ar.accumulation_u >= 0x1p-24;
+  if (ar.activations.format != reference::StorageFormat::exact && !fp32_sum_kept)
+    r += reference::storage_unit_roundoff(ar.activations) * (std::abs(m) + r);
   return r * (1 + 0x1p-50);
 }
 
 LmHeadCheck check_lm_head(const reference::DecoderModel& model, std::span<const float> hidden,
                           std::span<const float> logits, TraceProfile profile) {
+  return check_lm_head(model, hidden, logits, DeclaredProfile{to_string(profile), profile, trace_arithmetic(profile, model.config)});
+}
+
+LmHeadCheck check_lm_head(const reference::DecoderModel& model, std::span<const float> hidden,
+                          std::span<const float> logits, const DeclaredProfile& profile) {
   const std::int64_t H = model.config.hidden_size, V = model.config.vocab_size;
   if (std::ssize(hidden) != H || std::ssize(logits) != V) throw std::invalid_argument("check_lm_head: sizes differ from the model");
   const auto& w = model.weights.lm_head_matrix(model.config);
@@ -84,7 +93,7 @@ LmHeadCheck check_lm_head(const reference::DecoderModel& model, std::span<const 
       }
       continue;
     }
-    const double r = lm_head_radius(profile, m, a, H);
+    const double r = lm_head_radius(profile.arithmetic, m, a, H);
     const double d = std::abs(got - m);
     const double ratio = std::isnan(got) ? std::numeric_limits<double>::infinity() : (d == 0 ? 0.0 : d / r);
     if (ratio > c.worst_ratio) {
@@ -96,7 +105,7 @@ LmHeadCheck check_lm_head(const reference::DecoderModel& model, std::span<const 
       if (c.first.empty()) {
         std::ostringstream o;
         o << std::setprecision(9) << "LM head: logit " << v << " = " << got << " is not the LM head of the run's own hidden state under profile "
-          << to_string(profile) << ": " << m << " ± " << r;
+          << profile.name << ": " << m << " ± " << r;
         c.first = o.str();
       }
     }

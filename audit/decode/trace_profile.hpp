@@ -12,6 +12,7 @@
 #include <string_view>
 
 #include "numerics/bf16.hpp"
+#include "reference/decode/envelope.hpp"
 #include "reference/decode/model.hpp"
 
 namespace cdna::audit {
@@ -33,10 +34,21 @@ const char* to_string(TraceProfile profile);
 // The monokernel's profile for the KV-cache rounding `mode`.
 TraceProfile monokernel_profile(numerics::Rounding mode);
 
-// The radius of an LM-head logit y = Σ_i W_i h_i (H terms) computed under `profile` from the
+// A declared arithmetic as the checks of a trace's own values use it: a built-in profile's
+// (audit::trace_arithmetic, trace_layers.hpp) or a profile file's (profile_file.hpp: a built-in
+// base with some of its DecodeArithmetic fields set otherwise).
+struct DeclaredProfile {
+  std::string name;                        // "bf16", or a file's "name"
+  TraceProfile base;                       // the built-in profile it starts from
+  reference::DecodeArithmetic arithmetic;  // of the per-layer checks and the LM head
+};
+
+// The radius of an LM-head logit y = Σ_i W_i h_i (H terms) computed under `arithmetic` from the
 // exact inputs h, around the double midpoint m = Σ W_i h_i, with A = Σ |W_i||h_i| (both computed
-// in double, their own error covered): docs/decode-bounds.md §14.
-double lm_head_radius(TraceProfile profile, double m, double a, std::int64_t h);
+// in double, their own error covered): the products summed with unit roundoff
+// accumulation_u in any order plus 2n·underflow_abs, then the logit stored in `activations`
+// (nothing for fp32 storage of an fp32-or-wider sum); docs/decode-bounds.md §14.
+double lm_head_radius(const reference::DecodeArithmetic& arithmetic, double m, double a, std::int64_t h);
 
 struct LmHeadCheck {
   std::int64_t checked = 0, outside = 0;
@@ -50,5 +62,7 @@ struct LmHeadCheck {
 // outside; where a hidden value is NaN or infinite the logit must be the IEEE value W·h gives. Throws std::invalid_argument if a size disagrees with the model.
 LmHeadCheck check_lm_head(const reference::DecoderModel& model, std::span<const float> hidden,
                           std::span<const float> logits, TraceProfile profile);
+LmHeadCheck check_lm_head(const reference::DecoderModel& model, std::span<const float> hidden,
+                          std::span<const float> logits, const DeclaredProfile& profile);
 
 }  // namespace cdna::audit
