@@ -96,8 +96,7 @@ int TraceCommand::run() {
   if (from_file) {
     declared = read_profile_file(*profile_, model.config);
   } else if (profile_) {
-    const TraceProfile p = *parse_trace_profile(*profile_);
-    declared = DeclaredProfile{to_string(p), p, trace_arithmetic(p, model.config)};
+    declared = declared_profile(*parse_trace_profile(*profile_), model.config);
   }
   const std::string base = declared ? to_string(declared->base) : "";
   // A monokernel trace records its KV-cache rounding (audit/decode/monokernel_trace.hpp): judged

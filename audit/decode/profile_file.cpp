@@ -2,14 +2,14 @@
 
 #include <cmath>
 #include <fstream>
-#include <set>
+#include <optional>
 #include <sstream>
 #include <stdexcept>
 #include <string>
 
 #include <nlohmann/json.hpp>
 
-#include "audit/decode/trace_layers.hpp"  // trace_arithmetic
+#include "audit/decode/trace_layers.hpp"  // declared_profile
 
 namespace cdna::audit {
 namespace {
@@ -64,7 +64,8 @@ DeclaredProfile read_profile_file(const std::filesystem::path& path, const refer
   if (!base)
     refuse(path, "base is " + (j.contains("base") ? j["base"].dump() : std::string("missing")) +
                      "; need fp32, bf16, monokernel-rtne, monokernel-rtna or monokernel-rtz");
-  DeclaredProfile d{j["name"].get<std::string>(), *base, trace_arithmetic(*base, config)};
+  DeclaredProfile d = declared_profile(*base, config);
+  d.name = j["name"].get<std::string>();
   if (!j.contains("arithmetic")) return d;
   if (!j["arithmetic"].is_object()) refuse(path, "arithmetic is " + std::string(j["arithmetic"].type_name()) + "; need an object");
   reference::DecodeArithmetic& a = d.arithmetic;

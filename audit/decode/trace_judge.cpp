@@ -230,7 +230,7 @@ TraceJudgement judge_decode_trace(const reference::DecoderModel& model, const go
                                   TraceReference reference, std::optional<TraceProfile> profile, unsigned threads,
                                   std::ostream* progress, reference::EnvelopeMethod layer_method) {
   std::optional<DeclaredProfile> declared;
-  if (profile) declared = DeclaredProfile{to_string(*profile), *profile, trace_arithmetic(*profile, model.config)};
+  if (profile) declared = declared_profile(*profile, model.config);
   return judge_decode_trace(model, trace, reference, declared ? &*declared : nullptr, threads, progress, layer_method);
 }
 

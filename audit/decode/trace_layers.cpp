@@ -89,6 +89,10 @@ reference::DecodeArithmetic trace_arithmetic(TraceProfile profile, const referen
   return a;
 }
 
+DeclaredProfile declared_profile(TraceProfile profile, const reference::DecoderConfig& config) {
+  return DeclaredProfile{to_string(profile), profile, trace_arithmetic(profile, config)};
+}
+
 std::string LayerFinding::line() const {
   std::ostringstream o;
   o << std::setprecision(9) << "layer " << layer << ", position " << position << ": " << tensor << "[" << element

@@ -52,6 +52,8 @@ struct TraceLayerCheck {
 // for `config`; for a monokernel profile, reference::monokernel_arithmetic (the a-priori
 // envelope's own, docs/decode-bounds.md §1-§3).
 reference::DecodeArithmetic trace_arithmetic(TraceProfile profile, const reference::DecoderConfig& config);
+// A built-in profile as a DeclaredProfile: its name, itself as base, trace_arithmetic.
+DeclaredProfile declared_profile(TraceProfile profile, const reference::DecoderConfig& config);
 
 // Checks every layer at every position 0 … T − 2 of `trace` under `profile`, each layer's
 // enclosure in `method`'s value type (reference/decode/layer.hpp): affine forms (the tighter, ~1 µs

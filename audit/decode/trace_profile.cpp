@@ -6,7 +6,7 @@
 #include <sstream>
 #include <stdexcept>
 
-#include "audit/decode/trace_layers.hpp"  // trace_arithmetic
+#include "audit/decode/trace_layers.hpp"  // declared_profile
 #include "reference/decode/ball.hpp"
 
 namespace cdna::audit {
@@ -49,15 +49,13 @@ double lm_head_radius(const reference::DecodeArithmetic& ar, double m, double a,
   const double mid = gmid * A;             // |m − y|: the products are exact in double, the sum not
   double r = acc + mid;
   // z stored: bf16 (2^-8·|z| under RTNE), or fp32 when the sum was wider than fp32.
-  const bool fp32_sum_kept = ar.activations.format == reference::StorageFormat::fp32 && ar.accumulation_u >= 0x1p-24;
-  if (ar.activations.format != reference::StorageFormat::exact && !fp32_sum_kept)
-    r += reference::storage_unit_roundoff(ar.activations) * (std::abs(m) + r);
+  if (reference::ball::store_rounds(ar.activations, ar)) r += reference::storage_unit_roundoff(ar.activations) * (std::abs(m) + r);
   return r * (1 + 0x1p-50);
 }
 
 LmHeadCheck check_lm_head(const reference::DecoderModel& model, std::span<const float> hidden,
                           std::span<const float> logits, TraceProfile profile) {
-  return check_lm_head(model, hidden, logits, DeclaredProfile{to_string(profile), profile, trace_arithmetic(profile, model.config)});
+  return check_lm_head(model, hidden, logits, declared_profile(profile, model.config));
 }
 
 LmHeadCheck check_lm_head(const reference::DecoderModel& model, std::span<const float> hidden,

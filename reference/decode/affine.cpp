@@ -68,8 +68,7 @@ std::vector<double> score_errors(const Affine& q, Eigen::Index offset, std::int6
 }
 
 void store(Affine& x, const Storage& storage, const DecodeArithmetic& a) {
-  if (storage.format == StorageFormat::exact) return;
-  if (storage.format == StorageFormat::fp32 && a.accumulation_u >= 0x1p-24) return;
+  if (!ball::store_rounds(storage, a)) return;
   const double us = storage_unit_roundoff(storage);
   x.rad = x.rad + us * (x.mid.cwiseAbs() + x.total()) +
           Eigen::VectorXd::Constant(x.size(), std::max(a.underflow_abs, 0x1p-126));

@@ -44,10 +44,12 @@ void check_range(const Ball& x, const DecodeArithmetic& a, bool& overflow) {
   if (x.size() > 0 && x.mag().maxCoeff() >= a.max_finite) overflow = true;
 }
 
+bool store_rounds(const Storage& storage, const DecodeArithmetic& a) {
+  return storage.format != StorageFormat::exact && !(storage.format == StorageFormat::fp32 && a.accumulation_u >= 0x1p-24);
+}
+
 void store(Ball& x, const Storage& storage, const DecodeArithmetic& a) {
-  if (storage.format == StorageFormat::exact) return;
-  // An fp32 value stored in fp32 is not rounded.
-  if (storage.format == StorageFormat::fp32 && a.accumulation_u >= 0x1p-24) return;
+  if (!store_rounds(storage, a)) return;
   const double us = storage_unit_roundoff(storage);
   x.rad = x.rad + us * x.mag() + Eigen::VectorXd::Constant(x.size(), std::max(eta(a), 0x1p-126));
   outward(x.rad, 2);

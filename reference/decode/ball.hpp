@@ -52,8 +52,10 @@ inline constexpr double kMidU = 0x1p-53;
 // r·(1 + (n + 16)·2^-52) + 2^-1000 (decode-bounds.md §2).
 void outward(Eigen::VectorXd& rad, double n);
 
-// §3 A store in `storage` (no-op for exact, and for fp32 storage of values the arithmetic
-// already computes in fp32).
+// §3 Whether storing a value the arithmetic computed rounds it: not in exact storage, nor in
+// fp32 storage of values computed in fp32 or coarser (accumulation_u ≥ 2^-24).
+bool store_rounds(const Storage& storage, const DecodeArithmetic& a);
+// §3 A store in `storage` (no-op where !store_rounds).
 void store(Ball& x, const Storage& storage, const DecodeArithmetic& a);
 // §4 y = W x, W [rows, cols] bf16 row-major; sets `overflow` when a partial sum may reach
 // a.max_finite.
