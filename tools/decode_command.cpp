@@ -21,6 +21,7 @@
 #include "reference/decode/random.hpp"
 #include "audit/output/atomic_file.hpp"
 #include "tools/cli_checks.hpp"
+#include "tools/layer_envelope_option.hpp"
 #include "audit/decode/decode_audit.hpp"  // layer_checks_json
 #include "audit/decode/decode_check.hpp"
 #include "audit/decode/exact_check.hpp"
@@ -114,13 +115,7 @@ DecodeCommand::DecodeCommand(CLI::App& app) {
       ->check(CLI::IsMember({"exact", "ball"}))
       ->needs(layer_checks)
       ->capture_default_str();
-  cmd_->add_option("--layer-envelope", layer_envelope_,
-                   "With --layer-checks, the per-layer checks' enclosures: affine (affine forms, the tighter; ~2 us per "
-                   "weight and position at H 2048) or ball (componentwise balls, two double GEMVs per weight matrix; "
-                   "wider, still one layer's roundings; docs/decode-bounds.md section 15)")
-      ->check(CLI::IsMember({"affine", "ball"}))
-      ->needs(layer_checks)
-      ->capture_default_str();
+  add_layer_envelope_option(cmd_, layer_envelope_, layer_checks);
   cmd_->add_option("--write-trace", trace_out_,
                    "Write the run as a decode trace (docs/decode-traces.md: tokens, logits, hidden.L, k.L, v.L), to "
                    "be judged later by `cdna-verify trace --profile monokernel-<mode>`");
@@ -230,7 +225,7 @@ int DecodeCommand::run(const ChosenExecutor& chosen, const std::vector<std::pair
   options.method = envelope_ == "affine" ? reference::EnvelopeMethod::affine : reference::EnvelopeMethod::ball;
   options.layer_checks = layer_checks_;
   options.step_reference = step_reference_ == "ball" ? TraceReference::ball : TraceReference::exact;
-  options.layer_method = layer_envelope_ == "ball" ? reference::EnvelopeMethod::ball : reference::EnvelopeMethod::affine;
+  options.layer_method = layer_envelope_method(layer_envelope_);
   l.record_hidden = trace_out_.has_value();
 
   // --exact: the oracle and the fast reference follow the same fed tokens as the kernel's balls.

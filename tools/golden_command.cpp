@@ -105,14 +105,21 @@ GoldenCommand::GoldenCommand(CLI::App& app) {
 
   decode_verify_ = golden_->add_subcommand(
       "decode-verify",
-      "Verify a decode golden file (written by `decode --golden-out`; docs/golden-files.md, \"Decode\"): its tokens "
+      "Verify a decode golden file (docs/golden-files.md, \"Decode\"). One written by `decode --golden-out`: its tokens "
       "against its steps and eos, its balls and decisions re-derived bit for bit from its model and stored tokens, and "
       "the stored run judged: every kernel logit against its ball, every decided position's kernel token against the "
-      "decided token. Exit 0 PASS, 1 FAIL (naming the position, token or logit, or the field) or the model is not the "
-      "file's, 2 NOTHING JUDGED (every ball infinite or every step ambiguous) or a malformed or tampered file.");
+      "decided token. One written by `trace --golden-out` (any implementation's trace with its verdict): the stored "
+      "trace judged again under the stored profile and reference, every step's exact token and verdict and the outcome "
+      "equal to the stored ones. Exit 0 PASS, 1 FAIL (naming the position or step, token or logit, or the field; a "
+      "stored run with a defect; the model is not the file's), 2 NOTHING JUDGED or NOT CLASSIFIED, or a malformed or "
+      "tampered file.");
   decode_verify_->add_option("file", decode_verify_path_, "The decode golden file")->required();
   decode_verify_->add_option("--model", decode_verify_model_,
                              "Model folder to re-derive from (default: the file's own model reference)");
+  decode_verify_->add_option("--threads", decode_verify_threads_,
+                             "Threads of the MPFR oracle and the per-layer checks of a trace golden file (0: all cores)")
+      ->check(CLI::Range(0u, 1024u))
+      ->capture_default_str();
 
   make_ = golden_->add_subcommand(
       "make",
@@ -162,7 +169,7 @@ int GoldenCommand::run() {
   if (check_->parsed()) return with_junit("golden-check", [this] { return run_check(); });
   if (decode_verify_->parsed()) {
     summary().start("golden decode-verify");
-    return run_decode_verify(decode_verify_path_, decode_verify_model_);
+    return run_decode_verify(decode_verify_path_, decode_verify_model_, decode_verify_threads_);
   }
   return 2;
 }

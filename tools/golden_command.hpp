@@ -36,6 +36,7 @@ class GoldenCommand {
   CLI::App* decode_verify_ = nullptr;  // audit/decode/golden_verify.hpp
   std::string decode_verify_path_;
   std::optional<std::string> decode_verify_model_;
+  unsigned decode_verify_threads_ = 0;
   GoldenMakeOptions make_options_;
   // gen
   std::string out_dir_;

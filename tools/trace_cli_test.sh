@@ -2,7 +2,8 @@
 # `cdna-verify trace` (docs/decode-traces.md): bad inputs give one stderr line, exit 2 and no
 # --json file; on the fixture t1-h64 (../shared/fixtures/hf-decode, real transformers output) the
 # fp32 run passes under --profile fp32, the bf16 run fails under it (its logits are not fp32's),
-# and a copy of the fp32 trace with one generated token changed fails, naming the step. The
+# and a copy of the fp32 trace with one generated token changed fails, naming the step; decode
+# trace golden files written by --golden-out verify again and name a resealed edit. The
 # fixture cases are skipped, with one line, when the fixtures are absent.
 # Usage: trace_cli_test.sh CDNA_VERIFY FIXTURES_DIR
 set -u
@@ -85,6 +86,47 @@ expect profile-file-missing 2 "nothing.json: cannot be read" "${b16[@]}" --profi
 expect profile-unknown-name 2 "bf17 is not fp32, bf16, monokernel-rtne, monokernel-rtna, monokernel-rtz or a FILE.json" "${b16[@]}" --profile bf17
 expect h200-bf16-under-fp32-fails 1 "^FAIL: .*LM head: 6970 of 7200 logits outside" \
   --model "$td/h200-t2-h64" --trace "$td/h200-t2-h64.bf16-sdpa.trace.safetensors" --profile fp32
+
+# Decode trace golden files (golden/trace_golden.hpp): `trace --golden-out` writes the trace with its
+# verdict whatever the outcome; `golden decode-verify` judges it again: the same verdicts PASS (or
+# FAIL for a stored defect, as recorded); a resealed changed token, outcome or profile is named; a
+# changed byte is a digest mismatch; weights that are not the file's model fail.
+gold="$tmp/b16.golden.safetensors"
+expect golden-out 0 "^golden: .*b16.golden.safetensors" "${b16[@]}" --profile bf16 --golden-out "$gold"
+expect golden-out-over-trace 2 "--golden-out .* would overwrite the trace" "${b16[@]}" --profile bf16 \
+  --golden-out "$td/h200-t2-h64.bf16-sdpa.trace.safetensors"
+gv() {  # NAME WANT_RC PATTERN(stdout+stderr) FILE [ARGS...]
+  local name=$1 want=$2 pattern=$3
+  shift 3
+  "$cli" golden decode-verify --threads 2 "$@" >"$tmp/out" 2>"$tmp/err"
+  local rc=$?
+  if [ "$rc" -ne "$want" ] || ! grep -q -E -e "$pattern" "$tmp/out" "$tmp/err"; then
+    echo "FAIL $name: exit $rc (want $want), want /$pattern/:"; cat "$tmp/out" "$tmp/err"
+    failures=$((failures + 1))
+  fi
+}
+edit() { /usr/bin/python3 "$here/../golden/edit_golden.py" "$gold" "$@"; }
+gv golden-verify-pass 0 "^PASS: .*: 24 steps: 23 match the exact model, 1 part.*verdicts: 23 match, 1 explained, 0 defect.*judged again and equal to the file's \(.*profile bf16, reference exact, layer envelope affine\)" "$gold"
+edit "$tmp/token.safetensors" --flip tokens 40 --reseal  # tokens[10] 53 -> 52: step 4
+gv golden-verify-changed-token 1 "^FAIL: .*: step 4 \(position 9, token 52\): the file records exact token 53, verdict match; judged again: exact token 53, verdict defect .*step 4 \(position 9\): token 52 is not the argmax" "$tmp/token.safetensors"
+edit "$tmp/outcome.safetensors" --set outcome FAIL --reseal
+gv golden-verify-changed-outcome 1 "^FAIL: .*: the file records outcome FAIL; judged again: PASS" "$tmp/outcome.safetensors"
+edit "$tmp/profile.safetensors" --set profile '{"format": "cdna-verify-profile-1", "name": "fp32", "base": "fp32"}' --reseal
+gv golden-verify-changed-profile 1 "^FAIL: .*: step 0 \(position 5, token 162\): the file records exact token 162, verdict match; judged again: exact token 162, verdict defect" "$tmp/profile.safetensors"
+edit "$tmp/badprofile.safetensors" --set profile '{"format": "cdna-verify-profile-1", "name": "x", "base": "fp16"}' --reseal
+gv golden-verify-bad-profile 2 "metadata profile: base is \"fp16\"" "$tmp/badprofile.safetensors"
+edit "$tmp/flip.safetensors" --flip logits 100
+gv golden-verify-changed-byte 2 "digest mismatch: the file was changed after it was written" "$tmp/flip.safetensors"
+cp -r "$td/h200-t2-h64" "$tmp/other-model"
+/usr/bin/python3 -c "
+import sys
+b = bytearray(open(sys.argv[1], 'rb').read())
+b[-1] ^= 1  # the last byte of the last weight
+open(sys.argv[1], 'wb').write(b)" "$tmp/other-model/model.safetensors"
+gv golden-verify-other-weights 1 "^FAIL: .*: the weights of .*other-model are not the file's model" "$gold" --model "$tmp/other-model"
+# A trace that fails is kept as it failed: verifying it again gives the same FAIL, exit 1.
+expect golden-out-of-a-failure 1 "^golden: " "${b16[@]}" --profile fp32 --golden-out "$tmp/fail.golden.safetensors"
+gv golden-verify-stored-defect 1 "^FAIL: .*: the stored run has a defect, as the file records: .*LM head: 6970 of 7200 logits outside.*judged again and equal" "$tmp/fail.golden.safetensors"
 
 if [ ! -d "$fx" ]; then
   echo "trace_cli_test: no fixtures at $fx: fixture cases skipped"

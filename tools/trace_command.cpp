@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 
 #include "audit/decode/profile_file.hpp"
+#include "audit/decode/trace_golden_verify.hpp"
 #include "audit/decode/trace_judge.hpp"
 #include "audit/decode/trace_layers.hpp"
 #include "audit/output/atomic_file.hpp"
@@ -16,6 +17,8 @@
 #include "audit/output/summary_line.hpp"
 #include "golden/decode_trace.hpp"
 #include "golden/decode_weights.hpp"
+#include "golden/safetensors.hpp"
+#include "tools/layer_envelope_option.hpp"
 #include "reference/decode/config.hpp"
 
 namespace cdna::tools {
@@ -62,16 +65,15 @@ TraceCommand::TraceCommand(CLI::App& app) {
                        : v + " is not fp32, bf16, monokernel-rtne, monokernel-rtna, monokernel-rtz or a FILE.json profile file";
           },
           "PROFILE"));
-  cmd_->add_option("--layer-envelope", layer_envelope_,
-                   "With --profile, the per-layer checks' enclosures: affine (affine forms, the tighter; ~2 us per "
-                   "weight and position at H 2048) or ball (componentwise balls, two double GEMVs per weight matrix; "
-                   "wider, still one layer's roundings; docs/decode-bounds.md section 15)")
-      ->check(CLI::IsMember({"affine", "ball"}))
-      ->needs(profile)
-      ->capture_default_str();
+  add_layer_envelope_option(cmd_, layer_envelope_, profile);
   cmd_->add_option("--threads", threads_, "Threads of the MPFR oracle and of the per-layer checks (0: all cores, the default)")
       ->check(CLI::Range(0u, 1024u));
   cmd_->add_option("--json", json_, "Also write the per-step results to FILE (JSON)");
+  cmd_->add_option("--golden-out", golden_out_,
+                   "Also write a decode trace golden file to FILE: the trace bit for bit with its verdict (each step's "
+                   "exact token and verdict, the outcome), the model's weight hash, the profile with every field stated and "
+                   "the reference, sealed by a digest; written whatever the outcome, checked later with `golden "
+                   "decode-verify` (docs/golden-files.md \"Decode traces\")");
   cmd_->add_flag("--quiet", quiet_, "Print only the outcome, not a line per step");
 }
 
@@ -79,17 +81,24 @@ bool TraceCommand::parsed() const { return cmd_->parsed(); }
 
 int TraceCommand::run() {
   summary().start("trace");
-  if (json_) {
-    check_output_file("--json", *json_);
-    namespace fs = std::filesystem;
-    const fs::path out = fs::weakly_canonical(*json_);
+  namespace fs = std::filesystem;
+  for (const auto& [flag, file] : {std::pair{"--json", &json_}, std::pair{"--golden-out", &golden_out_}}) {
+    if (!*file) continue;
+    check_output_file(flag, **file);
+    const fs::path out = fs::weakly_canonical(**file);
     if (out == fs::weakly_canonical(trace_path_) || out.parent_path() == fs::weakly_canonical(model_dir_))
-      throw std::invalid_argument("--json " + *json_ + " would overwrite the trace or a file of the model folder; need another path");
+      throw std::invalid_argument(std::string(flag) + " " + **file +
+                                  " would overwrite the trace or a file of the model folder; need another path");
   }
-  // A --json file of an earlier run would be read as this run's if this one stops early.
-  if (json_) std::filesystem::remove(*json_);
+  if (json_ && golden_out_ && fs::weakly_canonical(*json_) == fs::weakly_canonical(*golden_out_))
+    throw std::invalid_argument("--json and --golden-out name the same file " + *json_ + "; need two paths");
+  // An output of an earlier run would be read as this run's if this one stops early.
+  if (json_) fs::remove(*json_);
+  if (golden_out_) fs::remove(*golden_out_);
   const reference::DecoderModel model = golden::load_decoder_model(model_dir_);
-  const golden::DecodeTrace trace = golden::read_decode_trace(trace_path_, model.config);
+  // The file as read: a golden file keeps the trace bit for bit (BF16 tensors stay BF16).
+  const golden::SafetensorsFile trace_file = golden::read_safetensors(trace_path_);
+  const golden::DecodeTrace trace = golden::parse_decode_trace(trace_file, model.config, trace_path_);
   // The declared arithmetic: a built-in's, or a profile file's (its base named where it matters).
   std::optional<DeclaredProfile> declared;
   const bool from_file = profile_ && !parse_trace_profile(*profile_);
@@ -112,9 +121,7 @@ int TraceCommand::run() {
                                     return m;
                                   }());
   }
-  const TraceReference ref = reference_ == "ball"     ? TraceReference::ball
-                            : reference_ == "affine" ? TraceReference::affine
-                                                     : TraceReference::exact;
+  const TraceReference ref = *parse_trace_reference(reference_);  // the option's check
   std::cout << "trace: " << trace_path_ << " (" << trace.tokens.size() << " tokens, prompt " << trace.prompt_length << ", "
             << trace.steps() << " steps";
   if (const auto p = trace.metadata.find("producer"); p != trace.metadata.end()) std::cout << ", producer " << p->second;
@@ -126,9 +133,9 @@ int TraceCommand::run() {
                          : std::string("none (no check of the run's own values)"))
             << (profile_ && trace.hidden.count(model.config.num_hidden_layers) == 0 ? " (the trace has no hidden.n: no LM-head check)" : "")
             << "\n";
+  const reference::EnvelopeMethod layer_method = layer_envelope_method(layer_envelope_);
   const TraceJudgement j = judge_decode_trace(model, trace, ref, declared ? &*declared : nullptr, threads_,
-                                              quiet_ ? nullptr : &std::cerr,
-                                              layer_envelope_ == "ball" ? reference::EnvelopeMethod::ball : reference::EnvelopeMethod::affine);
+                                              quiet_ ? nullptr : &std::cerr, layer_method);
   if (!quiet_) {
     for (const TraceStep& s : j.steps) {
       std::cout << "step " << s.step << " (position " << s.position << "): token " << s.token << ", "
@@ -201,6 +208,12 @@ int TraceCommand::run() {
     if (!j.failure.empty()) o["failure"] = j.failure;
     write_atomically(*json_, o.dump(2) + "\n");
     std::cout << "json: " << *json_ << "\n";
+  }
+  if (golden_out_) {
+    golden::write_safetensors(*golden_out_, golden::to_safetensors(make_trace_golden(trace_file, j, model_dir_,
+                                                                                     declared ? &*declared : nullptr, ref,
+                                                                                     layer_method)));
+    std::cout << "golden: " << *golden_out_ << " (check it with `cdna-verify golden decode-verify " << *golden_out_ << "`)\n";
   }
   switch (j.outcome) {
     case TraceOutcome::pass: return kExitPass;

@@ -27,7 +27,7 @@ class TraceCommand {
   CLI::App* cmd_ = nullptr;
   std::string model_dir_, trace_path_, reference_ = "exact", layer_envelope_ = "affine";
   unsigned threads_ = 0;
-  std::optional<std::string> json_, profile_;
+  std::optional<std::string> json_, profile_, golden_out_;
   bool quiet_ = false;
 };
 

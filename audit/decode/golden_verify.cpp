@@ -9,6 +9,7 @@
 #include "audit/output/summary_line.hpp"
 #include "device/attention_launcher.hpp"  // read_file
 #include "device/decode_launcher.hpp"
+#include "audit/decode/trace_golden_verify.hpp"
 #include "golden/decode_golden.hpp"
 #include "golden/digest.hpp"
 #include "golden/decode_weights.hpp"
@@ -52,7 +53,12 @@ std::string mode_problem(const golden::DecodeGolden& g) {
 
 }  // namespace
 
-int run_decode_verify(const std::string& path, const std::optional<std::string>& model_dir) {
+int run_decode_verify(const std::string& path, const std::optional<std::string>& model_dir, unsigned threads) {
+  {
+    const golden::SafetensorsFile f = golden::read_safetensors(path);
+    if (const auto it = f.metadata.find("format"); it != f.metadata.end() && it->second == golden::kTraceGoldenFormat)
+      return run_trace_golden_verify(path, model_dir, threads);
+  }
   const golden::DecodeGolden g = golden::read_decode_golden(path);
   reference::DecoderModel model;
   const bool random = g.model.rfind("random:", 0) == 0;

@@ -1,5 +1,7 @@
 // `cdna-verify golden decode-verify FILE [--model DIR]` (docs/golden-files.md, "Decode"): a decode
-// golden file's balls and decisions re-derived from its model and stored tokens, bit for bit.
+// golden file's balls and decisions re-derived from its model and stored tokens, bit for bit; a
+// decode trace golden file (format golden::kTraceGoldenFormat) judged again by
+// run_trace_golden_verify (trace_golden_verify.hpp), with `threads` (0: all cores).
 #pragma once
 
 #include <optional>
@@ -17,6 +19,6 @@ namespace cdna::audit {
 // naming what is wrong, or NOTHING JUDGED) and returns 0 PASS, 1 FAIL (also: the model is not
 // the file's), 2 NOTHING JUDGED (every ball infinite or no token decided: nothing judged); throws
 // (main: exit 2, one line) for a malformed or tampered file or an unreadable model.
-int run_decode_verify(const std::string& path, const std::optional<std::string>& model_dir);
+int run_decode_verify(const std::string& path, const std::optional<std::string>& model_dir, unsigned threads = 0);
 
 }  // namespace cdna::audit

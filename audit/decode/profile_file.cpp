@@ -1,5 +1,6 @@
 #include "audit/decode/profile_file.hpp"
 
+#include <cctype>
 #include <cmath>
 #include <fstream>
 #include <optional>
@@ -38,16 +39,27 @@ reference::Storage storage(const std::filesystem::path& path, const std::string&
   refuse(path, "arithmetic." + key + " = " + v.dump() + "; need \"fp32\", \"bf16-rtne\", \"bf16-rtna\" or \"bf16-rtz\"");
 }
 
+// The file's spelling of a storage; exact storage has none (no implementation stores exactly).
+std::string storage_text(const reference::Storage& s) {
+  switch (s.format) {
+    case reference::StorageFormat::fp32: return "fp32";
+    case reference::StorageFormat::bf16: {
+      std::string m(numerics::to_string(s.mode));
+      for (char& c : m) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+      return "bf16-" + m;
+    }
+    case reference::StorageFormat::exact: break;
+  }
+  throw std::invalid_argument("a profile storing values exactly has no profile-file spelling; need fp32 or bf16 storage");
+}
+
 }  // namespace
 
-DeclaredProfile read_profile_file(const std::filesystem::path& path, const reference::DecoderConfig& config) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) refuse(path, "cannot be read (need a JSON profile file, docs/decode-traces.md \"Profile files\")");
-  std::stringstream text;
-  text << in.rdbuf();
+DeclaredProfile parse_profile_text(const std::string& text, const reference::DecoderConfig& config,
+                                   const std::filesystem::path& path) {
   nlohmann::json j;
   try {
-    j = nlohmann::json::parse(text.str());
+    j = nlohmann::json::parse(text);
   } catch (const nlohmann::json::parse_error& e) {
     refuse(path, std::string("not JSON: ") + e.what());
   }
@@ -93,6 +105,31 @@ DeclaredProfile read_profile_file(const std::filesystem::path& path, const refer
     }
   }
   return d;
+}
+
+DeclaredProfile read_profile_file(const std::filesystem::path& path, const reference::DecoderConfig& config) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) refuse(path, "cannot be read (need a JSON profile file, docs/decode-traces.md \"Profile files\")");
+  std::stringstream text;
+  text << in.rdbuf();
+  return parse_profile_text(text.str(), config, path);
+}
+
+std::string profile_file_text(const DeclaredProfile& profile) {
+  const reference::DecodeArithmetic& a = profile.arithmetic;
+  nlohmann::json j = {{"format", kFormat}, {"name", profile.name}, {"base", to_string(profile.base)}};
+  j["arithmetic"] = {{"accumulation_u", a.accumulation_u},
+                     {"underflow_abs", a.underflow_abs},
+                     {"transcendental_rel", a.transcendental_rel},
+                     {"constant_rel", a.constant_rel},
+                     {"rope_abs", a.rope_abs},
+                     {"elementwise_u", a.elementwise_u},
+                     {"attention_weights_u", a.attention_weights_u},
+                     {"fused_exp_argument", a.fused_exp_argument},
+                     {"attention_key_block", a.attention_key_block},
+                     {"kv_cache", storage_text(a.kv_cache)},
+                     {"activations", storage_text(a.activations)}};
+  return j.dump();
 }
 
 }  // namespace cdna::audit

@@ -16,6 +16,7 @@
 #pragma once
 
 #include <filesystem>
+#include <string>
 
 #include "audit/decode/trace_profile.hpp"
 #include "reference/decode/config.hpp"
@@ -27,5 +28,13 @@ namespace cdna::audit {
 // what would be right: a file that cannot be read, malformed JSON, a missing or unknown format,
 // name or base, an unknown field, a value of the wrong type or outside its range.
 DeclaredProfile read_profile_file(const std::filesystem::path& path, const reference::DecoderConfig& config);
+// The same from the file's text; `path` only names it in errors.
+DeclaredProfile parse_profile_text(const std::string& text, const reference::DecoderConfig& config,
+                                   const std::filesystem::path& path);
+// A profile file stating every field of `profile` (one line of JSON): parse_profile_text of it for
+// the same config gives `profile` back, whatever the built-in base's defaults become. Decode trace
+// golden files store their profile so (golden/trace_golden.hpp). Throws std::invalid_argument for
+// a storage the format cannot spell (exact).
+std::string profile_file_text(const DeclaredProfile& profile);
 
 }  // namespace cdna::audit

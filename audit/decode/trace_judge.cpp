@@ -65,6 +65,22 @@ const char* to_string(TraceStepVerdict verdict) {
   return "?";
 }
 
+std::optional<TraceReference> parse_trace_reference(std::string_view name) {
+  if (name == "exact") return TraceReference::exact;
+  if (name == "affine") return TraceReference::affine;
+  if (name == "ball") return TraceReference::ball;
+  return std::nullopt;
+}
+
+const char* to_string(TraceReference reference) {
+  switch (reference) {
+    case TraceReference::exact: return "exact";
+    case TraceReference::affine: return "affine";
+    case TraceReference::ball: return "ball";
+  }
+  return "?";
+}
+
 const char* to_string(TraceOutcome outcome) {
   switch (outcome) {
     case TraceOutcome::pass: return "PASS";

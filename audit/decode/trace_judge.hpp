@@ -22,6 +22,7 @@
 #include <optional>
 #include <ostream>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "audit/decode/trace_layers.hpp"
@@ -86,6 +87,9 @@ struct TraceJudgement {
 // position; componentwise balls are cheap but vacuous beyond a few layers even in double,
 // docs/decode-bounds.md §12-§13).
 enum class TraceReference : std::uint8_t { exact, affine, ball };
+// "exact", "affine", "ball"; nullopt for anything else.
+std::optional<TraceReference> parse_trace_reference(std::string_view name);
+const char* to_string(TraceReference reference);
 
 // Judges `trace` of `model` (which must be the trace's model: parse it with model.config). The
 // reference runs positions 0 … T − 2 with the run's tokens; with a `profile` and the trace's
