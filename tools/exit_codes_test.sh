@@ -240,7 +240,7 @@ hip_row decode-hip decode -- decode --executor hip --random-model 1 --prompt 1,2
 
 # ---- the program itself
 row unknown-subcommand 2 - -- frobnicate
-grep -q -E "^cdna-verify: error: unknown subcommand 'frobnicate'; subcommands: audit, run, sim, golden, mutants, lint, compare, (.*, )?decode, (.*, )?help$" "$tmp/err" ||
+grep -q -E "^cdna-verify: error: unknown subcommand 'frobnicate'; subcommands: audit, run, sim, golden, mutants, lint, coverage, compare, (.*, )?decode, (.*, )?help$" "$tmp/err" ||
   { echo "FAIL unknown-subcommand: stderr '$(cat "$tmp/err")'"; failures=$((failures + 1)); }
 # A mode named twice is refused, not run twice (issue 23 §6: golden files written twice).
 row modes-twice 2 - -- golden gen --cases '^C07$' --modes rtne,rtne --out "$tmp/g2" --executor none

@@ -1,5 +1,5 @@
-// cdna-verify: the command-line program. Subcommands: audit, run, sim, golden, mutants, lint, compare, report,
-// decode, crosscheck, device, help.
+// cdna-verify: the command-line program. Subcommands: audit, run, sim, golden, mutants, lint, coverage, compare,
+// report, decode, trace, crosscheck, device, help.
 #include <CLI/CLI.hpp>
 
 #include <chrono>
@@ -9,6 +9,7 @@
 #include "tools/audit_command.hpp"
 #include "tools/cli_errors.hpp"
 #include "tools/compare_command.hpp"
+#include "tools/coverage_command.hpp"
 #include "tools/crosscheck_command.hpp"
 #include "tools/decode_command.hpp"
 #include "tools/device_command.hpp"
@@ -33,13 +34,14 @@ int run_parsed(tools::AuditCommand& audit, tools::RunCommand& run, tools::Golden
                tools::SimCommand& sim, tools::MutantsCommand& mutants, tools::LintCommand& lint,
                tools::CompareCommand& compare, tools::DecodeCommand& decode, const tools::SimSettings& decode_sim,
                tools::CrosscheckCommand& crosscheck, tools::DeviceCommand& device_cmd, tools::ReportCommand& report,
-               tools::TraceCommand& trace) {
+               tools::TraceCommand& trace, tools::CoverageCommand& coverage) {
   if (audit.parsed()) return audit.run();
   if (run.parsed()) return run.run();
   if (golden.parsed()) return golden.run();
   if (sim.parsed()) return sim.run();
   if (mutants.parsed()) return mutants.run();
   if (lint.parsed()) return lint.run();
+  if (coverage.parsed()) return coverage.run();
   if (compare.parsed()) return compare.run();
   if (report.parsed()) return report.run();
   if (crosscheck.parsed()) return crosscheck.run();
@@ -77,6 +79,8 @@ int main(int argc, char** argv) {
   tools::MutantsCommand mutants(app);  // `mutants` (docs/mutation-testing.md)
 
   tools::LintCommand lint(app);  // `lint CODE_OBJECT [KERNEL]` (tools/lint_command.hpp)
+
+  tools::CoverageCommand coverage(app);  // `coverage PATH...` (tools/coverage_command.hpp)
 
   tools::CompareCommand compare(app);  // `compare A B` (tools/compare_command.hpp, docs/compare.md)
 
@@ -127,7 +131,7 @@ int main(int argc, char** argv) {
   audit::set_executor_notes_quiet(tools::quiet_given(app));  // "falling back to the simulator" obeys --quiet
   int rc = audit::kExitBadInput;
   try {
-    rc = run_parsed(audit, run, golden, sim, mutants, lint, compare, decode, decode_sim, crosscheck, device_cmd, report, trace);
+    rc = run_parsed(audit, run, golden, sim, mutants, lint, compare, decode, decode_sim, crosscheck, device_cmd, report, trace, coverage);
   } catch (const std::exception& e) {
     std::cout << std::flush;
     rc = tools::report_exception(e, std::cerr);

@@ -500,6 +500,11 @@ bool parse_modifier(std::string_view t, Inst& I, Ctx& c) {
     I.dpp_ctrl = v == 15 ? 0x142 : 0x143;
     return true;
   }
+  if (key == "row_newbcast") {  // gfx90a+: lane n of each row to the whole row (0x150 + n)
+    if (!num() || v < 0 || v > 15) return c.reason = "row_newbcast", false;
+    I.dpp_ctrl = static_cast<std::uint16_t>(0x150 + v);
+    return true;
+  }
   if (key == "row_mask") return num() && (I.row_mask = static_cast<std::uint8_t>(v & 0xf), true);
   if (key == "bank_mask") return num() && (I.bank_mask = static_cast<std::uint8_t>(v & 0xf), true);
   if (key == "bound_ctrl") return num() && (I.bound_ctrl = (v != 0), true);
@@ -788,6 +793,35 @@ Disassembled Disassembler::at(const std::uint8_t* bytes, std::size_t available,
   return d;
 }
 
+DecodedInstruction decode_instruction(Disassembler& dis, const CodeSection* sec, std::uint64_t a,
+                                      std::uint32_t accum, std::uint32_t allocated) {
+  DecodedInstruction d;
+  std::uint32_t word0 = 0;
+  if (sec) {
+    std::size_t off = a - sec->address;
+    auto r = dis.at(sec->bytes.data() + off, sec->bytes.size() - off, a);
+    d.size = r.size;
+    d.text = r.text;
+    if (r.size >= 4) std::memcpy(&word0, sec->bytes.data() + off, 4);
+  }
+  if (d.size == 0) {
+    d.text = sec ? "<bytes that do not decode as a gfx942 instruction>" : "<address outside the code>";
+    d.reason = sec ? "undecodable instruction" : "control reaches an address outside the code";
+    d.inst = Inst{};
+    d.inst.address = a;
+    d.inst.fn = &exec_unsupported;
+    return d;
+  }
+  d.reason = parse_instruction(d.text, a, accum, allocated, d.inst);
+  if (d.reason.empty() && is_ds_gds(word0))
+    d.reason = "GDS access (the DS gds bit) is not supported: the simulator models LDS only";
+  if (!d.reason.empty()) {
+    d.inst.op = Opcode::kUnsupported;
+    d.inst.fn = &exec_unsupported;
+  }
+  return d;
+}
+
 std::shared_ptr<const Program> decode_kernel(const CodeObject& co, const KernelInfo& k) {
   auto prog = std::make_shared<Program>();
   prog->kernel = k.name;
@@ -802,12 +836,7 @@ std::shared_ptr<const Program> decode_kernel(const CodeObject& co, const KernelI
   const std::uint32_t allocated = k.descriptor.allocated_vgprs();
 
   Disassembler dis;
-  struct Decoded {
-    Inst inst;
-    std::string text;
-    std::string reason;
-    std::uint32_t size;
-  };
+  using Decoded = DecodedInstruction;
   std::map<std::uint64_t, Decoded> decoded;
   std::vector<std::uint64_t> work{start};
   constexpr std::size_t kMaxInstructions = 1u << 20;
@@ -819,33 +848,10 @@ std::shared_ptr<const Program> decode_kernel(const CodeObject& co, const KernelI
       if (decoded.size() >= kMaxInstructions)
         throw std::runtime_error("code object '" + co.label() + "': kernel '" + k.name +
                                  "' has more than 2^20 reachable instructions; expected a kernel");
-      const CodeSection* sec = co.section_at(a);
-      Decoded d;
-      d.size = 0;
-      std::uint32_t word0 = 0;
-      if (sec) {
-        std::size_t off = a - sec->address;
-        auto r = dis.at(sec->bytes.data() + off, sec->bytes.size() - off, a);
-        d.size = r.size;
-        d.text = r.text;
-        if (r.size >= 4) std::memcpy(&word0, sec->bytes.data() + off, 4);
-      }
+      Decoded d = decode_instruction(dis, co.section_at(a), a, accum, allocated);
       if (d.size == 0) {
-        d.text = sec ? "<bytes that do not decode as a gfx942 instruction>"
-                     : "<address outside the code>";
-        d.reason = sec ? "undecodable instruction" : "control reaches an address outside the code";
-        d.inst = Inst{};
-        d.inst.address = a;
-        d.inst.fn = &exec_unsupported;
         decoded.emplace(a, std::move(d));
         break;
-      }
-      d.reason = parse_instruction(d.text, a, accum, allocated, d.inst);
-      if (d.reason.empty() && is_ds_gds(word0))
-        d.reason = "GDS access (the DS gds bit) is not supported: the simulator models LDS only";
-      if (!d.reason.empty()) {
-        d.inst.op = Opcode::kUnsupported;
-        d.inst.fn = &exec_unsupported;
       }
       Opcode op = d.inst.op;
       std::uint32_t size = d.size;

@@ -46,4 +46,17 @@ class Disassembler {
   void* ctx_ = nullptr;
 };
 
+// One instruction at `address` of section `section` (nullptr: outside the code) decoded as
+// decode_kernel decodes each: its record, disassembly, size in bytes (0: the bytes do not decode)
+// and the reason it is not supported (empty: supported; then `inst` executes). For a kernel
+// whose unified register file is split at `accum_offset` with `allocated_vgprs` rows.
+struct DecodedInstruction {
+  Inst inst;
+  std::string text;
+  std::string reason;
+  std::uint32_t size = 0;
+};
+DecodedInstruction decode_instruction(Disassembler& dis, const CodeSection* section, std::uint64_t address,
+                                      std::uint32_t accum_offset, std::uint32_t allocated_vgprs);
+
 }  // namespace cdna::simulator

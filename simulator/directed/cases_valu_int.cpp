@@ -760,11 +760,15 @@ void add_dpp(std::vector<Case>& cs) {
   // Used with the row masks LLVM's reductions use (0xa, 0xc); other rows are not written.
   const Dpp bcast15 = with(D("row_bcast:15", [](int l) { return (l & ~15) - 1; }), 0xa, 0xf, false);
   const Dpp bcast31 = with(D("row_bcast:31", [](int) { return 31; }), 0xc, 0xf, false);
+  // row_newbcast:n (gfx90a+; AITER's decode kernels): lane n of each row to the whole row.
+  auto newbcast = [&](int n) { return D("row_newbcast:" + std::to_string(n), [n](int l) { return (l & ~15) | n; }); };
   const std::vector<Dpp> ctrls{row_shl(1), row_shl(15), with(row_shr(1), 0xf, 0xf, true), row_shr(3), row_ror(4),
                                row_ror(15), wave_shl, with(wave_shr, 0xf, 0xf, true), wave_rol, wave_ror,
                                mirror, half_mirror, bcast15, bcast31, quad_perm(3, 2, 1, 0), quad_perm(0, 0, 2, 1),
                                with(row_shl(2), 0x5, 0xf, false), with(row_shr(2), 0xf, 0x6, true),
-                               with(quad_perm(1, 1, 0, 3), 0xe, 0x3, false), with(wave_shl, 0xf, 0xf, true)};
+                               with(quad_perm(1, 1, 0, 3), 0xe, 0x3, false), with(wave_shl, 0xf, 0xf, true),
+                               newbcast(0), newbcast(7), newbcast(15), with(newbcast(3), 0x6, 0xf, false),
+                               with(newbcast(12), 0xf, 0x9, false)};
   std::vector<Line> lines;
   for (std::size_t i = 0; i < ctrls.size(); ++i)
     lines.push_back(dpp_ln(static_cast<int>(i), {V(static_cast<int>(i % kVIn))}, id, ctrls[i]));
@@ -782,6 +786,16 @@ void add_dpp(std::vector<Case>& cs) {
     s.sin[2] = 0xf0ff000fu;  // whole quads
     s.sin[3] = 0x0ff0f00fu;
   });
+  // row_newbcast with the 24-bit multiply AITER's paged attention uses (bits 24-31 of each
+  // source ignored) and with row-aligned EXEC.
+  const Fn mul24 = f2([](u32 a, u32 b) { return (a & 0xffffffu) * (b & 0xffffffu); });
+  Line nb = dpp_ln(0, {V(2), V(3)}, mul24, newbcast(5));
+  nb.masked = true;
+  add(cs, "v_mul_u32_u24", {nb, dpp_ln(1, {V(4), V(5)}, mul24, newbcast(15)), dpp_ln(2, {V(6), V(7)}, mul24, with(newbcast(0), 0x5, 0xf, false))},
+      [](State& s) {
+        s.sin[2] = 0xffff0000u;  // whole rows: rows 1 and 2
+        s.sin[3] = 0x0000ffffu;
+      });
   add(cs, "v_max_i32", {r, dpp_ln(1, {V(0), V(1)}, max_fn, bcast31)}, [](State& s) {
     s.sin[2] = 0xffff0000u;  // whole rows: rows 1 and 2
     s.sin[3] = 0x0000ffffu;

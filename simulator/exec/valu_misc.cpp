@@ -85,7 +85,10 @@ void exec_sdwa(Wave& w, const Inst& I) {
 
 namespace {
 
-// Source lane of lane l under DPP control `ctrl`, or -1 if out of range.
+// Source lane of lane l under DPP control `ctrl`, or -1 if out of range; -2 for a code this
+// function does not know. Codes: LLVM SIDefines.h (AMDGPU::DPP::DppCtrl); row_newbcast:n
+// (0x150 + n, gfx90a and gfx94x only: lane n of each row read by the whole row) as LLVM's
+// AMDGPUModifierSyntax.rst "row_newbcast" describes it.
 inline int dpp_source(unsigned ctrl, int l) {
   int r = l & 15;
   if (ctrl <= 0xff) return (l & ~3) | ((ctrl >> (2 * (l & 3))) & 3);
@@ -101,6 +104,7 @@ inline int dpp_source(unsigned ctrl, int l) {
     int n = static_cast<int>(ctrl & 15);
     return (l & ~15) | ((r - n + 16) & 15);
   }
+  if (ctrl >= 0x150 && ctrl <= 0x15f) return (l & ~15) | static_cast<int>(ctrl & 15);  // row_newbcast
   switch (ctrl) {
     case 0x130: return l == 63 ? -1 : l + 1;  // wave_shl:1
     case 0x134: return (l + 1) & 63;          // wave_rol:1
