@@ -15,12 +15,20 @@
 //    (Hq % 8 ≠ 0 or Sq > 16384); the varlen pointers null (batch mode);
 //  - launch: 512 work-items (8 waves), grid (ceil(ceil(Sq / 256) / t), Hq, B), t = 2 under the
 //    causal mask (a workgroup takes a head and a tail query tile), else 1.
-// Not taken here (rejected with the reason): the group (varlen) and fp8 code objects, until the
-// definition has varlen and fp8 inputs (issue 12); strides beyond 32 bits (the fields are
-// unsigned int).
+//  - group (varlen) mode, fwd_hd128_bf16[_causal]_<mode>_group.co (symbol ..._<mode>_groupE;
+//    fmha_fwd.csv mode 1; csrc/py_itfs_cu/asm_mha_varlen_fwd.cu for what the arguments hold):
+//    `seq_len` and `kv_seq_len` = the storage row counts (total_q, total_k), every batch stride
+//    0, `lse_Hs` = 4 × total_q (LSE [Hq, total_q]), `ptr_qseq`/`ptr_kseq` = the cumulative logical
+//    lengths (cu_seqlens), `ptr_qseq_padding`/`ptr_kseq_padding` = the physical starts (the padded
+//    starts, or cu_seqlens again when unpadded); grid (Hq, B, ceil(ceil(total_q / 256) / t)).
+// Not taken here (rejected with the reason): the fp8 code objects (their P·V is an fp8 MFMA on P
+// quantised to fp8, outside the declared fp8 arithmetic: issue 25); a paged KV cache or
+// seqused_k in group mode (no such arguments); strides beyond 32 bits (the fields are unsigned
+// int).
 #pragma once
 
 #include <map>
+#include <tuple>
 #include <vector>
 
 #include "adapters/kernel_adapter.hpp"
@@ -34,8 +42,8 @@ class AiterFmhaV3Adapter : public KernelAdapter {
   KernelFeatures features() const override;
   std::string default_source() const override;
   // `source`: empty (../shared/peers/aiter-fmha-v3-gfx942), a directory holding the shipped
-  // fwd_hd128_bf16[_causal]_<mode>.co files (both masks loaded when present, at least one
-  // required), or one such file (then only its mask is taken).
+  // fwd_hd128_bf16[_causal]_<mode>[_group].co files (every mask and mode present loaded, at least
+  // one required), or one such file (then only its mask and batch or group mode is taken).
   std::vector<LoadedCodeObject> load(numerics::Rounding mode, const std::filesystem::path& source) override;
 
  protected:
@@ -43,6 +51,10 @@ class AiterFmhaV3Adapter : public KernelAdapter {
                                                 numerics::Rounding mode) const override;
   device::AttentionOutput launch(device::Executor& executor, const reference::AttentionProblem& problem,
                                  numerics::Rounding mode) override;
+  std::optional<std::string> varlen_unsupported_detail(const reference::VarlenProblem& problem,
+                                                       numerics::Rounding mode) const override;
+  device::AttentionOutput launch_varlen(device::Executor& executor, const reference::VarlenProblem& problem,
+                                        numerics::Rounding mode) override;
 
  private:
   struct Loaded {
@@ -50,8 +62,10 @@ class AiterFmhaV3Adapter : public KernelAdapter {
     std::vector<std::byte> bytes;
     simulator::KernelInfo kernel;
   };
-  // Keyed by (mode, causal).
-  std::map<std::pair<numerics::Rounding, bool>, Loaded> code_;
+  // Whether any code object was loaded for `mode`.
+  bool mode_loaded(numerics::Rounding mode) const;
+  // Keyed by (mode, causal, group).
+  std::map<std::tuple<numerics::Rounding, bool, bool>, Loaded> code_;
 };
 
 }  // namespace cdna::adapters

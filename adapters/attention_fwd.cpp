@@ -42,4 +42,18 @@ device::AttentionOutput AttentionFwdAdapter::launch(device::Executor& executor,
   return device::run_attention(executor, it->second.bytes, problem);
 }
 
+std::optional<std::string> AttentionFwdAdapter::varlen_unsupported_detail(const reference::VarlenProblem& problem,
+                                                                          numerics::Rounding) const {
+  return device::attention_unsupported_reason(problem);
+}
+
+device::AttentionOutput AttentionFwdAdapter::launch_varlen(device::Executor& executor,
+                                                           const reference::VarlenProblem& problem,
+                                                           numerics::Rounding mode) {
+  auto it = code_.find(mode);
+  if (it == code_.end())
+    throw std::logic_error("attention-fwd: no code object loaded for " + std::string(numerics::to_string(mode)));
+  return device::run_attention_varlen(executor, it->second.bytes, problem);
+}
+
 }  // namespace cdna::adapters

@@ -25,6 +25,12 @@ class AttentionFwdAdapter : public KernelAdapter {
                                                 numerics::Rounding mode) const override;
   device::AttentionOutput launch(device::Executor& executor, const reference::AttentionProblem& problem,
                                  numerics::Rounding mode) override;
+  // Varlen and paged problems: the extended kernel's limits (device::attention_unsupported_reason)
+  // and its launcher (device::run_attention_varlen).
+  std::optional<std::string> varlen_unsupported_detail(const reference::VarlenProblem& problem,
+                                                       numerics::Rounding mode) const override;
+  device::AttentionOutput launch_varlen(device::Executor& executor, const reference::VarlenProblem& problem,
+                                        numerics::Rounding mode) override;
 
  private:
   std::map<numerics::Rounding, AttentionCodeObject> code_;

@@ -21,6 +21,12 @@ std::string join(const std::vector<T>& xs, F text) {
 
 std::optional<std::string> KernelAdapter::unsupported_reason(const reference::AttentionProblem& problem,
                                                              numerics::Rounding mode) const {
+  if (auto why = feature_reason(problem, mode)) return why;
+  return unsupported_detail(problem, mode);
+}
+
+std::optional<std::string> KernelAdapter::feature_reason(const reference::AttentionProblem& problem,
+                                                         numerics::Rounding mode) const {
   const KernelFeatures f = features();
   const auto& s = problem.shape;
   const std::string who = name();
@@ -41,7 +47,40 @@ std::optional<std::string> KernelAdapter::unsupported_reason(const reference::At
   if (!f.gqa && s.heads_q != s.heads_kv)
     return "Hq = " + std::to_string(s.heads_q) + " differs from Hkv = " + std::to_string(s.heads_kv) + ": " + who +
            " takes no grouped-query attention (Hq = Hkv only)";
-  return unsupported_detail(problem, mode);
+  return std::nullopt;
+}
+
+reference::AttentionProblem KernelAdapter::largest_sequence(const reference::VarlenProblem& problem) {
+  reference::AttentionProblem largest = problem.base;
+  largest.shape.batch = 1;
+  largest.shape.seqlen_q = largest.shape.seqlen_k = 0;
+  for (std::int64_t b = 0; b < problem.sequences(); ++b) {
+    largest.shape.seqlen_q = std::max(largest.shape.seqlen_q, problem.seqlen_q(b));
+    largest.shape.seqlen_k = std::max(largest.shape.seqlen_k, problem.seqlen_k(b));
+  }
+  return largest;
+}
+
+std::optional<std::string> KernelAdapter::varlen_unsupported_reason(const reference::VarlenProblem& problem,
+                                                                    numerics::Rounding mode) const {
+  return varlen_unsupported_detail(problem, mode);
+}
+
+device::AttentionOutput KernelAdapter::run_varlen(device::Executor& executor, const reference::VarlenProblem& problem,
+                                                  numerics::Rounding mode) {
+  reference::validate(problem);
+  if (auto why = varlen_unsupported_reason(problem, mode)) throw std::invalid_argument(*why);
+  return launch_varlen(executor, problem, mode);
+}
+
+std::optional<std::string> KernelAdapter::varlen_unsupported_detail(const reference::VarlenProblem&,
+                                                                    numerics::Rounding) const {
+  return name() + " takes no varlen or paged problem (its adapter has no varlen launch)";
+}
+
+device::AttentionOutput KernelAdapter::launch_varlen(device::Executor&, const reference::VarlenProblem&,
+                                                     numerics::Rounding) {
+  throw std::logic_error(name() + ": launch_varlen called for a kernel that takes no varlen problem");
 }
 
 device::AttentionOutput KernelAdapter::run(device::Executor& executor, const reference::AttentionProblem& problem,

@@ -17,6 +17,7 @@
 #include "device/executor.hpp"
 #include "numerics/bf16.hpp"
 #include "reference/attention/attention.hpp"
+#include "reference/attention/varlen.hpp"
 
 namespace cdna::adapters {
 
@@ -73,6 +74,19 @@ class KernelAdapter {
   device::AttentionOutput run(device::Executor& executor, const reference::AttentionProblem& problem,
                               numerics::Rounding mode);
 
+  // Varlen and paged problems (reference/attention/varlen.hpp): why the kernel cannot take
+  // `problem` in `mode` (one line), or nullopt: varlen_unsupported_detail (by default: the kernel
+  // takes no varlen problem).
+  std::optional<std::string> varlen_unsupported_reason(const reference::VarlenProblem& problem,
+                                                       numerics::Rounding mode) const;
+  // Runs `problem`: O [rows_q, Hq, Dv] bf16 bits and LSE [Hq, rows_q] fp32 (natural log), the
+  // layout of reference::varlen_forward_exact; rows no sequence owns are never judged. Throws
+  // std::invalid_argument as reference::validate(VarlenProblem) does or with
+  // varlen_unsupported_reason(), std::logic_error if `mode` was not loaded, and whatever the
+  // executor throws.
+  device::AttentionOutput run_varlen(device::Executor& executor, const reference::VarlenProblem& problem,
+                                     numerics::Rounding mode);
+
  protected:
   // The adapter's own limits beyond features() (e.g. a fixed scale, strides within 32 bits).
   virtual std::optional<std::string> unsupported_detail(const reference::AttentionProblem& problem,
@@ -80,6 +94,17 @@ class KernelAdapter {
   // The launches; called only for a problem unsupported_reason() accepts, with B, Sq, Hq > 0.
   virtual device::AttentionOutput launch(device::Executor& executor, const reference::AttentionProblem& problem,
                                          numerics::Rounding mode) = 0;
+  // The adapter's own limits on varlen problems; the default refuses every one.
+  virtual std::optional<std::string> varlen_unsupported_detail(const reference::VarlenProblem& problem,
+                                                               numerics::Rounding mode) const;
+  // The varlen launches; called only for a problem varlen_unsupported_reason() accepts. The
+  // default throws std::logic_error (no adapter that refuses every varlen problem is called).
+  virtual device::AttentionOutput launch_varlen(device::Executor& executor, const reference::VarlenProblem& problem,
+                                                numerics::Rounding mode);
+  // The features() checks of unsupported_reason, without the adapter's own limits.
+  std::optional<std::string> feature_reason(const reference::AttentionProblem& problem, numerics::Rounding mode) const;
+  // `problem`'s base with B = 1 and the largest sequence's Sq and Sk (for feature_reason).
+  static reference::AttentionProblem largest_sequence(const reference::VarlenProblem& problem);
 };
 
 // Names make_adapter() takes, in a stable order (ours first).

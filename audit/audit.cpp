@@ -48,16 +48,13 @@ CaseResult base_row(const AuditCase& c, std::size_t position) {
   return r;
 }
 
-// Why `adapter` cannot take case `c` (one line), or nullopt. Varlen and paged problems go
-// through our kernel's varlen launcher; a peer kernel is run through its adapter, whose
-// interface has dense problems of the base definition only.
+// Why `adapter` cannot take case `c` (one line), or nullopt. Varlen and paged problems go through
+// the adapter's varlen launch (adapters take none by default); a peer's adapter takes dense
+// problems of the base definition only.
 std::optional<std::string> case_unsupported_reason(const adapters::KernelAdapter& adapter, const AuditCase& c,
                                                    numerics::Rounding mode) {
   const bool ours = adapter.name() == "attention-fwd";
-  if (c.varlen) {
-    if (!ours) return adapter.name() + " is run through its adapter, which takes no varlen or paged problem";
-    return device::attention_unsupported_reason(*c.varlen);
-  }
+  if (c.varlen) return adapter.varlen_unsupported_reason(*c.varlen, mode);
   if (auto why = adapter.unsupported_reason(c.problem, mode)) return why;
   if (auto feature = reference::extended_feature(c.problem); feature && !ours)
     return adapter.name() + " declares no " + *feature + " (its adapter takes the base definition only)";
@@ -69,22 +66,17 @@ std::optional<std::string> case_unsupported_reason(const adapters::KernelAdapter
 
 namespace {
 
-// One worker's view of the audit: its executor and callbacks, its own adapter (loaded with the
-// same code objects as the first; adapters keep loaded state and say nothing of threads) and its
-// own cache of our kernel's code-object bytes for the varlen launcher.
+// One worker's view of the audit: its executor and callbacks and its own adapter (loaded with the
+// same code objects as the first; adapters keep loaded state and say nothing of threads).
 struct CaseRunner {
   const AuditWorker* worker = nullptr;
   std::unique_ptr<adapters::KernelAdapter> adapter;
-  std::map<numerics::Rounding, std::filesystem::path> code_paths;  // of our kernel, per mode
-  std::map<numerics::Rounding, std::vector<std::byte>> code_bytes;  // read when a varlen case runs
 
-  // One run of case `c` (or of its twin) in `mode`: dense through the adapter, varlen through
-  // our kernel's varlen launcher (O [rows_q, Hq, Dv], LSE [Hq, rows_q]).
+  // One run of case `c` (or of its twin) in `mode` through the adapter: dense, or varlen
+  // (O [rows_q, Hq, Dv], LSE [Hq, rows_q]).
   device::AttentionOutput run(const AuditCase& c, bool twin, numerics::Rounding mode) {
     if (!c.varlen) return adapter->run(*worker->executor, twin ? *c.twin : c.problem, mode);
-    auto& bytes = code_bytes[mode];
-    if (bytes.empty()) bytes = device::read_file(code_paths.at(mode), "attention code object");
-    return device::run_attention_varlen(*worker->executor, bytes, twin ? *c.varlen_twin : *c.varlen);
+    return adapter->run_varlen(*worker->executor, twin ? *c.varlen_twin : *c.varlen, mode);
   }
 };
 
@@ -98,11 +90,9 @@ CaseRunner make_runner(const AuditOptions& options, const AuditWorker& worker, s
   for (numerics::Rounding mode : options.modes) {
     auto it = options.code_objects.find(mode);
     const auto source = it != options.code_objects.end() ? it->second : options.code_object_source;
-    for (const auto& l : runner.adapter->load(mode, source)) {
+    for (const auto& l : runner.adapter->load(mode, source))
       if (loaded)
         loaded->push_back({l.mode, l.path, l.mode_recorded, golden::sha256_hex(device::read_file(l.path, "code object"))});
-      runner.code_paths[mode] = l.path;
-    }
   }
   return runner;
 }

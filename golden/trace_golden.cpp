@@ -75,7 +75,9 @@ TraceGolden read_trace_golden(const std::filesystem::path& path) {
     throw SafetensorsError(label + ": digest mismatch: the file was changed after it was written");
   TraceGolden g;
   for (const auto& [key, value] : f.metadata) {
-    if (key.starts_with(kTracePrefix)) {
+    if (key == kTracePrefix) {
+      throw SafetensorsError(label + ": metadata key 'trace.' names no key of the trace; need trace.<key>");
+    } else if (key.starts_with(kTracePrefix)) {
       g.trace.metadata[key.substr(kTracePrefix.size())] = value;
     } else if (key != kDigestKey && std::find_if(kKeys.begin(), kKeys.end(), [&](const char* k) { return key == k; }) == kKeys.end()) {
       std::string known;
@@ -86,6 +88,9 @@ TraceGolden read_trace_golden(const std::filesystem::path& path) {
   }
   g.model = meta("model");
   g.model_sha256 = meta("model_sha256");
+  if (g.model_sha256.size() != 64 || g.model_sha256.find_first_not_of("0123456789abcdef") != std::string::npos)
+    throw SafetensorsError(label + ": metadata model_sha256 '" + g.model_sha256 +
+                           "' is not a SHA-256; need 64 lowercase hex digits");
   g.profile = meta("profile");
   g.reference = meta("reference");
   if (!one_of(g.reference, {"exact", "affine", "ball"}))

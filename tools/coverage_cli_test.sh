@@ -28,6 +28,14 @@ bad empty-folder "no code object .* in this folder: nothing judged" "$tmp/empty"
 "$cli" coverage >/dev/null 2>"$tmp/err"
 if [ $? -ne 2 ] || ! grep -q "PATH is required" "$tmp/err"; then echo "FAIL no-path"; cat "$tmp/err"; failures=$((failures + 1)); fi
 
+# --json naming an input is refused and the input kept; a code object named twice counts once.
+cp "$td/unsupported.hsaco" "$tmp/in.hsaco"
+"$cli" coverage "$tmp/in.hsaco" --json "$tmp/in.hsaco" >/dev/null 2>"$tmp/err"
+if [ $? -ne 2 ] || ! grep -q "is one of the code objects read" "$tmp/err" || ! cmp -s "$tmp/in.hsaco" "$td/unsupported.hsaco"; then
+  echo "FAIL json-over-input: not refused, or the input changed:"; cat "$tmp/err"; failures=$((failures + 1))
+fi
+out=$("$cli" coverage "$tmp/in.hsaco" "$tmp" "$tmp/in.hsaco")
+if ! grep -q "^coverage: 1 code object(s)" <<<"$out"; then echo "FAIL duplicates: $out"; failures=$((failures + 1)); fi
 out=$("$cli" coverage --json "$tmp/u.json" "$td/unsupported.hsaco"); rc=$?
 if [ $rc -ne 1 ] || ! grep -q -E "unsupported.hsaco: [0-9]+ of [0-9]+ instructions decode \(99\.[0-9]+%\)" <<<"$out" ||
    ! grep -q -E "refused 1x: .*screen partition.* \(first at 0x[0-9a-f]+: 'v_screen_partition_4se_b32" <<<"$out" ||

@@ -76,13 +76,16 @@ bool CoverageCommand::parsed() const { return cmd_->parsed(); }
 
 int CoverageCommand::run() {
   summary().start("coverage");
-  if (json_) {
-    check_output_file("--json", *json_);
-    fs::remove(*json_);  // an earlier run's file would be read as this one's
-  }
+  if (json_) check_output_file("--json", *json_);
+  // Each code object once, however often it is named (a folder and a file in it, a path twice).
   std::vector<fs::path> objects;
+  std::set<fs::path> seen;
   for (const std::string& p : paths_)
-    for (fs::path& f : code_objects_under(p)) objects.push_back(std::move(f));
+    for (fs::path& f : code_objects_under(p))
+      if (seen.insert(fs::weakly_canonical(f)).second) objects.push_back(std::move(f));
+  if (json_ && seen.count(fs::weakly_canonical(*json_)))
+    throw std::invalid_argument("--json " + *json_ + " is one of the code objects read; need another path");
+  if (json_) fs::remove(*json_);  // an earlier run's file would be read as this one's
   std::size_t instructions = 0, decoded = 0;
   std::set<std::string> forms;
   nlohmann::json out = nlohmann::json::object();

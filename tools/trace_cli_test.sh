@@ -93,7 +93,7 @@ expect h200-bf16-under-fp32-fails 1 "^FAIL: .*LM head: 6970 of 7200 logits outsi
 # changed byte is a digest mismatch; weights that are not the file's model fail.
 gold="$tmp/b16.golden.safetensors"
 expect golden-out 0 "^golden: .*b16.golden.safetensors" "${b16[@]}" --profile bf16 --golden-out "$gold"
-expect golden-out-over-trace 2 "--golden-out .* would overwrite the trace" "${b16[@]}" --profile bf16 \
+expect golden-out-over-trace 2 "--golden-out .* is the trace, the profile file or a path in the model folder" "${b16[@]}" --profile bf16 \
   --golden-out "$td/h200-t2-h64.bf16-sdpa.trace.safetensors"
 gv() {  # NAME WANT_RC PATTERN(stdout+stderr) FILE [ARGS...]
   local name=$1 want=$2 pattern=$3
@@ -111,9 +111,13 @@ edit "$tmp/token.safetensors" --flip tokens 40 --reseal  # tokens[10] 53 -> 52: 
 gv golden-verify-changed-token 1 "^FAIL: .*: step 4 \(position 9, token 52\): the file records exact token 53, verdict match; judged again: exact token 53, verdict defect .*step 4 \(position 9\): token 52 is not the argmax" "$tmp/token.safetensors"
 edit "$tmp/outcome.safetensors" --set outcome FAIL --reseal
 gv golden-verify-changed-outcome 1 "^FAIL: .*: the file records outcome FAIL; judged again: PASS" "$tmp/outcome.safetensors"
-edit "$tmp/profile.safetensors" --set profile '{"format": "cdna-verify-profile-1", "name": "fp32", "base": "fp32"}' --reseal
+# The profile a golden file of the same run under --profile fp32 states (every field).
+"$cli" trace --quiet "${b16[@]}" --profile fp32 --golden-out "$tmp/fp32.golden.safetensors" >/dev/null 2>&1
+meta() { /usr/bin/python3 -c "import sys; sys.path.insert(0, sys.argv[1]); import show; print(show.load(sys.argv[2])[0][sys.argv[3]])" "$here/../golden" "$@"; }
+fp32_profile=$(meta "$tmp/fp32.golden.safetensors" profile)
+edit "$tmp/profile.safetensors" --set profile "$fp32_profile" --reseal
 gv golden-verify-changed-profile 1 "^FAIL: .*: step 0 \(position 5, token 162\): the file records exact token 162, verdict match; judged again: exact token 162, verdict defect" "$tmp/profile.safetensors"
-edit "$tmp/badprofile.safetensors" --set profile '{"format": "cdna-verify-profile-1", "name": "x", "base": "fp16"}' --reseal
+edit "$tmp/badprofile.safetensors" --set profile "${fp32_profile/\"base\":\"fp32\"/\"base\":\"fp16\"}" --reseal
 gv golden-verify-bad-profile 2 "metadata profile: base is \"fp16\"" "$tmp/badprofile.safetensors"
 edit "$tmp/flip.safetensors" --flip logits 100
 gv golden-verify-changed-byte 2 "digest mismatch: the file was changed after it was written" "$tmp/flip.safetensors"
@@ -124,6 +128,18 @@ b = bytearray(open(sys.argv[1], 'rb').read())
 b[-1] ^= 1  # the last byte of the last weight
 open(sys.argv[1], 'wb').write(b)" "$tmp/other-model/model.safetensors"
 gv golden-verify-other-weights 1 "^FAIL: .*: the weights of .*other-model are not the file's model" "$gold" --model "$tmp/other-model"
+# A profile that leaves fields to its base is refused (a later base would change the judgement).
+edit "$tmp/partial.safetensors" --set profile '{"format": "cdna-verify-profile-1", "name": "bf16", "base": "bf16", "arithmetic": {}}' --reseal
+gv golden-verify-partial-profile 2 "metadata profile does not state arithmetic.accumulation_u" "$tmp/partial.safetensors"
+edit "$tmp/exact.safetensors" --set model_sha256 abc --reseal
+gv golden-verify-bad-sha 2 "model_sha256 'abc' is not a SHA-256" "$tmp/exact.safetensors"
+edit "$tmp/format.safetensors" --set format 'cdna-verify decode golden v9' --reseal
+gv golden-verify-other-format 2 "need 'cdna-verify decode golden v1' or 'cdna-verify decode trace golden v1'" "$tmp/format.safetensors"
+# The stored model folder is absolute: the file verifies from another working folder.
+cli_abs=$(cd "$(dirname "$cli")" && pwd)/$(basename "$cli")
+(cd "$td/.." && "$cli_abs" trace --quiet --model testdata/h200-t2-h64 --trace testdata/h200-t2-h64.fp32-eager.trace.safetensors \
+  --profile fp32 --golden-out "$tmp/rel2.safetensors" >/dev/null 2>&1)
+gv golden-verify-relative-model 0 "^PASS: .*rel2.safetensors: 24 steps" "$tmp/rel2.safetensors"
 # A trace that fails is kept as it failed: verifying it again gives the same FAIL, exit 1.
 expect golden-out-of-a-failure 1 "^golden: " "${b16[@]}" --profile fp32 --golden-out "$tmp/fail.golden.safetensors"
 gv golden-verify-stored-defect 1 "^FAIL: .*: the stored run has a defect, as the file records: .*LM head: 6970 of 7200 logits outside.*judged again and equal" "$tmp/fail.golden.safetensors"
@@ -134,7 +150,7 @@ else
   t1="$fx/t1-h64"
   cp "$fx/t1-h64.fp32-eager.trace.safetensors" "$tmp/copy.safetensors"
   "$cli" trace --quiet --model "$t1" --trace "$tmp/copy.safetensors" --json "$tmp/copy.safetensors" >/dev/null 2>"$tmp/err"
-  if [ $? -ne 2 ] || ! grep -q "would overwrite the trace" "$tmp/err" || ! cmp -s "$tmp/copy.safetensors" "$fx/t1-h64.fp32-eager.trace.safetensors"; then
+  if [ $? -ne 2 ] || ! grep -q "is the trace, the profile file or a path in the model folder" "$tmp/err" || ! cmp -s "$tmp/copy.safetensors" "$fx/t1-h64.fp32-eager.trace.safetensors"; then
     echo "FAIL json-over-trace: not refused, or the trace changed"; cat "$tmp/err"; failures=$((failures + 1))
   fi
   expect not-a-file 2 "cannot read" --model "$t1" --trace "$tmp/missing.safetensors"

@@ -86,9 +86,11 @@ int TraceCommand::run() {
     if (!*file) continue;
     check_output_file(flag, **file);
     const fs::path out = fs::weakly_canonical(**file);
-    if (out == fs::weakly_canonical(trace_path_) || out.parent_path() == fs::weakly_canonical(model_dir_))
+    if (out == fs::weakly_canonical(trace_path_) || out.parent_path() == fs::weakly_canonical(model_dir_) ||
+        (profile_ && out == fs::weakly_canonical(*profile_)))
       throw std::invalid_argument(std::string(flag) + " " + **file +
-                                  " would overwrite the trace or a file of the model folder; need another path");
+                                  " is the trace, the profile file or a path in the model folder (which is read, never "
+                                  "written); need another path");
   }
   if (json_ && golden_out_ && fs::weakly_canonical(*json_) == fs::weakly_canonical(*golden_out_))
     throw std::invalid_argument("--json and --golden-out name the same file " + *json_ + "; need two paths");

@@ -102,6 +102,7 @@ std::vector<AuditCase> tile_cases() {
       cases.push_back(make_case(id.str(), what.str(), {2, sq, sk, 8, 2, 128}, mask, seed));
       seed += 10;
     }
+  for (AuditCase& c : varlen_tile_cases()) cases.push_back(std::move(c));
   return cases;
 }
 

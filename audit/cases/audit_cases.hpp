@@ -68,7 +68,8 @@ AuditCase make_case(std::string id, std::string description, reference::Attentio
 std::vector<AuditCase> default_matrix();
 
 // Shapes around the peer kernels' query tiles: Sq, Sk ∈ {1, 255, 256, 257, 384, 385, 1000}
-// (B 1, heads 1/1, D 128), no mask and causal bottom-right; and B 2, heads 8/2 at three of them.
+// (B 1, heads 1/1, D 128), no mask and causal bottom-right; B 2, heads 8/2 at three of them; and
+// the varlen problems of varlen_tile_cases (feature_cases.hpp).
 std::vector<AuditCase> tile_cases();
 
 // C01–C14 (C02 and C13 as two problems each; C05 and C11 varlen), then the crafted rounding

@@ -326,7 +326,102 @@ AuditCase fp8_case(std::string id, ElementType type, numerics::Fp8Kind kind, std
   return c;
 }
 
+// A varlen problem of sequences (Sq_b, Sk_b) packed, or with `gap` NaN rows before each
+// sequence's query and key rows (padded starts); inputs seeded from `seed`.
+VarlenProblem varlen_tiles(AttentionShape heads, Mask mask, const std::vector<std::pair<int, int>>& lengths, int gap,
+                           std::uint64_t seed) {
+  VarlenProblem v = varlen_base(heads, mask);
+  v.base.shape.batch = static_cast<std::int64_t>(lengths.size());
+  v.cu_seqlens_q = {0};
+  v.cu_seqlens_k = {0};
+  std::int32_t row_q = 0, row_k = 0;
+  if (gap > 0) v.seqstart_q = v.seqstart_k = {0};
+  for (auto [sq, sk] : lengths) {
+    v.cu_seqlens_q.push_back(v.cu_seqlens_q.back() + sq);
+    v.cu_seqlens_k.push_back(v.cu_seqlens_k.back() + sk);
+    row_q += sq + gap;
+    row_k += sk + gap;
+    if (gap > 0) {
+      v.seqstart_q.push_back(row_q);
+      v.seqstart_k.push_back(row_k);
+    }
+  }
+  const std::size_t wq = static_cast<std::size_t>(heads.heads_q * heads.head_dim);
+  const std::size_t wk = static_cast<std::size_t>(heads.heads_kv * heads.head_dim);
+  v.q = reference::randn_bf16(static_cast<std::size_t>(row_q) * wq, seed);
+  v.k = reference::randn_bf16(static_cast<std::size_t>(row_k) * wk, seed + 1);
+  v.v = reference::randn_bf16(static_cast<std::size_t>(row_k) * wk, seed + 2);
+  if (gap > 0) {
+    // Rows no sequence owns are never read: NaN shows a kernel that reads them.
+    for (std::size_t b = 0; b < lengths.size(); ++b) {
+      for (std::size_t r = static_cast<std::size_t>(v.seqstart_q[b]) + static_cast<std::size_t>(lengths[b].first);
+           r < static_cast<std::size_t>(v.seqstart_q[b + 1]); ++r)
+        std::fill_n(v.q.begin() + static_cast<std::ptrdiff_t>(r * wq), wq, kNan);
+      for (std::size_t r = static_cast<std::size_t>(v.seqstart_k[b]) + static_cast<std::size_t>(lengths[b].second);
+           r < static_cast<std::size_t>(v.seqstart_k[b + 1]); ++r) {
+        std::fill_n(v.k.begin() + static_cast<std::ptrdiff_t>(r * wk), wk, kNan);
+        std::fill_n(v.v.begin() + static_cast<std::ptrdiff_t>(r * wk), wk, kNan);
+      }
+    }
+  }
+  return v;
+}
+
+// No NaN in the rows the sequences own (the others have no defined value).
+std::function<std::string(const CaseOutput&)> owned_rows_no_nan(const VarlenProblem& v) {
+  return [v](const CaseOutput& out) -> std::string {
+    const std::int64_t hq = v.base.shape.heads_q, dv = v.base.shape.dv(), rows = v.rows_q();
+    for (std::int64_t b = 0; b < v.sequences(); ++b)
+      for (std::int64_t i = 0; i < v.seqlen_q(b); ++i) {
+        const std::int64_t r = v.q_row(b, i);
+        for (std::int64_t x = 0; x < hq * dv; ++x)
+          if (std::isnan(out.o[static_cast<std::size_t>(r * hq * dv + x)]))
+            return "O of sequence " + std::to_string(b) + " row " + std::to_string(i) + " is NaN";
+        for (std::int64_t h = 0; h < hq && !out.lse.empty(); ++h)
+          if (std::isnan(out.lse[static_cast<std::size_t>(h * rows + r)]))
+            return "LSE of sequence " + std::to_string(b) + " row " + std::to_string(i) + " head " + std::to_string(h) + " is NaN";
+      }
+    return "";
+  };
+}
+
 }  // namespace
+
+std::vector<AuditCase> varlen_tile_cases() {
+  std::vector<AuditCase> cases;
+  std::uint64_t seed = 7000;
+  struct Spec {
+    const char* id;
+    AttentionShape heads;
+    std::vector<std::pair<int, int>> lengths;
+    int gap;
+  };
+  // Around AITER's 256-row query tile per sequence, in one launch: a tile boundary inside the
+  // second sequence, a one-row sequence, GQA; padded starts (AITER's cu_seqlens_*_padded).
+  const Spec specs[] = {
+      {"tiles-varlen/packed", {3, 0, 0, 2, 1, 128}, {{1, 256}, {257, 300}, {300, 385}}, 0},
+      {"tiles-varlen/padded", {2, 0, 0, 2, 2, 128}, {{255, 257}, {17, 33}}, 5},
+  };
+  for (const Spec& sp : specs)
+    for (Mask mask : {Mask::None, Mask::CausalBottomRight}) {
+      VarlenProblem v = varlen_tiles(sp.heads, mask, sp.lengths, sp.gap, seed);
+      seed += 10;
+      AuditCase c;
+      c.id = std::string(sp.id) + (mask == Mask::None ? "" : "/causal");
+      std::ostringstream what;
+      what << "varlen B " << sp.lengths.size() << ", heads " << sp.heads.heads_q << "/" << sp.heads.heads_kv
+           << " D 128, (Sq_b, Sk_b) =";
+      for (auto [sq, sk] : sp.lengths) what << " (" << sq << ", " << sk << ")";
+      what << (sp.gap > 0 ? ", padded starts (NaN between sequences)" : ", packed") << ", " << reference::to_string(mask);
+      c.description = what.str();
+      c.seed = seed;
+      c.problem = report_problem(v);
+      c.exact_facts = owned_rows_no_nan(v);
+      c.varlen = std::move(v);
+      cases.push_back(std::move(c));
+    }
+  return cases;
+}
 
 std::vector<AuditCase> varlen_handed_cases() {
   std::vector<AuditCase> cases;

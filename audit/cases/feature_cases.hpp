@@ -13,6 +13,12 @@ namespace cdna::audit {
 // problems run through the kernel's varlen launcher.
 std::vector<AuditCase> varlen_handed_cases();
 
+// Varlen problems around the peers' 256-row query tiles, no mask and causal bottom-right:
+//  tiles-varlen/packed  B 3, heads 2/1, (Sq_b, Sk_b) = (1, 256), (257, 300), (300, 385), packed;
+//  tiles-varlen/padded  B 2, heads 2/2, (255, 257), (17, 33), 5 NaN rows before each next start.
+// Exact fact: no NaN in the rows the sequences own.
+std::vector<AuditCase> varlen_tile_cases();
+
 // One case per feature, in this order:
 //  W01  window (0, 0), Sq 16 < Sk 40: row i sees only key i + 24 (its diagonal): O = V of it.
 //  W02  window (3, 2) with causal, both alignments (-bottom-right, -top-left), Sq 12 > Sk 8,

@@ -56,8 +56,12 @@ std::string mode_problem(const golden::DecodeGolden& g) {
 int run_decode_verify(const std::string& path, const std::optional<std::string>& model_dir, unsigned threads) {
   {
     const golden::SafetensorsFile f = golden::read_safetensors(path);
-    if (const auto it = f.metadata.find("format"); it != f.metadata.end() && it->second == golden::kTraceGoldenFormat)
-      return run_trace_golden_verify(path, model_dir, threads);
+    const auto it = f.metadata.find("format");
+    if (it != f.metadata.end() && it->second == golden::kTraceGoldenFormat) return run_trace_golden_verify(path, model_dir, threads);
+    if (it == f.metadata.end() || it->second != "cdna-verify decode golden v1")
+      throw golden::SafetensorsError(path + ": metadata format is " +
+                                     (it == f.metadata.end() ? std::string("missing") : "'" + it->second + "'") +
+                                     "; need 'cdna-verify decode golden v1' or '" + golden::kTraceGoldenFormat + "'");
   }
   const golden::DecodeGolden g = golden::read_decode_golden(path);
   reference::DecoderModel model;

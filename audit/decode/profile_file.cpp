@@ -17,9 +17,14 @@ namespace {
 
 constexpr const char* kFormat = "cdna-verify-profile-1";
 
+// `path` is the label of the text: "profile file X.json", or where a golden file keeps it.
 [[noreturn]] void refuse(const std::filesystem::path& path, const std::string& what) {
-  throw std::invalid_argument("profile file " + path.string() + ": " + what);
+  throw std::invalid_argument(path.string() + ": " + what);
 }
+
+constexpr const char* kArithmeticFields[] = {"accumulation_u", "underflow_abs", "transcendental_rel", "constant_rel",
+                                             "rope_abs", "elementwise_u", "attention_weights_u", "fused_exp_argument",
+                                             "attention_key_block", "kv_cache", "activations"};
 
 double bounded_number(const std::filesystem::path& path, const std::string& key, const nlohmann::json& v) {
   if (!v.is_number()) refuse(path, "arithmetic." + key + " is " + std::string(v.type_name()) + "; need a number in [0, 2^-7]");
@@ -61,7 +66,10 @@ DeclaredProfile parse_profile_text(const std::string& text, const reference::Dec
   try {
     j = nlohmann::json::parse(text);
   } catch (const nlohmann::json::parse_error& e) {
-    refuse(path, std::string("not JSON: ") + e.what());
+    // The library's text after its "[json.exception.parse_error.101] " tag: where and what.
+    const std::string what = e.what();
+    const auto tag = what.find("] ");
+    refuse(path, "not JSON: " + (tag == std::string::npos ? what : what.substr(tag + 2)));
   }
   if (!j.is_object()) refuse(path, "is " + std::string(j.type_name()) + "; need a JSON object");
   for (const auto& [key, value] : j.items())
@@ -109,10 +117,18 @@ DeclaredProfile parse_profile_text(const std::string& text, const reference::Dec
 
 DeclaredProfile read_profile_file(const std::filesystem::path& path, const reference::DecoderConfig& config) {
   std::ifstream in(path, std::ios::binary);
-  if (!in) refuse(path, "cannot be read (need a JSON profile file, docs/decode-traces.md \"Profile files\")");
+  if (!in) refuse("profile file " + path.string(), "cannot be read (need a JSON profile file, docs/decode-traces.md \"Profile files\")");
   std::stringstream text;
   text << in.rdbuf();
-  return parse_profile_text(text.str(), config, path);
+  return parse_profile_text(text.str(), config, "profile file " + path.string());
+}
+
+std::optional<std::string> unstated_profile_field(const std::string& text) {
+  nlohmann::json j = nlohmann::json::parse(text, nullptr, false);
+  if (!j.is_object() || !j.contains("arithmetic") || !j["arithmetic"].is_object()) return std::string("arithmetic");
+  for (const char* f : kArithmeticFields)
+    if (!j["arithmetic"].contains(f)) return std::string("arithmetic.") + f;
+  return std::nullopt;
 }
 
 std::string profile_file_text(const DeclaredProfile& profile) {

@@ -16,6 +16,7 @@
 #pragma once
 
 #include <filesystem>
+#include <optional>
 #include <string>
 
 #include "audit/decode/trace_profile.hpp"
@@ -28,7 +29,7 @@ namespace cdna::audit {
 // what would be right: a file that cannot be read, malformed JSON, a missing or unknown format,
 // name or base, an unknown field, a value of the wrong type or outside its range.
 DeclaredProfile read_profile_file(const std::filesystem::path& path, const reference::DecoderConfig& config);
-// The same from the file's text; `path` only names it in errors.
+// The same from the file's text; `path` is the label errors start with ("profile file X.json").
 DeclaredProfile parse_profile_text(const std::string& text, const reference::DecoderConfig& config,
                                    const std::filesystem::path& path);
 // A profile file stating every field of `profile` (one line of JSON): parse_profile_text of it for
@@ -36,5 +37,8 @@ DeclaredProfile parse_profile_text(const std::string& text, const reference::Dec
 // golden files store their profile so (golden/trace_golden.hpp). Throws std::invalid_argument for
 // a storage the format cannot spell (exact).
 std::string profile_file_text(const DeclaredProfile& profile);
+// The first field a profile file's text leaves to its base ("arithmetic.rope_abs"; "arithmetic"
+// for no arithmetic object or text that is not JSON), nullopt when it states every one.
+std::optional<std::string> unstated_profile_field(const std::string& text);
 
 }  // namespace cdna::audit

@@ -1,5 +1,6 @@
 #include "audit/decode/trace_golden_verify.hpp"
 
+#include <filesystem>
 #include <iostream>
 #include <stdexcept>
 
@@ -31,7 +32,8 @@ golden::TraceGolden make_trace_golden(const golden::SafetensorsFile& trace_file,
                                       TraceReference reference, reference::EnvelopeMethod layer_method) {
   golden::TraceGolden g;
   g.trace = trace_file;
-  g.model = model_dir;
+  // Absolute: the file is verified later from anywhere.
+  g.model = std::filesystem::absolute(model_dir).lexically_normal().string();
   g.model_sha256 = golden::model_folder_sha256(model_dir);
   g.profile = profile ? profile_file_text(*profile) : std::string();
   g.reference = to_string(reference);
@@ -47,15 +49,34 @@ golden::TraceGolden make_trace_golden(const golden::SafetensorsFile& trace_file,
 int run_trace_golden_verify(const std::string& path, const std::optional<std::string>& model_dir, unsigned threads) {
   const golden::TraceGolden g = golden::read_trace_golden(path);
   const std::string dir = model_dir.value_or(g.model);
-  const reference::DecoderModel model = golden::load_decoder_model(dir);
+  reference::DecoderModel model;
+  try {
+    model = golden::load_decoder_model(dir);
+  } catch (const std::exception& e) {
+    if (model_dir) throw;
+    throw std::invalid_argument(path + ": the file's model folder " + g.model + " cannot be loaded (give --model DIR): " +
+                                e.what());
+  }
   if (golden::model_folder_sha256(dir) != g.model_sha256) {
     std::cout << "FAIL: " << path << ": the weights of " << dir << " are not the file's model (" << g.model << ", sha256 "
               << g.model_sha256 << ")\n";
     return kExitFail;
   }
   const golden::DecodeTrace trace = golden::parse_decode_trace(g.trace, model.config, path);
+  for (std::size_t i = 0; i < g.exact_token.size(); ++i)
+    if (g.exact_token[i] < -1 || g.exact_token[i] >= model.config.vocab_size)
+      throw std::invalid_argument(path + ": exact_token[" + std::to_string(i) + "] = " + std::to_string(g.exact_token[i]) +
+                                  " is not a token id or -1 (not decided); need [-1, " +
+                                  std::to_string(model.config.vocab_size) + ")");
   std::optional<DeclaredProfile> profile;
-  if (!g.profile.empty()) profile = parse_profile_text(g.profile, model.config, path + ": metadata profile");
+  if (!g.profile.empty()) {
+    // The profile as written states every field, so that a later version's base defaults do not
+    // change what the file was judged under.
+    if (const auto field = unstated_profile_field(g.profile))
+      throw std::invalid_argument(path + ": metadata profile does not state " + *field +
+                                  "; a trace golden file's profile states every field of a profile file");
+    profile = parse_profile_text(g.profile, model.config, path + ": metadata profile");
+  }
   const TraceReference ref = *parse_trace_reference(g.reference);  // read_trace_golden checked it
   const reference::EnvelopeMethod method =
       g.layer_envelope == "ball" ? reference::EnvelopeMethod::ball : reference::EnvelopeMethod::affine;

@@ -35,7 +35,20 @@ bool is_register_or_constant(std::string_view t) {
 
 }  // namespace
 
-std::string instruction_form(std::string_view text) {
+std::string instruction_form(std::string_view full) {
+  // LLVM's notes in the text ("/* Invalid dpp_ctrl value */") are not operands or modifiers.
+  std::string stripped;
+  for (std::size_t at = 0; at < full.size();) {
+    const std::size_t open = full.find("/*", at);
+    if (open == std::string_view::npos) {
+      stripped += full.substr(at);
+      break;
+    }
+    stripped += full.substr(at, open - at);
+    const std::size_t close = full.find("*/", open + 2);
+    at = close == std::string_view::npos ? full.size() : close + 2;
+  }
+  const std::string_view text = stripped;
   const std::size_t space = text.find_first_of(" \t");
   const std::string mnemonic(text.substr(0, space));
   std::set<std::string> mods;

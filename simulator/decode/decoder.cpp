@@ -654,6 +654,13 @@ std::string parse_instruction(std::string_view text, std::uint64_t address,
   I.address = address;
   I.fn = &exec_unsupported;
   text = trim(text);
+  // LLVM prints a note where the bits hold no valid value ("/* Invalid dpp_ctrl value */").
+  if (const auto note = text.find("/*"); note != std::string_view::npos) {
+    const auto end = text.find("*/", note);
+    return "LLVM's disassembler marks a field of this instruction invalid: '" +
+           std::string(trim(text.substr(note + 2, end == std::string_view::npos ? std::string_view::npos : end - note - 2))) +
+           "'";
+  }
   auto sp = text.find_first_of(" \t");
   std::string_view mnem = text.substr(0, sp);
   std::string_view rest = sp == std::string_view::npos ? std::string_view{} : text.substr(sp + 1);
