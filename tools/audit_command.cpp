@@ -49,7 +49,7 @@ AuditCommand::AuditCommand(CLI::App& app) {
   cmd_->add_option("--set", set_,
                     "Which cases: default (matrix + handed, + tiles for a peer kernel), all (matrix + handed + tiles), "
                     "matrix (model layouts), handed (C01-C14, the crafted R cases, the feature cases W01, W02, P01, SC01, SK01, DV01, F01, F02), tiles (Sq, Sk in {1, 255, 256, "
-                    "257, 384, 385, 1000} around the peer kernels' 256- and 384-row query tiles, and GQA at three), decode (only the "
+                    "257, 384, 385, 1000} around the peer kernels' 256- and 384-row query tiles, GQA at three, and varlen batches packed and with padded starts), decode (only the "
                     "decode monokernel's cases D01-D05 and D07, and its kill matrix; default adds them for our kernel, all "
                     "adds D06, one layer at Llama-3.2-1B's shapes; docs/decode-semantics.md), production (the "
                     "benchmark shapes, in no other set: B1 H8/8 Sq=Sk=4096 D128 for a peer --kernel, B1 H1 Sq 1024 "
