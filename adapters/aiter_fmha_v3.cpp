@@ -38,6 +38,20 @@ struct V3Launch {
   const std::vector<std::int32_t>* kseq_padding = nullptr;
 };
 
+// Why AITER's argument block cannot hold a problem of `seq_len` query and `kv_seq_len` key rows
+// per batch (group mode: storage rows) of heads `s` and `batch` sequences, or nullopt: every byte
+// stride and Ts are unsigned 32-bit fields, B and Hq are grid extents.
+std::optional<std::string> argument_limits(std::int64_t seq_len, std::int64_t kv_seq_len,
+                                           const reference::AttentionShape& s, std::int64_t batch) {
+  const std::int64_t row_q = s.heads_q * s.head_dim * 2, row_kv = s.heads_kv * s.head_dim * 2;
+  const std::int64_t largest = std::max({seq_len * row_q, kv_seq_len * row_kv, kQueryTile * row_q, seq_len * 4 * s.heads_q});
+  if (largest > std::numeric_limits<std::uint32_t>::max())
+    return "a byte stride of this shape (" + std::to_string(largest) +
+           ") exceeds the 32-bit stride fields of AITER's argument block";
+  if (batch > 65535 || s.heads_q > 65535) return "B and Hq must be <= 65535 (grid extents)";
+  return std::nullopt;
+}
+
 // The argument block of `kernel` for heads and head dims `s`, scale and mask, with O and LSE
 // written to `out` (by field name from the code object's metadata: KernelArgs).
 std::vector<device::KernelArg> v3_arguments(const simulator::KernelInfo& kernel, const std::string& path,
@@ -160,15 +174,7 @@ std::optional<std::string> AiterFmhaV3Adapter::unsupported_detail(const referenc
     return "no batch-mode AITER code object with mask " + std::string(is_causal(problem) ? "causal" : "none") +
            " was loaded for " + std::string(numerics::to_string(mode)) + " (" +
            shipped_name(mode, is_causal(problem)).string() + ")";
-  // Every byte stride and Ts are unsigned 32-bit fields.
-  const std::int64_t row_q = s.heads_q * s.head_dim * 2, row_kv = s.heads_kv * s.head_dim * 2;
-  const std::int64_t largest = std::max({s.seqlen_q * row_q, s.seqlen_k * row_kv, kQueryTile * row_q,
-                                          s.seqlen_q * 4 * s.heads_q});
-  if (largest > std::numeric_limits<std::uint32_t>::max())
-    return "a byte stride of this shape (" + std::to_string(largest) +
-           ") exceeds the 32-bit stride fields of AITER's argument block";
-  if (s.batch > 65535 || s.heads_q > 65535) return "B and Hq must be <= 65535 (grid y and z)";
-  return std::nullopt;
+  return argument_limits(s.seqlen_q, s.seqlen_k, s, s.batch);
 }
 
 device::AttentionOutput AiterFmhaV3Adapter::launch(device::Executor& executor,
@@ -211,12 +217,9 @@ bool AiterFmhaV3Adapter::mode_loaded(numerics::Rounding mode) const {
   return false;
 }
 
-std::optional<std::string> AiterFmhaV3Adapter::varlen_unsupported_detail(const reference::VarlenProblem& problem,
+std::optional<std::string> AiterFmhaV3Adapter::varlen_unsupported_reason(const reference::VarlenProblem& problem,
                                                                          numerics::Rounding mode) const {
-  const reference::AttentionProblem largest = largest_sequence(problem);
-  if (auto why = feature_reason(largest, mode)) return why;
-  if (auto feature = reference::extended_feature(problem.base))
-    return name() + " declares no " + *feature + " (its adapter takes the base definition only)";
+  if (auto why = feature_reason(reference::largest_sequence(problem), mode)) return why;
   if (problem.paged())
     return "a paged KV cache is not taken by AITER FMHA v3's group mode (packed sequences with cu_seqlens only)";
   if (!problem.seqused_k.empty())
@@ -225,15 +228,7 @@ std::optional<std::string> AiterFmhaV3Adapter::varlen_unsupported_detail(const r
   if (mode_loaded(mode) && !code_.contains({mode, causal, true}))
     return "no group-mode AITER code object with mask " + std::string(causal ? "causal" : "none") + " was loaded for " +
            std::string(numerics::to_string(mode)) + " (" + shipped_name(mode, causal, true).string() + ")";
-  const auto& s = problem.base.shape;
-  const std::int64_t largest_bytes = std::max({problem.rows_q() * s.heads_q * s.head_dim * 2,
-                                               problem.rows_k() * s.heads_kv * s.head_dim * 2,
-                                               kQueryTile * s.heads_q * s.head_dim * 2, problem.rows_q() * 4 * s.heads_q});
-  if (largest_bytes > std::numeric_limits<std::uint32_t>::max())
-    return "a byte stride of this problem (" + std::to_string(largest_bytes) +
-           ") exceeds the 32-bit stride fields of AITER's argument block";
-  if (problem.sequences() > 65535 || s.heads_q > 65535) return "B and Hq must be <= 65535 (group mode's grid x and y)";
-  return std::nullopt;
+  return argument_limits(problem.rows_q(), problem.rows_k(), problem.base.shape, problem.sequences());
 }
 
 device::AttentionOutput AiterFmhaV3Adapter::launch_varlen(device::Executor& executor,

@@ -45,14 +45,16 @@ class AiterFmhaV3Adapter : public KernelAdapter {
   // fwd_hd128_bf16[_causal]_<mode>[_group].co files (every mask and mode present loaded, at least
   // one required), or one such file (then only its mask and batch or group mode is taken).
   std::vector<LoadedCodeObject> load(numerics::Rounding mode, const std::filesystem::path& source) override;
+  // Group mode: packed sequences (optionally with padded starts) of the base definition's
+  // features; no paged KV cache or seqused_k (the arguments have neither).
+  std::optional<std::string> varlen_unsupported_reason(const reference::VarlenProblem& problem,
+                                                       numerics::Rounding mode) const override;
 
  protected:
   std::optional<std::string> unsupported_detail(const reference::AttentionProblem& problem,
                                                 numerics::Rounding mode) const override;
   device::AttentionOutput launch(device::Executor& executor, const reference::AttentionProblem& problem,
                                  numerics::Rounding mode) override;
-  std::optional<std::string> varlen_unsupported_detail(const reference::VarlenProblem& problem,
-                                                       numerics::Rounding mode) const override;
   device::AttentionOutput launch_varlen(device::Executor& executor, const reference::VarlenProblem& problem,
                                         numerics::Rounding mode) override;
 

@@ -36,13 +36,10 @@ std::optional<std::string> AttentionFwdAdapter::unsupported_detail(const referen
 device::AttentionOutput AttentionFwdAdapter::launch(device::Executor& executor,
                                                     const reference::AttentionProblem& problem,
                                                     numerics::Rounding mode) {
-  auto it = code_.find(mode);
-  if (it == code_.end())
-    throw std::logic_error("attention-fwd: no code object loaded for " + std::string(numerics::to_string(mode)));
-  return device::run_attention(executor, it->second.bytes, problem);
+  return device::run_attention(executor, loaded(mode).bytes, problem);
 }
 
-std::optional<std::string> AttentionFwdAdapter::varlen_unsupported_detail(const reference::VarlenProblem& problem,
+std::optional<std::string> AttentionFwdAdapter::varlen_unsupported_reason(const reference::VarlenProblem& problem,
                                                                           numerics::Rounding) const {
   return device::attention_unsupported_reason(problem);
 }
@@ -50,10 +47,14 @@ std::optional<std::string> AttentionFwdAdapter::varlen_unsupported_detail(const 
 device::AttentionOutput AttentionFwdAdapter::launch_varlen(device::Executor& executor,
                                                            const reference::VarlenProblem& problem,
                                                            numerics::Rounding mode) {
+  return device::run_attention_varlen(executor, loaded(mode).bytes, problem);
+}
+
+const AttentionCodeObject& AttentionFwdAdapter::loaded(numerics::Rounding mode) const {
   auto it = code_.find(mode);
   if (it == code_.end())
     throw std::logic_error("attention-fwd: no code object loaded for " + std::string(numerics::to_string(mode)));
-  return device::run_attention_varlen(executor, it->second.bytes, problem);
+  return it->second;
 }
 
 }  // namespace cdna::adapters

@@ -19,20 +19,22 @@ class AttentionFwdAdapter : public KernelAdapter {
   // `source`: empty (the build's device/ folder), a directory holding attention_fwd_<mode>.hsaco,
   // or one code object file holding both kernels.
   std::vector<LoadedCodeObject> load(numerics::Rounding mode, const std::filesystem::path& source) override;
+  // The extended kernel's limits (device::attention_unsupported_reason).
+  std::optional<std::string> varlen_unsupported_reason(const reference::VarlenProblem& problem,
+                                                       numerics::Rounding mode) const override;
 
  protected:
   std::optional<std::string> unsupported_detail(const reference::AttentionProblem& problem,
                                                 numerics::Rounding mode) const override;
   device::AttentionOutput launch(device::Executor& executor, const reference::AttentionProblem& problem,
                                  numerics::Rounding mode) override;
-  // Varlen and paged problems: the extended kernel's limits (device::attention_unsupported_reason)
-  // and its launcher (device::run_attention_varlen).
-  std::optional<std::string> varlen_unsupported_detail(const reference::VarlenProblem& problem,
-                                                       numerics::Rounding mode) const override;
+  // Varlen and paged problems: the extended kernel's launcher (device::run_attention_varlen).
   device::AttentionOutput launch_varlen(device::Executor& executor, const reference::VarlenProblem& problem,
                                         numerics::Rounding mode) override;
 
  private:
+  // The code object loaded for `mode`; std::logic_error if none was.
+  const AttentionCodeObject& loaded(numerics::Rounding mode) const;
   std::map<numerics::Rounding, AttentionCodeObject> code_;
 };
 

@@ -50,20 +50,9 @@ std::optional<std::string> KernelAdapter::feature_reason(const reference::Attent
   return std::nullopt;
 }
 
-reference::AttentionProblem KernelAdapter::largest_sequence(const reference::VarlenProblem& problem) {
-  reference::AttentionProblem largest = problem.base;
-  largest.shape.batch = 1;
-  largest.shape.seqlen_q = largest.shape.seqlen_k = 0;
-  for (std::int64_t b = 0; b < problem.sequences(); ++b) {
-    largest.shape.seqlen_q = std::max(largest.shape.seqlen_q, problem.seqlen_q(b));
-    largest.shape.seqlen_k = std::max(largest.shape.seqlen_k, problem.seqlen_k(b));
-  }
-  return largest;
-}
-
-std::optional<std::string> KernelAdapter::varlen_unsupported_reason(const reference::VarlenProblem& problem,
-                                                                    numerics::Rounding mode) const {
-  return varlen_unsupported_detail(problem, mode);
+std::optional<std::string> KernelAdapter::varlen_unsupported_reason(const reference::VarlenProblem&,
+                                                                    numerics::Rounding) const {
+  return name() + " takes no varlen or paged problem (its adapter has no varlen launch)";
 }
 
 device::AttentionOutput KernelAdapter::run_varlen(device::Executor& executor, const reference::VarlenProblem& problem,
@@ -71,11 +60,6 @@ device::AttentionOutput KernelAdapter::run_varlen(device::Executor& executor, co
   reference::validate(problem);
   if (auto why = varlen_unsupported_reason(problem, mode)) throw std::invalid_argument(*why);
   return launch_varlen(executor, problem, mode);
-}
-
-std::optional<std::string> KernelAdapter::varlen_unsupported_detail(const reference::VarlenProblem&,
-                                                                    numerics::Rounding) const {
-  return name() + " takes no varlen or paged problem (its adapter has no varlen launch)";
 }
 
 device::AttentionOutput KernelAdapter::launch_varlen(device::Executor&, const reference::VarlenProblem&,

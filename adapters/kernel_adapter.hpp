@@ -75,10 +75,9 @@ class KernelAdapter {
                               numerics::Rounding mode);
 
   // Varlen and paged problems (reference/attention/varlen.hpp): why the kernel cannot take
-  // `problem` in `mode` (one line), or nullopt: varlen_unsupported_detail (by default: the kernel
-  // takes no varlen problem).
-  std::optional<std::string> varlen_unsupported_reason(const reference::VarlenProblem& problem,
-                                                       numerics::Rounding mode) const;
+  // `problem` in `mode` (one line), or nullopt. By default the kernel takes none.
+  virtual std::optional<std::string> varlen_unsupported_reason(const reference::VarlenProblem& problem,
+                                                               numerics::Rounding mode) const;
   // Runs `problem`: O [rows_q, Hq, Dv] bf16 bits and LSE [Hq, rows_q] fp32 (natural log), the
   // layout of reference::varlen_forward_exact; rows no sequence owns are never judged. Throws
   // std::invalid_argument as reference::validate(VarlenProblem) does or with
@@ -94,17 +93,12 @@ class KernelAdapter {
   // The launches; called only for a problem unsupported_reason() accepts, with B, Sq, Hq > 0.
   virtual device::AttentionOutput launch(device::Executor& executor, const reference::AttentionProblem& problem,
                                          numerics::Rounding mode) = 0;
-  // The adapter's own limits on varlen problems; the default refuses every one.
-  virtual std::optional<std::string> varlen_unsupported_detail(const reference::VarlenProblem& problem,
-                                                               numerics::Rounding mode) const;
   // The varlen launches; called only for a problem varlen_unsupported_reason() accepts. The
   // default throws std::logic_error (no adapter that refuses every varlen problem is called).
   virtual device::AttentionOutput launch_varlen(device::Executor& executor, const reference::VarlenProblem& problem,
                                                 numerics::Rounding mode);
   // The features() checks of unsupported_reason, without the adapter's own limits.
   std::optional<std::string> feature_reason(const reference::AttentionProblem& problem, numerics::Rounding mode) const;
-  // `problem`'s base with B = 1 and the largest sequence's Sq and Sk (for feature_reason).
-  static reference::AttentionProblem largest_sequence(const reference::VarlenProblem& problem);
 };
 
 // Names make_adapter() takes, in a stable order (ours first).

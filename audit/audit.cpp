@@ -49,14 +49,14 @@ CaseResult base_row(const AuditCase& c, std::size_t position) {
 }
 
 // Why `adapter` cannot take case `c` (one line), or nullopt. Varlen and paged problems go through
-// the adapter's varlen launch (adapters take none by default); a peer's adapter takes dense
-// problems of the base definition only.
+// the adapter's varlen launch (adapters take none by default); a peer's adapter takes problems of
+// the base definition only, dense or varlen.
 std::optional<std::string> case_unsupported_reason(const adapters::KernelAdapter& adapter, const AuditCase& c,
                                                    numerics::Rounding mode) {
   const bool ours = adapter.name() == "attention-fwd";
-  if (c.varlen) return adapter.varlen_unsupported_reason(*c.varlen, mode);
-  if (auto why = adapter.unsupported_reason(c.problem, mode)) return why;
-  if (auto feature = reference::extended_feature(c.problem); feature && !ours)
+  if (auto why = c.varlen ? adapter.varlen_unsupported_reason(*c.varlen, mode) : adapter.unsupported_reason(c.problem, mode))
+    return why;
+  if (auto feature = reference::extended_feature(c.varlen ? c.varlen->base : c.problem); feature && !ours)
     return adapter.name() + " declares no " + *feature + " (its adapter takes the base definition only)";
   return std::nullopt;
 }

@@ -16,8 +16,6 @@ namespace cdna::golden {
 
 namespace {
 
-constexpr const char* kFormat = "cdna-verify decode golden v1";
-
 std::vector<std::int32_t> to_i32(const std::vector<std::int64_t>& v) { return {v.begin(), v.end()}; }
 std::vector<std::int64_t> to_i64(const std::vector<std::int32_t>& v) { return {v.begin(), v.end()}; }
 
@@ -65,7 +63,7 @@ SafetensorsFile to_safetensors(const DecodeGolden& g) {
     throw std::invalid_argument("decode golden: tensor sizes disagree with " + std::to_string(P) + " positions of V = " +
                                 std::to_string(V));
   SafetensorsFile f;
-  f.metadata = {{"format", kFormat},
+  f.metadata = {{"format", kDecodeGoldenFormat},
                 {"model", g.model},
                 {"model_sha256", g.model_sha256},
                 {"mode", std::string(numerics::to_string(g.mode))},
@@ -86,16 +84,16 @@ SafetensorsFile to_safetensors(const DecodeGolden& g) {
   return f;
 }
 
-DecodeGolden read_decode_golden(const std::filesystem::path& path) {
-  const std::string label = path.string();
-  const SafetensorsFile f = read_safetensors(path);
+DecodeGolden read_decode_golden(const std::filesystem::path& path) { return parse_decode_golden(read_safetensors(path), path.string()); }
+
+DecodeGolden parse_decode_golden(const SafetensorsFile& f, const std::string& label) {
   auto meta = [&](const std::string& key) {
     const auto it = f.metadata.find(key);
     if (it == f.metadata.end()) throw SafetensorsError(label + ": no metadata '" + key + "'; not a decode golden file");
     return it->second;
   };
-  if (meta("format") != kFormat)
-    throw SafetensorsError(label + ": metadata format is '" + meta("format") + "', need '" + kFormat + "'");
+  if (meta("format") != kDecodeGoldenFormat)
+    throw SafetensorsError(label + ": metadata format is '" + meta("format") + "', need '" + kDecodeGoldenFormat + "'");
   if (meta(kDigestKey) != golden_digest(f))
     throw SafetensorsError(label + ": digest mismatch: the file was changed after it was written");
   for (const auto& [key, value] : f.metadata)

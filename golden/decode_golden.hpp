@@ -38,11 +38,16 @@ struct DecodeGolden {
   std::int64_t positions() const { return static_cast<std::int64_t>(decided.size()); }
 };
 
+// The metadata format of decode golden files.
+inline constexpr const char* kDecodeGoldenFormat = "cdna-verify decode golden v1";
+
 // The file's content with its digest. Throws std::invalid_argument if the sizes disagree.
 SafetensorsFile to_safetensors(const DecodeGolden& g);
 // Reads and checks a decode golden file: the format key, the digest, every tensor's dtype and
 // shape, and the metadata. Throws SafetensorsError, one line naming the file and what is wrong.
 DecodeGolden read_decode_golden(const std::filesystem::path& path);
+// The same for a file already read; `label` names it in errors.
+DecodeGolden parse_decode_golden(const SafetensorsFile& file, const std::string& label);
 
 // SHA-256 identifying a model folder's weights (see above): the .safetensors files in it.
 std::string model_folder_sha256(const std::filesystem::path& folder);

@@ -61,9 +61,9 @@ SafetensorsFile to_safetensors(const TraceGolden& g) {
   return f;
 }
 
-TraceGolden read_trace_golden(const std::filesystem::path& path) {
-  const std::string label = path.string();
-  SafetensorsFile f = read_safetensors(path);
+TraceGolden read_trace_golden(const std::filesystem::path& path) { return parse_trace_golden(read_safetensors(path), path.string()); }
+
+TraceGolden parse_trace_golden(SafetensorsFile f, const std::string& label) {
   auto meta = [&](const std::string& key) {
     const auto it = f.metadata.find(key);
     if (it == f.metadata.end()) throw SafetensorsError(label + ": no metadata '" + key + "'; not a decode trace golden file");

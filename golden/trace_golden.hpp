@@ -48,5 +48,8 @@ SafetensorsFile to_safetensors(const TraceGolden& g);
 // is parsed against its model later (parse_decode_trace). Throws SafetensorsError, one line naming
 // the file and what is wrong.
 TraceGolden read_trace_golden(const std::filesystem::path& path);
+// The same for a file already read (its tensors are moved into the result); `label` names it in
+// errors.
+TraceGolden parse_trace_golden(SafetensorsFile file, const std::string& label);
 
 }  // namespace cdna::golden

@@ -105,7 +105,7 @@ int CoverageCommand::run() {
     if (forms_)
       for (const auto& [f, n] : c.forms) std::cout << "  form " << n << "x: " << f << "\n";
     nlohmann::json o = {{"path", path.string()}, {"kernels", c.kernels}, {"instructions", c.instructions},
-                        {"decoded", c.decoded}, {"undecodable_words", c.undecodable_bytes}, {"forms", c.forms}};
+                        {"decoded", c.decoded}, {"undecodable_words", c.undecodable_words}, {"forms", c.forms}};
     o["refused"] = nlohmann::json::array();
     for (const RefusedInstructions& r : c.refused)
       o["refused"].push_back({{"reason", r.reason}, {"count", r.count}, {"first_address", r.first_address}, {"example", r.example}});

@@ -80,17 +80,6 @@ std::string no_nan(const CaseOutput& out) {
   return "";
 }
 
-// The base shape shown in reports for a varlen case: its largest Sq_b and Sk_b.
-AttentionProblem report_problem(const VarlenProblem& v) {
-  AttentionProblem p = v.base;
-  p.shape.seqlen_q = p.shape.seqlen_k = 0;
-  for (std::int64_t b = 0; b < v.sequences(); ++b) {
-    p.shape.seqlen_q = std::max(p.shape.seqlen_q, v.seqlen_q(b));
-    p.shape.seqlen_k = std::max(p.shape.seqlen_k, v.seqlen_k(b));
-  }
-  return p;
-}
-
 // A varlen case whose output must equal `twin`'s bit for bit and hold no NaN.
 AuditCase varlen_case(std::string id, std::string description, std::uint64_t seed, VarlenProblem problem,
                       VarlenProblem twin) {
@@ -98,7 +87,7 @@ AuditCase varlen_case(std::string id, std::string description, std::uint64_t see
   c.id = std::move(id);
   c.description = std::move(description);
   c.seed = seed;
-  c.problem = report_problem(problem);
+  c.problem = reference::largest_sequence(problem);
   c.exact_facts = no_nan;
   c.varlen = std::move(problem);
   c.varlen_twin = std::move(twin);
@@ -127,7 +116,7 @@ AuditCase c05() {
   c.id = "C05";
   c.description = "varlen B 3, Sq_b 4/4/4, Sk_b 0/7/0: sequences 0 and 2 give O = +0.0, LSE = -inf, no NaN";
   c.seed = 105;
-  c.problem = report_problem(v);
+  c.problem = reference::largest_sequence(v);
   // Rows 0-3 and 8-11 (sequences 0 and 2) have no key: O = +0.0, LSE = -inf; nothing is NaN.
   c.exact_facts = [](const CaseOutput& out) -> std::string {
     const std::int64_t rows = 12, Hq = 2, D = 64;
@@ -415,7 +404,7 @@ std::vector<AuditCase> varlen_tile_cases() {
       what << (sp.gap > 0 ? ", padded starts (NaN between sequences)" : ", packed") << ", " << reference::to_string(mask);
       c.description = what.str();
       c.seed = seed;
-      c.problem = report_problem(v);
+      c.problem = reference::largest_sequence(v);
       c.exact_facts = owned_rows_no_nan(v);
       c.varlen = std::move(v);
       cases.push_back(std::move(c));

@@ -5,11 +5,11 @@
 
 #include <filesystem>
 
+#include "audit/decode/trace_golden_verify.hpp"
 #include "audit/output/exit_codes.hpp"
 #include "audit/output/summary_line.hpp"
 #include "device/attention_launcher.hpp"  // read_file
 #include "device/decode_launcher.hpp"
-#include "audit/decode/trace_golden_verify.hpp"
 #include "golden/decode_golden.hpp"
 #include "golden/digest.hpp"
 #include "golden/decode_weights.hpp"
@@ -54,16 +54,15 @@ std::string mode_problem(const golden::DecodeGolden& g) {
 }  // namespace
 
 int run_decode_verify(const std::string& path, const std::optional<std::string>& model_dir, unsigned threads) {
-  {
-    const golden::SafetensorsFile f = golden::read_safetensors(path);
-    const auto it = f.metadata.find("format");
-    if (it != f.metadata.end() && it->second == golden::kTraceGoldenFormat) return run_trace_golden_verify(path, model_dir, threads);
-    if (it == f.metadata.end() || it->second != "cdna-verify decode golden v1")
-      throw golden::SafetensorsError(path + ": metadata format is " +
-                                     (it == f.metadata.end() ? std::string("missing") : "'" + it->second + "'") +
-                                     "; need 'cdna-verify decode golden v1' or '" + golden::kTraceGoldenFormat + "'");
-  }
-  const golden::DecodeGolden g = golden::read_decode_golden(path);
+  golden::SafetensorsFile f = golden::read_safetensors(path);
+  const auto it = f.metadata.find("format");
+  if (it != f.metadata.end() && it->second == golden::kTraceGoldenFormat)
+    return run_trace_golden_verify(golden::parse_trace_golden(std::move(f), path), path, model_dir, threads);
+  if (it == f.metadata.end() || it->second != golden::kDecodeGoldenFormat)
+    throw golden::SafetensorsError(path + ": metadata format is " +
+                                   (it == f.metadata.end() ? std::string("missing") : "'" + it->second + "'") + "; need '" +
+                                   golden::kDecodeGoldenFormat + "' or '" + golden::kTraceGoldenFormat + "'");
+  const golden::DecodeGolden g = golden::parse_decode_golden(f, path);
   reference::DecoderModel model;
   const bool random = g.model.rfind("random:", 0) == 0;
   if (!model_dir && random) {

@@ -1,6 +1,5 @@
 #include "audit/decode/profile_file.hpp"
 
-#include <cctype>
 #include <cmath>
 #include <fstream>
 #include <optional>
@@ -48,11 +47,13 @@ reference::Storage storage(const std::filesystem::path& path, const std::string&
 std::string storage_text(const reference::Storage& s) {
   switch (s.format) {
     case reference::StorageFormat::fp32: return "fp32";
-    case reference::StorageFormat::bf16: {
-      std::string m(numerics::to_string(s.mode));
-      for (char& c : m) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-      return "bf16-" + m;
-    }
+    case reference::StorageFormat::bf16:
+      switch (s.mode) {
+        case numerics::Rounding::RTNE: return "bf16-rtne";
+        case numerics::Rounding::RTNA: return "bf16-rtna";
+        case numerics::Rounding::RTZ: return "bf16-rtz";
+      }
+      break;
     case reference::StorageFormat::exact: break;
   }
   throw std::invalid_argument("a profile storing values exactly has no profile-file spelling; need fp32 or bf16 storage");
@@ -107,9 +108,9 @@ DeclaredProfile parse_profile_text(const std::string& text, const reference::Dec
         refuse(path, "arithmetic.attention_key_block = " + v.dump() + "; need an integer >= 0 (0: no online rescale)");
       a.attention_key_block = v.get<std::int64_t>();
     } else {
-      refuse(path, "unknown arithmetic field '" + key +
-                       "'; need accumulation_u, underflow_abs, transcendental_rel, constant_rel, rope_abs, elementwise_u, "
-                       "attention_weights_u, fused_exp_argument, attention_key_block, kv_cache, activations");
+      std::string known;
+      for (const char* f : kArithmeticFields) known += std::string(known.empty() ? "" : ", ") + f;
+      refuse(path, "unknown arithmetic field '" + key + "'; need " + known);
     }
   }
   return d;

@@ -46,8 +46,8 @@ golden::TraceGolden make_trace_golden(const golden::SafetensorsFile& trace_file,
   return g;
 }
 
-int run_trace_golden_verify(const std::string& path, const std::optional<std::string>& model_dir, unsigned threads) {
-  const golden::TraceGolden g = golden::read_trace_golden(path);
+int run_trace_golden_verify(const golden::TraceGolden& g, const std::string& path,
+                            const std::optional<std::string>& model_dir, unsigned threads) {
   const std::string dir = model_dir.value_or(g.model);
   reference::DecoderModel model;
   try {

@@ -28,8 +28,10 @@ golden::TraceGolden make_trace_golden(const golden::SafetensorsFile& trace_file,
 // outcome that differs, is a FAIL naming the step, both values and the judgement's first failure.
 // Otherwise the stored run's own outcome is the verdict. Prints one line; returns 0 PASS, 1 FAIL
 // (also: the model is not the file's, or the stored run has a defect, as the file records),
-// 2 NOT CLASSIFIED; throws (main: exit 2, one line) for a malformed or tampered file, a trace that
-// does not fit the model, or an unreadable model.
-int run_trace_golden_verify(const std::string& path, const std::optional<std::string>& model_dir, unsigned threads);
+// 2 NOT CLASSIFIED; throws (main: exit 2, one line) for a trace that does not fit the model, an
+// exact token or profile the file cannot hold, or an unreadable model.
+// `g` was read from `path` (golden::read_trace_golden), which names the file in every line.
+int run_trace_golden_verify(const golden::TraceGolden& g, const std::string& path,
+                            const std::optional<std::string>& model_dir, unsigned threads);
 
 }  // namespace cdna::audit

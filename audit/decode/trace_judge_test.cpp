@@ -183,6 +183,7 @@ TEST(ProfileFile, TextRoundTripsEveryField) {
   profiles.push_back(odd);
   for (const DeclaredProfile& d : profiles) {
     const std::string text = profile_file_text(d);
+    EXPECT_FALSE(unstated_profile_field(text)) << text;
     const DeclaredProfile r = parse_profile_text(text, c, "round-trip");
     EXPECT_EQ(r.name, d.name) << text;
     EXPECT_EQ(r.base, d.base) << text;

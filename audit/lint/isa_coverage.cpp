@@ -13,7 +13,7 @@ namespace {
 bool is_register_or_constant(std::string_view t) {
   if (t.empty()) return true;
   const char c = t[0];
-  if (std::isdigit(static_cast<unsigned char>(c)) || c == '-' || c == '.' || c == '[') return true;
+  if (std::isdigit(static_cast<unsigned char>(c)) || c == '.' || c == '[') return true;
   static const std::set<std::string_view, std::less<>> named = {
       "vcc", "vcc_lo", "vcc_hi", "exec", "exec_lo", "exec_hi", "m0", "scc", "off", "null", "flat_scratch",
       "flat_scratch_lo", "flat_scratch_hi", "xnack_mask", "xnack_mask_lo", "xnack_mask_hi", "src_scc",
@@ -108,7 +108,7 @@ CodeObjectCoverage isa_coverage(const simulator::CodeObject& co) {
       const std::uint32_t accum = k ? k->descriptor.accum_offset() : 256, vgprs = k ? k->descriptor.allocated_vgprs() : 512;
       const simulator::DecodedInstruction d = simulator::decode_instruction(dis, &sec, a, accum, vgprs);
       ++c.instructions;
-      if (d.size == 0) ++c.undecodable_bytes;
+      if (d.size == 0) ++c.undecodable_words;
       else ++c.forms[instruction_form(d.text)];
       if (d.reason.empty()) {
         ++c.decoded;

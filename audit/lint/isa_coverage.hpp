@@ -31,7 +31,7 @@ struct RefusedInstructions {
 struct CodeObjectCoverage {
   std::vector<std::string> kernels;
   std::size_t instructions = 0, decoded = 0;
-  std::size_t undecodable_bytes = 0;        // of those instructions, 4-byte words LLVM does not decode
+  std::size_t undecodable_words = 0;        // of those instructions, 4-byte words LLVM does not decode
   std::map<std::string, std::size_t> forms;  // instruction form -> count (every instruction that decodes as gfx942)
   std::vector<RefusedInstructions> refused;  // by reason, in order of first address
   bool complete() const { return decoded == instructions; }

@@ -50,7 +50,7 @@ TEST(IsaCoverage, CountsEveryInstructionAndNamesTheRefusedOne) {
   EXPECT_FALSE(c.complete());
   std::size_t in_forms = 0;
   for (const auto& [form, n] : c.forms) in_forms += n;
-  EXPECT_EQ(in_forms, c.instructions - c.undecodable_bytes);
+  EXPECT_EQ(in_forms, c.instructions - c.undecodable_words);
 }
 
 }  // namespace

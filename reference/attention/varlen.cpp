@@ -171,6 +171,16 @@ void validate(const VarlenProblem& p) {
   }
 }
 
+AttentionProblem largest_sequence(const VarlenProblem& v) {
+  AttentionProblem p = v.base;
+  p.shape.seqlen_q = p.shape.seqlen_k = 0;
+  for (std::int64_t b = 0; b < v.sequences(); ++b) {
+    p.shape.seqlen_q = std::max(p.shape.seqlen_q, v.seqlen_q(b));
+    p.shape.seqlen_k = std::max(p.shape.seqlen_k, v.seqlen_k(b));
+  }
+  return p;
+}
+
 AttentionProblem sequence_problem(const VarlenProblem& p, std::int64_t b) {
   AttentionProblem out = p.base;
   const AttentionShape& s = p.base.shape;

@@ -69,6 +69,10 @@ void validate(const VarlenProblem& problem);
 // factors of batch b (per-tensor factors kept), inputs gathered from the storage.
 AttentionProblem sequence_problem(const VarlenProblem& problem, std::int64_t b);
 
+// The base problem with Sq, Sk of the longest sequences (B kept, no inputs): the shape reports
+// show for a varlen problem and a kernel's declared features are checked on.
+AttentionProblem largest_sequence(const VarlenProblem& problem);
+
 // A dense problem as a varlen one: the same B sequences packed (cu_seqlens b·Sq, b·Sk), no
 // padding, no paging. Its sequences are problem's batches one by one.
 VarlenProblem as_varlen(const AttentionProblem& problem);
