@@ -63,8 +63,8 @@ CoverageCommand::CoverageCommand(CLI::App& app) {
       "The simulator's instruction coverage of gfx942 code objects: every instruction of each code object's code, "
       "disassembled linearly as llvm-objdump does, decoded by the simulator's decoder and counted by instruction form "
       "(mnemonic with its modifiers: a DPP control, an SDWA select or op_sel the simulator does not know is refused even "
-      "where the mnemonic is implemented). Per code object: instructions, how many decode and execute, the refused "
-      "ones by reason with the first. A few modifier combinations are refused only when executed (an error naming "
+      "where the mnemonic is implemented). Per code object: instructions, how many decode (each then bound to an executor), "
+      "the refused ones by reason with the first. A few modifier combinations are refused only when executed (an error naming "
       "kernel, pc, wave and instruction); this static count cannot see those. Exit 0 every instruction decodes, 1 some "
       "do not, 2 bad input (a missing path, a file that is not a gfx942 code object, a folder without code objects).");
   cmd_->add_option("PATH", paths_, "Code objects (.co, .hsaco) or folders searched for them")->required();
