@@ -194,10 +194,13 @@ int TraceCommand::run() {
                    {"lm_head_outside", j.lm_head_outside}, {"explained", j.explained}, {"defects", j.defects}};
     if (j.layers) {
       nlohmann::json l = {{"complete", j.layers->complete}, {"checked", j.layers->checked}, {"outside", j.layers->outside},
-                          {"unbounded", j.layers->unbounded}, {"positions", j.layers->positions},
+                          {"unbounded", j.layers->unbounded},
+                          {"first_unbounded_position", j.layers->first_unbounded_position},
+                          {"positions", j.layers->positions},
                           {"seconds", j.layers->seconds}};
       if (!j.layers->missing.empty()) l["missing"] = j.layers->missing;
       for (double r : j.layers->worst_ratio) l["worst_ratio_per_layer"].push_back(number(r));
+      for (double r : j.layers->widest) l["widest_per_layer"].push_back(number(r));
       if (j.layers->first)
         l["first_outside"] = {{"layer", j.layers->first->layer}, {"position", j.layers->first->position},
                               {"tensor", j.layers->first->tensor}, {"element", j.layers->first->element},

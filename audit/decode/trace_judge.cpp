@@ -276,8 +276,17 @@ std::string trace_summary(const TraceJudgement& j) {
   if (j.lm_head_checked > 0)
     o << "; LM head: " << j.lm_head_outside << " of " << j.lm_head_checked << " logits outside their balls";
   if (j.layers && j.layers->complete)
+  {
     o << "; layers: " << j.layers->outside << " of " << j.layers->checked << " values outside their balls ("
-      << j.layers->positions << " positions)";
+      << j.layers->positions << " positions";
+    const auto& w = j.layers->widest;
+    if (const auto it = std::ranges::max_element(w); it != w.end() && *it > 0)
+      o << "; widest ball " << figure_text(*it, 2) << " x the RMS of its tensor, layer " << (it - w.begin());
+    if (j.layers->unbounded > 0)
+      o << "; " << j.layers->unbounded << " without a finite ball, not judged, from position "
+        << j.layers->first_unbounded_position;
+    o << ")";
+  }
   if (j.layers) {
     const auto count = [&](TraceStepVerdict v) { return std::ranges::count(j.steps, v, &TraceStep::verdict); };
     o << "; verdicts: " << count(TraceStepVerdict::match) << " match, " << j.explained << " explained, " << j.defects << " defect";

@@ -121,6 +121,7 @@ TraceLayerCheck check_trace_layers(const reference::DecoderModel& model, const g
   const std::int64_t n = c.num_hidden_layers, H = c.hidden_size, D = c.head_dim, Hkv = c.num_key_value_heads;
   TraceLayerCheck out;
   out.worst_ratio.assign(static_cast<std::size_t>(n), 0.0);
+  out.widest.assign(static_cast<std::size_t>(n), 0.0);
   for (std::int64_t l = 0; l <= n && out.missing.empty(); ++l) {
     if (!trace.hidden.contains(l)) out.missing = "hidden." + std::to_string(l);
     else if (l < n && !trace.k.contains(l)) out.missing = "k." + std::to_string(l);
@@ -144,6 +145,14 @@ TraceLayerCheck check_trace_layers(const reference::DecoderModel& model, const g
 
   // Judges the run's values at (layer, position) against their balls.
   auto judge = [&](TraceLayerCheck& o, std::int64_t layer, std::int64_t pos, const std::string& tensor, const float* got, const bl::Ball& b) {
+    double sq = 0, r_max = 0;
+    for (Eigen::Index i = 0; i < b.size(); ++i) {
+      sq += static_cast<double>(got[i]) * got[i];
+      if (std::isfinite(b.rad(i))) r_max = std::max(r_max, b.rad(i));
+    }
+    const double rms = b.size() > 0 ? std::sqrt(sq / static_cast<double>(b.size())) : 0.0;
+    auto& wide = o.widest[static_cast<std::size_t>(layer)];
+    if (r_max > 0) wide = std::max(wide, rms > 0 ? r_max / rms : kInf);
     for (Eigen::Index i = 0; i < b.size(); ++i) {
       const double v = got[i], m = b.mid(i), r = b.rad(i);
       if (std::isinf(r)) {
@@ -172,6 +181,7 @@ TraceLayerCheck check_trace_layers(const reference::DecoderModel& model, const g
   // One position's checks into `o` (its counts, its first finding, its worst ratios).
   auto check_position = [&](std::int64_t p, TraceLayerCheck& o) {
     o.worst_ratio.assign(static_cast<std::size_t>(n), 0.0);
+    o.widest.assign(static_cast<std::size_t>(n), 0.0);
     // hidden.0: the embedding row of the fed token, exactly.
     const std::int64_t token = trace.tokens[static_cast<std::size_t>(p)];
     bl::Ball emb{Eigen::VectorXd(H), Eigen::VectorXd::Zero(H)};
@@ -250,7 +260,10 @@ TraceLayerCheck check_trace_layers(const reference::DecoderModel& model, const g
       out.first = o.first;
       out.first_bad_position = p;
     }
-    for (std::size_t l = 0; l < out.worst_ratio.size(); ++l) out.worst_ratio[l] = std::max(out.worst_ratio[l], o.worst_ratio[l]);
+    for (std::size_t l = 0; l < out.worst_ratio.size(); ++l) {
+      out.worst_ratio[l] = std::max(out.worst_ratio[l], o.worst_ratio[l]);
+      out.widest[l] = std::max(out.widest[l], o.widest[l]);
+    }
   }
   out.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   return out;

@@ -42,6 +42,10 @@ struct TraceLayerCheck {
   std::int64_t first_unbounded_position = -1;  // the lowest with a value not judged, −1 if none
   std::optional<LayerFinding> first;     // the first outside, in position then layer order
   std::vector<double> worst_ratio;       // per layer: max |value − mid| / radius
+  // Per layer: the widest finite radius of a tensor it produced, over the RMS of the run's values
+  // of that tensor at that position (max over tensors and positions): how much the checks of
+  // that layer can see (docs/decode-bounds.md §15.4).
+  std::vector<double> widest;
   std::int64_t positions = 0;            // positions checked (T − 1)
   double seconds = 0;
 };

@@ -52,21 +52,6 @@ void check_range(const Affine& x, const DecodeArithmetic& a, bool& overflow) {
   if (x.size() > 0 && (x.mid.cwiseAbs() + x.total()).maxCoeff() >= a.max_finite) overflow = true;
 }
 
-std::vector<double> score_errors(const Affine& q, Eigen::Index offset, std::int64_t d,
-                                 const double* k_mid, std::int64_t stride, std::int64_t slots) {
-  using Keys = Eigen::Map<const RowMatrix, 0, Eigen::OuterStride<>>;
-  const Keys k(k_mid, slots, d, Eigen::OuterStride<>(stride));
-  const auto gen = q.gen.middleRows(offset, d);
-  const Eigen::VectorXd delta = q.rad.segment(offset, d);
-  const Eigen::VectorXd gabs = gen_abs_sum(q.gen.middleRows(offset, d).eval());
-  Eigen::VectorXd err = k.cwiseAbs() * (delta + gamma(static_cast<double>(d), kMidU) * gabs);
-  if (gen.cols() > 0) err += (k * gen).cwiseAbs().rowwise().sum();
-  std::vector<double> out(static_cast<std::size_t>(slots));
-  const double f = 1.0 + (static_cast<double>(gen.cols()) + 16.0) * 0x1p-52;
-  for (std::int64_t j = 0; j < slots; ++j) out[static_cast<std::size_t>(j)] = err(j) * f + 0x1p-1000;
-  return out;
-}
-
 void store(Affine& x, const Storage& storage, const DecodeArithmetic& a) {
   if (!ball::store_rounds(storage, a)) return;
   const double us = storage_unit_roundoff(storage);
@@ -114,8 +99,11 @@ Affine rms_norm(const Affine& x, std::span<const std::uint16_t> g, double eps,
   // ρ at the midpoint (double) and its relative error ε_ρ ≤ (H + 16)·2^-53.
   const double rho = 1.0 / std::sqrt(x.mid.squaredNorm() / h + eps);
   const double e_rho = (h + 16.0) * kMidU;
-  // sup of ρ over the box: Σx² ≥ Σ max(|m| − t, 0)².
-  const double s_lo = (am - t).array().max(0.0).square().sum() * (1.0 - (h + 4.0) * 0x1p-52);
+  // sup of ρ over the box: Σx² ≥ Σ max(|m| − t, 0)² and ≥ (‖m‖ − ‖t‖)² (‖x − m‖ ≤ ‖t‖).
+  const double norm_rel = (h + 8.0) * 0x1p-52;
+  const double gap = x.mid.norm() * (1.0 - norm_rel) - t.norm() * (1.0 + norm_rel);
+  const double s_lo = std::max((am - t).array().max(0.0).square().sum(), gap > 0 ? gap * gap : 0.0) *
+                      (1.0 - (h + 4.0) * 0x1p-52);
   const double rho_max = 1.0 / std::sqrt(s_lo / h + eps) * (1.0 + 0x1p-50);
   // The kernel's Σx² (every partial sum of nonnegative terms) is at most Σ(|m| + t)²·(1 + γ_H)
   // plus H flushes: at or above max_finite it may overflow (decode-bounds.md §5, "Overflow").

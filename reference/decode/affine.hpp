@@ -41,10 +41,26 @@ void rope(Affine& x, Eigen::Index offset, std::int64_t d, std::int64_t p,
 Affine add(const Affine& x, const Affine& y, const DecodeArithmetic& a);
 Affine silu_mul(const Affine& g, const Affine& u, const DecodeArithmetic& a);
 void check_range(const Affine& x, const DecodeArithmetic& a, bool& overflow);
-// For one query head (elements offset … offset + d − 1 of q) and `slots` cached key midpoints
-// (row j at k_mid + j·stride): a bound on |(q − m_q)·m_k,j| per slot, from q's symbols mapped
-// through m_k exactly (docs/decode-bounds.md §13).
-std::vector<double> score_errors(const Affine& q, Eigen::Index offset, std::int64_t d,
-                                 const double* k_mid, std::int64_t stride, std::int64_t slots);
+
+// §16 Attention of every query head, with the query's symbols carried through the scores into
+// the output: o = ō + Jε + ξ (the softmax linearised in the score deviations) plus a remainder
+// R that is not componentwise: |R| of any linear map of o is bounded through the mapped values
+// (`attention_projection`). heads[h] is query head h's cache (HeadCache::q_err unused); q holds
+// the queries [Hq·D] after RoPE and storage. `rem` receives what the projection needs.
+struct AttentionRemainder {
+  std::vector<double> t2;                 // [Hq]: T_h², T_h = max_j R_h,j (0: the head is a box)
+  std::vector<std::vector<double>> mass;  // [Hq][slots]: P̄_j(1 + dev_j), widened
+  Eigen::VectorXd component;              // [Hq·D]: |R_c| (for magnitudes: storage, kernel, range)
+};
+Affine attention(const Affine& q, std::int64_t d, std::span<const ball::HeadCache> heads,
+                 const DecodeArithmetic& a, bool& overflow, AttentionRemainder& rem);
+// §16 y = W_o·ô for ô the attention output `o` (with remainder `rem`) stored in `storage`:
+// W_o [rows, Hq·D] bf16 row-major. ô is symbolised (from `symbols`, advanced) before W_o; the
+// remainder is bounded per output row through the projected values W_o,h·v_j of each head.
+// Sets `overflow` where ô's range or the GEMV's partial sums may reach a.max_finite.
+Affine attention_projection(const Affine& o, const AttentionRemainder& rem, std::span<const ball::HeadCache> heads,
+                            std::int64_t d, std::span<const std::uint16_t> w_o, std::int64_t rows,
+                            const Storage& storage, const DecodeArithmetic& a, bool& overflow,
+                            Eigen::Index& symbols);
 
 }  // namespace cdna::reference::affine

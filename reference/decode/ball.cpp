@@ -170,7 +170,7 @@ void head_scores(const Ball& q, Eigen::Index qo, std::int64_t d, const HeadCache
       qk += rq * std::abs(mk);              // (q − m_q)·m_k, unless given
       aaa += aq * ak;
     }
-    prop += kv.q_err ? std::min(qk, kv.q_err[j]) : qk;
+    prop += kv.q_err ? kv.q_err[j] : qk;
     if (aaa * (1.0 + gd) >= a.max_finite) overflow = true;
     smid[static_cast<std::size_t>(j)] = sigma * dot;
     srad[static_cast<std::size_t>(j)] =
@@ -183,8 +183,8 @@ double dev_max(const std::vector<double>& dev) { return *std::max_element(dev.be
 
 }  // namespace
 
-void attention_head(const Ball& q, Eigen::Index qo, std::int64_t d, const HeadCache& kv,
-                    const DecodeArithmetic& a, Ball& out, Eigen::Index oo, bool& overflow) {
+HeadWeights head_weights(const Ball& q, Eigen::Index qo, std::int64_t d, const HeadCache& kv,
+                         const DecodeArithmetic& a, bool& overflow) {
   const std::size_t n = static_cast<std::size_t>(kv.slots);
   const double nd = static_cast<double>(n), u = a.accumulation_u, e = eta(a);
   std::vector<double> smid(n), srad(n);
@@ -204,72 +204,94 @@ void attention_head(const Ball& q, Eigen::Index qo, std::int64_t d, const HeadCa
   const double rescales = a.attention_key_block > 0 ? std::ceil(nd / static_cast<double>(a.attention_key_block)) - 1.0 : 0.0;
   const double rescale_r = rescales * (a.transcendental_rel / (1.0 - a.transcendental_rel) + 2 * u * s_abs);
   const double et = a.transcendental_rel / (1.0 - a.transcendental_rel);  // |ln(1 ± ε_t)|
-  std::vector<double> w(n), big_r(n), psi(n), up(n);
+  HeadWeights hw;
+  hw.p_bar.resize(n), hw.big_r.resize(n), hw.psi.resize(n), hw.up.resize(n), hw.dev.resize(n);
+  std::vector<double>& w = hw.p_bar;
   double w_sum = 0;
   for (std::size_t j = 0; j < n; ++j) {
     w[j] = std::exp(smid[j] - m_max);
     w_sum += w[j];
-    big_r[j] = widen(srad[j] + g3 * (hi_max - smid[j] + srad[j]) + et +
-                         0x1p-53 * std::abs(smid[j] - m_max) + 0x1p-51 + 2 * e + fused + rescale_r,
-                     0x1p-48);
+    hw.big_r[j] = widen(srad[j] + g3 * (hi_max - smid[j] + srad[j]) + et +
+                            0x1p-53 * std::abs(smid[j] - m_max) + 0x1p-51 + 2 * e + fused + rescale_r,
+                        0x1p-48);
   }
   // §7.3 the normalisation: Z ≥ z_min for every admissible weight vector.
-  double down_sum = 0, psi_max = 0;
+  double down_sum = 0;
+  hw.psi_max = 0;
   for (std::size_t j = 0; j < n; ++j) {
     w[j] /= w_sum;  // P̄_j
-    psi[j] = widen(std::expm1(big_r[j]), 0x1p-50);
-    up[j] = widen(std::exp(big_r[j]), 0x1p-50);
-    psi_max = std::max(psi_max, psi[j]);
-    down_sum += w[j] * widen(-std::expm1(-big_r[j]), 0x1p-50);
+    hw.psi[j] = widen(std::expm1(hw.big_r[j]), 0x1p-50);
+    hw.up[j] = widen(std::exp(hw.big_r[j]), 0x1p-50);
+    hw.psi_max = std::max(hw.psi_max, hw.psi[j]);
+    down_sum += w[j] * widen(-std::expm1(-hw.big_r[j]), 0x1p-50);
   }
-  const double z_min = 1.0 - widen(down_sum, (nd + 16.0) * 0x1p-52);
+  hw.z_min = 1.0 - widen(down_sum, (nd + 16.0) * 0x1p-52);
   double psi_sum = 0;
-  for (std::size_t j = 0; j < n; ++j) psi_sum += w[j] * psi[j];
-  const double z_max = 1.0 + widen(psi_sum, (nd + 16.0) * 0x1p-52);
+  for (std::size_t j = 0; j < n; ++j) psi_sum += w[j] * hw.psi[j];
+  hw.z_max = 1.0 + widen(psi_sum, (nd + 16.0) * 0x1p-52);
   // |P_j − P̄_j| ≤ P̄_j·dev_j for every admissible normalised weight P_j (§7.3, second form).
-  std::vector<double> dev(n);
   for (std::size_t j = 0; j < n; ++j)
-    dev[j] = z_min > 0.0 ? widen(std::max(up[j] / z_min - 1.0, 1.0 - 1.0 / (up[j] * z_max)), 0x1p-48)
-                         : kInf;
-  const double gn = gamma(nd, u), gm = gamma(2 * nd + 2, kMidU);
+    hw.dev[j] = hw.z_min > 0.0 ? widen(std::max(hw.up[j] / hw.z_min - 1.0, 1.0 - 1.0 / (hw.up[j] * hw.z_max)), 0x1p-48)
+                               : kInf;
+  hw.dev_max = dev_max(hw.dev);
+  hw.gn = gamma(nd, u);
+  hw.gm = gamma(2 * nd + 2, kMidU);
   // The weights rounded before P·V (attention_weights_u) scale each term by 1 ± u_p: one more
   // factor on the kernel's relative error, eager (normalised P) or fused (e_j, then rcp(l)).
-  const double mu = (1.0 + a.transcendental_rel) * (1.0 + u) * (1.0 + a.attention_weights_u) *
-                        std::pow((1.0 + u) * (1.0 + u), rescales) / (1.0 - gn) - 1.0;
+  hw.mu = (1.0 + a.transcendental_rel) * (1.0 + u) * (1.0 + a.attention_weights_u) *
+              std::pow((1.0 + u) * (1.0 + u), rescales) / (1.0 - hw.gn) - 1.0;
+  return hw;
+}
+
+HeadColumn head_column(const HeadWeights& hw, const HeadCache& kv, std::int64_t c, const DecodeArithmetic& a,
+                       bool& overflow) {
+  const std::size_t n = hw.p_bar.size();
+  const double nd = static_cast<double>(n), e = eta(a);
+  const std::vector<double>& w = hw.p_bar;
+  double om = 0;
+  for (std::size_t j = 0; j < n; ++j) om += w[j] * kv.v_mid[j * kv.stride + c];
+  double sum_r = 0, sum_psi = 0, big_e = 0, sum_abs = 0, a_max = 0, r_max = 0, sum_dev = 0, sum_a = 0, spread = 0;
+  for (std::size_t j = 0; j < n; ++j) {
+    const double mv = kv.v_mid[j * kv.stride + c], rv = kv.v_rad[j * kv.stride + c];
+    const double av = std::abs(mv) + rv;
+    sum_a += av;
+    sum_r += w[j] * rv;
+    sum_psi += w[j] * hw.psi[j] * (std::abs(mv - om) + rv);
+    big_e += w[j] * hw.up[j] * av;
+    sum_abs += w[j] * std::abs(mv);
+    a_max = std::max(a_max, av);
+    r_max = std::max(r_max, rv);
+    sum_dev += w[j] * hw.dev[j] * std::abs(mv - om);
+    spread = std::max(spread, std::abs(mv - om) + rv);
+  }
+  // The kernel's acc = Σ e_j v_j with e_j = exp2(t_j − m) ≤ 1 + ε_t: every partial sum is at
+  // most (1 + ε_t)(1 + γ_n)Σ_j a_v,j; at max_finite it may overflow (§2, "Overflow").
+  if (!(widen(sum_a, (nd + 16.0) * 0x1p-52) * (1.0 + a.transcendental_rel) * (1.0 + hw.gn) < a.max_finite))
+    overflow = true;
+  HeadColumn col{om, kInf, kInf, kInf, kInf, hw.gm * sum_abs, r_max};
+  if (hw.z_min > 0.0) {
+    big_e = std::min(big_e / hw.z_min, a_max);  // Σ P̂_j|v̂_j| with Σ P̂_j = 1
+    // Two bounds on |Σ P_j v_j − ō| (§7.3); both hold, the smaller is used.
+    col.first = (sum_r + sum_psi + hw.psi_max * col.mid_err) / hw.z_min;
+    col.second = r_max + sum_dev + (1.0 + hw.dev_max) * col.mid_err;
+    col.hull = widen(spread, 0x1p-51);  // Σ P_j v̂_j lies between the smallest and largest v̂_j
+    col.kernel = hw.mu * big_e + hw.gn * (1.0 + hw.mu) * big_e + 4.0 * nd * e * (a_max + big_e);
+  }
+  return col;
+}
+
+double HeadColumn::radius(std::size_t slots) const {
+  if (std::isnan(mid)) return mid;
+  return widen(std::min({first, second, hull}) + kernel + mid_err, (2 * static_cast<double>(slots) + 16.0) * 0x1p-52) + 0x1p-1000;
+}
+
+void attention_head(const Ball& q, Eigen::Index qo, std::int64_t d, const HeadCache& kv,
+                    const DecodeArithmetic& a, Ball& out, Eigen::Index oo, bool& overflow) {
+  const HeadWeights hw = head_weights(q, qo, d, kv, a, overflow);
   for (std::int64_t c = 0; c < d; ++c) {
-    double om = 0;
-    for (std::size_t j = 0; j < n; ++j) om += w[j] * kv.v_mid[j * kv.stride + c];
-    double sum_r = 0, sum_psi = 0, big_e = 0, sum_abs = 0, a_max = 0, r_max = 0, sum_dev = 0, sum_a = 0;
-    for (std::size_t j = 0; j < n; ++j) {
-      const double mv = kv.v_mid[j * kv.stride + c], rv = kv.v_rad[j * kv.stride + c];
-      const double av = std::abs(mv) + rv;
-      sum_a += av;
-      sum_r += w[j] * rv;
-      sum_psi += w[j] * psi[j] * (std::abs(mv - om) + rv);
-      big_e += w[j] * up[j] * av;
-      sum_abs += w[j] * std::abs(mv);
-      a_max = std::max(a_max, av);
-      r_max = std::max(r_max, rv);
-      sum_dev += w[j] * dev[j] * std::abs(mv - om);
-    }
-    // The kernel's acc = Σ e_j v_j with e_j = exp2(t_j − m) ≤ 1 + ε_t: every partial sum is at
-    // most (1 + ε_t)(1 + γ_n)Σ_j a_v,j; at max_finite it may overflow (§2, "Overflow").
-    if (!(widen(sum_a, (nd + 16.0) * 0x1p-52) * (1.0 + a.transcendental_rel) * (1.0 + gn) < a.max_finite))
-      overflow = true;
-    double rad = kInf;
-    if (z_min > 0.0) {
-      big_e = std::min(big_e / z_min, a_max);  // Σ P̂_j|v̂_j| with Σ P̂_j = 1
-      const double mid_err = gm * sum_abs;
-      // Two bounds on |Σ P_j v_j − ō| (§7.3); both hold, the smaller is used.
-      const double first = (sum_r + sum_psi + psi_max * mid_err) / z_min;
-      const double second = r_max + sum_dev + (1.0 + dev_max(dev)) * mid_err;
-      const double ideal = std::min(first, second);
-      const double kernel = mu * big_e + gn * (1.0 + mu) * big_e + 4.0 * nd * e * (a_max + big_e);
-      rad = ideal + kernel + mid_err;
-    }
-    out.mid(oo + c) = om;
-    out.rad(oo + c) = widen(rad, (2 * nd + 16.0) * 0x1p-52) + 0x1p-1000;
-    if (std::isnan(om)) out.rad(oo + c) = om;
+    const HeadColumn col = head_column(hw, kv, c, a, overflow);
+    out.mid(oo + c) = col.mid;
+    out.rad(oo + c) = col.radius(hw.p_bar.size());
   }
 }
 

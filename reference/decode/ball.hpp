@@ -73,10 +73,30 @@ void rope(Ball& x, Eigen::Index offset, std::int64_t d, std::int64_t p,
 struct HeadCache {
   const double *k_mid, *k_rad, *v_mid, *v_rad;
   std::int64_t stride, slots;
-  // Optional [slots]: a bound on |(q − m_q)·m_k,j| for the head's query (affine forms give a
-  // tighter one than Σ r_q|m_k|, affine::score_errors); nullptr: Σ r_q|m_k| from the ball.
+  // Optional [slots]: a bound on |(q − m_q)·m_k,j| for the head's query, used in place of
+  // Σ r_q|m_k| from the ball (affine forms give a tighter one, docs/decode-bounds.md §16).
   const double* q_err = nullptr;
 };
+// §7.1–§7.3, the part every output element of the head shares: P̄_j (the normalised midpoint
+// weights), R_j (the log-weight radii), Ψ_j = e^{R_j} − 1, e^{R_j}, dev_j (|P_j − P̄_j| ≤ P̄_j dev_j),
+// Z_min/Z_max, and the kernel's μ, γ_n(u) and the midpoint's γ_{2n+2}(2^-53). [slots] each.
+struct HeadWeights {
+  std::vector<double> p_bar, big_r, psi, up, dev;
+  double z_min = 0, z_max = 0, psi_max = 0, dev_max = 0, mu = 0, gn = 0, gm = 0;
+};
+HeadWeights head_weights(const Ball& q, Eigen::Index q_offset, std::int64_t d, const HeadCache& kv,
+                         const DecodeArithmetic& a, bool& overflow);
+// §7.3 for output element c of the head: the midpoint ō, the three bounds on the ideal error
+// (values and weights: first, second, and the values' hull max_j |v̂_j − ō|), the kernel's P·V
+// error, the midpoint error and max_j r_v,j; +inf where Z_min ≤ 0. Sets `overflow` when the
+// kernel's accumulator may reach a.max_finite.
+struct HeadColumn {
+  double mid, first, second, hull, kernel, mid_err, r_max;
+  // min(first, second, hull) + kernel + mid_err, widened (§7.3); NaN where the midpoint is NaN.
+  double radius(std::size_t slots) const;
+};
+HeadColumn head_column(const HeadWeights& hw, const HeadCache& kv, std::int64_t c, const DecodeArithmetic& a,
+                       bool& overflow);
 void attention_head(const Ball& q, Eigen::Index q_offset, std::int64_t d, const HeadCache& kv,
                     const DecodeArithmetic& a, Ball& out, Eigen::Index out_offset, bool& overflow);
 // §8 x + y.

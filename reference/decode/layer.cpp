@@ -3,9 +3,26 @@
 namespace cdna::reference {
 namespace {
 
-// Balls have no symbols: §7.1's Σ r_q|m_k| (affine forms: affine::score_errors, found by ADL).
-std::vector<double> score_errors(const ball::Ball&, Eigen::Index, std::int64_t, const double*, std::int64_t, std::int64_t) {
-  return {};
+// Attention over the cache rows and o_proj (§7, §4; with affine forms §16): y = W_o·ô.
+ball::Ball attend(const ball::Ball& q, std::span<const ball::HeadCache> heads, std::int64_t d,
+                  std::span<const std::uint16_t> w_o, std::int64_t rows, const DecodeArithmetic& a, bool& overflow,
+                  Eigen::Index&) {
+  ball::Ball o{Eigen::VectorXd(q.size()), Eigen::VectorXd(q.size())};
+  for (std::size_t i = 0; i < heads.size(); ++i) {
+    const Eigen::Index off = static_cast<Eigen::Index>(i) * d;
+    ball::attention_head(q, off, d, heads[i], a, o, off, overflow);
+  }
+  ball::store(o, a.activations, a);
+  ball::check_range(o, a, overflow);
+  return ball::gemv(w_o, rows, o.size(), o, a, overflow);
+}
+
+affine::Affine attend(const affine::Affine& q, std::span<const ball::HeadCache> heads, std::int64_t d,
+                      std::span<const std::uint16_t> w_o, std::int64_t rows, const DecodeArithmetic& a,
+                      bool& overflow, Eigen::Index& symbols) {
+  affine::AttentionRemainder rem;
+  const affine::Affine o = affine::attention(q, d, heads, a, overflow, rem);
+  return affine::attention_projection(o, rem, heads, d, w_o, rows, a.activations, a, overflow, symbols);
 }
 
 }  // namespace
@@ -13,7 +30,6 @@ std::vector<double> score_errors(const ball::Ball&, Eigen::Index, std::int64_t, 
 template <class V>
 V layer_forward(const DecoderModel& model, std::int64_t l, std::int64_t p, const std::vector<double>& omega,
                 const DecodeArithmetic& a, const V& x, const KvSlot& kv, bool& overflow, Eigen::Index& symbols) {
-  using ball::Ball;
   const DecoderConfig& c = model.config;
   const std::int64_t h = c.hidden_size, d = c.head_dim, hq = c.num_attention_heads;
   const std::int64_t hkv = c.num_key_value_heads, in = c.intermediate_size;
@@ -32,21 +48,14 @@ V layer_forward(const DecoderModel& model, std::int64_t l, std::int64_t p, const
   store(k, a.kv_cache, a);
   store(v, a.kv_cache, a);
   for (const V* t : {&q, &k, &v}) check_range(*t, a, overflow);
-  const Ball qb = boxed(q);
+  make_symbols(q, symbols);  // its roundings reach the output through the scores (§16)
   const KvRows rows = kv(boxed(k), boxed(v), overflow);
-  Ball ob{Eigen::VectorXd(hq * d), Eigen::VectorXd(hq * d)};
+  std::vector<ball::HeadCache> heads;
   for (std::int64_t i = 0; i < hq; ++i) {
     const std::int64_t g = i / (hq / hkv), stride = hkv * d;
-    const std::vector<double> q_err = score_errors(q, i * d, d, rows.k_mid + g * d, stride, p + 1);
-    const ball::HeadCache hc{rows.k_mid + g * d, rows.k_rad + g * d, rows.v_mid + g * d, rows.v_rad + g * d,
-                             stride, p + 1, q_err.empty() ? nullptr : q_err.data()};
-    ball::attention_head(qb, i * d, d, hc, a, ob, i * d, overflow);
+    heads.push_back({rows.k_mid + g * d, rows.k_rad + g * d, rows.v_mid + g * d, rows.v_rad + g * d, stride, p + 1});
   }
-  V o;
-  convert(ob, o);
-  store(o, a.activations, a);
-  make_symbols(o, symbols);
-  V y = gemv(w.o_proj, h, hq * d, o, a, overflow);
+  V y = attend(q, heads, d, w.o_proj, h, a, overflow, symbols);
   store(y, a.activations, a);
   V xm = add(x, y, a);
   store(xm, a.activations, a);
@@ -65,7 +74,7 @@ V layer_forward(const DecoderModel& model, std::int64_t l, std::int64_t p, const
   store(y, a.activations, a);
   V out = add(xm, y, a);
   store(out, a.activations, a);
-  for (const V* t : {&out, &o, &act}) check_range(*t, a, overflow);
+  for (const V* t : {&out, &act}) check_range(*t, a, overflow);
   return out;
 }
 
