@@ -27,9 +27,13 @@ AttentionCodeObject load_attention_code_object(const std::filesystem::path& path
   return c;
 }
 
-std::string unchecked_mode_notice(std::string_view path, std::string_view declared_mode) {
+std::string unchecked_mode_notice(std::string_view path, std::string_view declared_mode, std::string_view kernel) {
+  const std::string who = kernel == "aiter-pa"
+                              ? " is the aiter-pa adapter's declaration (AITER PA's fp32-to-bf16 conversions round ties "
+                                "away, read from the disassembly: docs/peer-kernels.md) and is not checked per file"
+                              : " is the user's declaration and is not checked";
   return "code object '" + std::string(path) + "' records no bf16 rounding mode (no symbol " +
-         device::kRoundingSymbol + "): " + std::string(declared_mode) + " is the user's declaration and is not checked";
+         device::kRoundingSymbol + "): " + std::string(declared_mode) + who;
 }
 
 }  // namespace cdna::adapters

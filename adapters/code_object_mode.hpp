@@ -30,7 +30,8 @@ AttentionCodeObject load_attention_code_object(const std::filesystem::path& path
                                                std::span<const char* const> kernels);
 
 // One line for a code object at `path` that records no mode: `declared_mode` ("RTZ") is the
-// user's declaration and is not checked.
-std::string unchecked_mode_notice(std::string_view path, std::string_view declared_mode);
+// user's declaration and is not checked; for `kernel` aiter-pa, the adapter's (the only mode its
+// kernels' conversions have, docs/peer-kernels.md), not checked per file.
+std::string unchecked_mode_notice(std::string_view path, std::string_view declared_mode, std::string_view kernel = "");
 
 }  // namespace cdna::adapters

@@ -4,6 +4,7 @@
 #include <stdexcept>
 
 #include "adapters/aiter_fmha_v3.hpp"
+#include "adapters/aiter_pa.hpp"
 #include "adapters/attention_fwd.hpp"
 #include "adapters/moonmath.hpp"
 
@@ -76,11 +77,12 @@ device::AttentionOutput KernelAdapter::run(device::Executor& executor, const ref
   return launch(executor, problem, mode);
 }
 
-std::vector<std::string> adapter_names() { return {"attention-fwd", "aiter-fmha-v3", "moonmath"}; }
+std::vector<std::string> adapter_names() { return {"attention-fwd", "aiter-fmha-v3", "aiter-pa", "moonmath"}; }
 
 std::unique_ptr<KernelAdapter> make_adapter(std::string_view name) {
   if (name == "attention-fwd") return std::make_unique<AttentionFwdAdapter>();
   if (name == "aiter-fmha-v3") return std::make_unique<AiterFmhaV3Adapter>();
+  if (name == "aiter-pa") return std::make_unique<AiterPaAdapter>();
   if (name == "moonmath") return std::make_unique<MoonmathAdapter>();
   throw std::invalid_argument("unknown kernel '" + std::string(name) + "'; expected one of: " +
                               join(adapter_names(), [](const std::string& n) { return n; }));

@@ -22,6 +22,12 @@ const simulator::ArgInfo& KernelArgs::field(const std::string& name, bool buffer
                            "'; its metadata does not match the layout this adapter expects");
 }
 
+bool KernelArgs::declares(const std::string& name) const {
+  for (const auto& a : kernel_.args)
+    if (!a.is_hidden() && a.name == name) return true;
+  return false;
+}
+
 KernelArgs& KernelArgs::input(const std::string& name, std::span<const std::byte> bytes) {
   field(name, true, 8);
   set_[name] = device::KernelArg::input(bytes);

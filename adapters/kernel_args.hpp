@@ -31,6 +31,9 @@ class KernelArgs {
   KernelArgs& i32(const std::string& name, std::int32_t v);
   KernelArgs& f32(const std::string& name, float v);
 
+  // Whether the kernel declares a field `name` (fields that some variants of a kernel lack).
+  bool declares(const std::string& name) const;
+
   // The arguments in declaration order. Throws std::runtime_error naming every field not set.
   std::vector<device::KernelArg> build() const;
 

@@ -20,6 +20,7 @@
 #include "golden/digest.hpp"
 #include "reference/attention/profiles.hpp"
 #include "reference/attention/sampled_compare.hpp"
+#include "audit/cases/feature_cases.hpp"  // paged_decode_tile_cases
 #include "audit/cases/production_cases.hpp"
 #include "adapters/code_object_mode.hpp"
 #include "audit/run/case_jobs.hpp"
@@ -238,6 +239,10 @@ AuditResult run_audit(const AuditOptions& options, const std::vector<AuditWorker
     auto t = tile_cases();
     cases.insert(cases.end(), std::make_move_iterator(t.begin()), std::make_move_iterator(t.end()));
   }
+  if (options.paged && !options.tiles) {
+    auto p = paged_decode_tile_cases();
+    cases.insert(cases.end(), std::make_move_iterator(p.begin()), std::make_move_iterator(p.end()));
+  }
   if (options.production) {
     auto p = production_cases(options.kernel);
     cases.insert(cases.end(), std::make_move_iterator(p.begin()), std::make_move_iterator(p.end()));
@@ -307,9 +312,11 @@ AuditResult run_audit(const AuditOptions& options, const std::vector<AuditWorker
 
 void select_case_set(AuditOptions& options, const std::string& set) {
   const bool peer = options.kernel != "attention-fwd";
-  options.matrix = set == "all" || set == "default" || set == "matrix";
-  options.handed = set == "all" || set == "default" || set == "handed";
-  options.tiles = set == "all" || set == "tiles" || (set == "default" && peer);
+  const bool paged_only = options.kernel == "aiter-pa" && set == "default";
+  options.matrix = !paged_only && (set == "all" || set == "default" || set == "matrix");
+  options.handed = !paged_only && (set == "all" || set == "default" || set == "handed");
+  options.tiles = !paged_only && (set == "all" || set == "tiles" || (set == "default" && peer));
+  options.paged = paged_only || set == "paged";
   options.production = set == "production";
 }
 

@@ -26,6 +26,7 @@ struct AuditOptions {
   bool matrix = true;       // run the default matrix
   bool handed = true;       // run C01–C14
   bool tiles = true;        // run the shapes around the peers' query tiles (tile_cases)
+  bool paged = false;       // run the paged decode batches (paged_decode_tile_cases) when `tiles` does not
   bool production = false;  // run the kernel's production cases (audit/cases/production_cases.hpp), sampled
   // The kernel audited: an adapter name (adapters/kernel_adapter.hpp, adapter_names()).
   std::string kernel = "attention-fwd";
@@ -43,10 +44,12 @@ struct AuditOptions {
   unsigned oracle_threads = 0;
 };
 
-// The attention cases of `audit --set SET` (default, all, matrix, handed, tiles, production,
-// decode) for options.kernel: "default" is the matrix and the handed cases, and for a peer kernel
-// the shapes around its query tiles (ours has its own tiles of 16-64 rows, covered by the
-// matrix; "all" adds them for any kernel); "decode" selects no attention case.
+// The attention cases of `audit --set SET` (default, all, matrix, handed, tiles, paged,
+// production, decode) for options.kernel: "default" is the matrix and the handed cases, and for a
+// peer kernel the shapes around its query tiles (ours has its own tiles of 16-64 rows, covered by
+// the matrix; "all" adds them for any kernel); for aiter-pa, whose kernels take paged decode
+// problems only, "default" is "paged": the paged decode batches alone (tiles includes them);
+// "decode" selects no attention case.
 void select_case_set(AuditOptions& options, const std::string& set);
 // Whether `--set SET` runs the decode cases (audit/decode/decode_audit.hpp): they audit our
 // monokernel, with our attention kernel's default and full sets, or alone (--set decode).

@@ -54,6 +54,11 @@ inline constexpr const char* kNotePrefix = "note.";
 struct KernelOutput {
   std::vector<std::uint16_t> o;
   std::vector<float> lse;  // empty for a kernel without an LSE output (no lse_kernel tensor)
+  // The LSE to judge: nullopt for a kernel without one (judge_candidate then judges O only).
+  std::optional<std::span<const float>> judged_lse() const {
+    if (lse.empty()) return std::nullopt;
+    return std::span<const float>(lse);
+  }
 };
 
 // "O rows first..last (every batch and head) equal V row `key` bit for bit": a fact of the

@@ -8,6 +8,7 @@
 #include <regex>
 
 #include "adapters/code_object_mode.hpp"
+#include "adapters/kernel_adapter.hpp"
 #include "audit/audit.hpp"
 #include "audit/report/audit_junit.hpp"
 #include "tools/audit_workers.hpp"
@@ -29,7 +30,9 @@ using namespace cdna::audit;  // the engine (audit/README.md)
 const char* const kKernelOptionHelp =
     "Kernel to audit, through its adapter (docs/peer-kernels.md): attention-fwd (ours, "
                                   "the build's code objects), aiter-fmha-v3 (AMD AITER FMHA v3 code objects, default "
-                                  "../shared/peers/aiter-fmha-v3-gfx942), moonmath (MoonMath's kernels built from "
+                                  "../shared/peers/aiter-fmha-v3-gfx942), aiter-pa (AMD AITER paged attention for "
+                                  "decode, bf16 KV cache, RTNA; code objects and pa_asm.csv, default "
+                                  "../shared/peers/aiter-decode-gfx942), moonmath (MoonMath's kernels built from "
                                   "../shared/peers/moonmath-attention)";
 
 AuditCommand::AuditCommand(CLI::App& app) {
@@ -37,26 +40,29 @@ AuditCommand::AuditCommand(CLI::App& app) {
       "audit",
       "Run the default matrix and the handed cases C01-C14 and the feature cases W01-F02 (and, for a peer --kernel, the shapes around its tiles) "
       "on the available executor (a gfx942 device through the HIP runtime, else the CDNA3 simulator) with any kernel "
-      "adapter (--kernel: ours, aiter-fmha-v3, moonmath), compare O and LSE with the exact MPFR oracle "
+      "adapter (--kernel: ours, aiter-fmha-v3, aiter-pa, moonmath), compare O and LSE with the exact MPFR oracle "
       "(docs/pass-rule.md), print a table and the kill matrix of the mutation testing (docs/mutation-testing.md), write report.json, report.md and report.html. Exit 0 "
       "(outcome PASS) if at least one kernel output was judged and no case failed, 1 (FAIL) if a case failed, 2 on "
       "bad input or when nothing was judged (NOTHING JUDGED: no case matched, or every matched case was rejected).");
   cmd_->add_option("--out", out_dir_, "Directory for report.json, report.md and report.html")->capture_default_str();
-  cmd_->add_option("--modes", modes_, "bf16 rounding modes to audit: rtne, rtna, rtz")
-      ->delimiter(',')
-      ->capture_default_str();
+  modes_option_ = cmd_->add_option("--modes", modes_,
+                                   "bf16 rounding modes to audit: rtne, rtna, rtz (default: every mode the --kernel is "
+                                   "built in; all three but for aiter-pa, RTNA only)")
+                      ->delimiter(',');
   cmd_->add_option("--cases", cases_, "Only cases whose id contains a match of this regular expression (a search, not anchored: 'C0[1-4]' also selects SC01; '^C0[1-4]$' exactly C01-C04)");
   cmd_->add_option("--set", set_,
-                    "Which cases: default (matrix + handed, + tiles for a peer kernel), all (matrix + handed + tiles), "
+                    "Which cases: default (matrix + handed, + tiles for a peer kernel; paged for aiter-pa), paged (the paged decode "
+                    "batches only: page 16, GQA 4/8/16, a long context, 2-5 query rows per sequence, an empty sequence, NaN in "
+                    "unused slots), all (matrix + handed + tiles), "
                     "matrix (model layouts), handed (C01-C14, the crafted R cases, the feature cases W01, W02, P01, SC01, SK01, DV01, F01, F02), tiles (Sq, Sk in {1, 255, 256, "
-                    "257, 384, 385, 1000} around the peer kernels' 256- and 384-row query tiles, GQA at three, and varlen batches packed and with padded starts), decode (only the "
+                    "257, 384, 385, 1000} around the peer kernels' 256- and 384-row query tiles, GQA at three, varlen batches packed and with padded starts, and paged decode batches around AITER PA's 16-slot pages and GQA 4/8/16), decode (only the "
                     "decode monokernel's cases D01-D05 and D07, and its kill matrix; default adds them for our kernel, all "
                     "adds D06, one layer at Llama-3.2-1B's shapes; docs/decode-semantics.md), production (the "
                     "benchmark shapes, in no other set: B1 H8/8 Sq=Sk=4096 D128 for a peer --kernel, B1 H1 Sq 1024 "
                     "Sk 33000 D128 for ours; judged on 64 seeded query rows per head against the MPFR oracle, the "
                     "other rows checked finite, and each row says so; minutes per mode on the simulator; "
                     "docs/pass-rule.md \"Production cases\")")
-      ->check(CLI::IsMember({"default", "all", "matrix", "handed", "tiles", "decode", "production"}))
+      ->check(CLI::IsMember({"default", "all", "matrix", "handed", "tiles", "paged", "decode", "production"}))
       ->capture_default_str();
   cmd_->add_option("--executor", executor_, "auto (HIP device if present, else simulator), simulator, hip")
       ->check(CLI::IsMember({"auto", "simulator", "hip"}))
@@ -111,7 +117,7 @@ int AuditCommand::run_checked() {
   options.shard = shard;
   options.kernel = kernel;
   options.profile = profile_;
-  options.modes = parse_modes(modes_);
+  options.modes = modes_option_->count() > 0 ? parse_modes(modes_) : adapters::make_adapter(kernel)->features().modes;
   options.case_filter = cases;
   if (set == "decode" && kernel != "attention-fwd")
     throw CLI::ValidationError("--set", "decode audits our decode monokernel; --kernel " + kernel +
@@ -221,7 +227,7 @@ int AuditCommand::run_checked() {
     result.executor_settings.emplace_back("lds_races_reported",
                                           std::to_string(print_lds_races(std::cerr, all_lds_races(workers, chosen))));
   for (const auto& c : result.code_objects)
-    if (!c.mode_recorded) std::cerr << "cdna-verify: note: " << adapters::unchecked_mode_notice(c.path, c.mode) << "\n";
+    if (!c.mode_recorded) std::cerr << "cdna-verify: note: " << adapters::unchecked_mode_notice(c.path, c.mode, result.kernel) << "\n";
   if (set != "decode") std::cout << summary_table(result);
   else std::cout << outcome_line(result) << "\n";
   if (chosen.sim) std::cout << hazard_lines(audit_hazards);

@@ -28,6 +28,7 @@ class AuditCommand {
 
  private:
   CLI::App* cmd_ = nullptr;
+  CLI::Option* modes_option_ = nullptr;  // not given: the modes the kernel is built in
   std::string out_dir_ = "report";
   std::vector<std::string> modes_{"rtne", "rtna", "rtz"};
   std::string cases_, set_ = "default", executor_ = "auto";

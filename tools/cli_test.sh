@@ -45,7 +45,7 @@ expect kernel-not-found 2 "kernel 'attn_fwd_d64' not found" -- "${audit[@]}" --c
 expect bad-mode 2 "rounding mode 'rtx'" -- audit --executor simulator --modes rtx --out "$tmp/report"
 expect bad-override 2 "MODE=PATH" -- audit --executor simulator --code-object xyz=foo --out "$tmp/report"
 expect missing-code-object 2 "cannot read code object 'foo'" -- audit --executor simulator --code-object foo --out "$tmp/report"
-expect unknown-kernel 2 "unknown kernel 'flash'; expected one of: attention-fwd, aiter-fmha-v3, moonmath" -- \
+expect unknown-kernel 2 "unknown kernel 'flash'; expected one of: attention-fwd, aiter-fmha-v3, aiter-pa, moonmath" -- \
   run --executor simulator --kernel flash --shape 1,4,4,1,1,64
 # A code object for a mode --modes does not audit would be silently replaced by nothing.
 expect override-mode-not-audited 2 "names mode RTZ, which --modes does not run" -- \

@@ -24,7 +24,7 @@ using namespace cdna::audit;  // the engine (audit/README.md)
 CompareCommand::CompareCommand(CLI::App& app) {
   cmd_ = app.add_subcommand(
       "compare",
-      "Run kernels A and B (adapter names: attention-fwd, aiter-fmha-v3, moonmath) on the audit's cases and the "
+      "Run kernels A and B (adapter names: attention-fwd, aiter-fmha-v3, aiter-pa, moonmath) on the audit's cases and the "
       "special-value cases S01-S05 (NaN and inf inputs) and the tile shapes (--set) that both take, in each of --modes, and compare their outputs element by element: the histogram of |A - B| in bf16 ULPs "
       "(distance in representable values) over O elements finite in both, NaN/inf positions and bit patterns, and "
       "each kernel's determinism (two runs, and on the simulator a third under a random wave schedule). Checks the "

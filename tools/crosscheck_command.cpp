@@ -56,7 +56,7 @@ CrosscheckCommand::CrosscheckCommand(CLI::App& app) {
       ->capture_default_str();
   cmd_->add_option("--cases", cases_, "Only golden files whose name contains a match of this regular expression (a search, not anchored: '^C0[1-4]\\.' for C01-C04)");
   cmd_->add_option("--kernel", kernels_,
-                   "Kernels to run, comma-separated: attention-fwd (ours), aiter-fmha-v3, moonmath (default: all; a "
+                   "Kernels to run, comma-separated: attention-fwd (ours), aiter-fmha-v3, aiter-pa, moonmath (default: all; a "
                    "peer whose code objects are absent is skipped with one line)")
       ->delimiter(',')
       ->check(CLI::IsMember(adapters::adapter_names()));

@@ -73,7 +73,7 @@ GoldenCommand::GoldenCommand(CLI::App& app) {
   gen_->add_option("--modes", modes_, "bf16 rounding modes: rtne, rtna, rtz")->delimiter(',')->capture_default_str();
   gen_->add_option("--kernel", gen_kernel_,
                    "Kernel whose output goes into o_kernel, through its adapter: attention-fwd (ours), aiter-fmha-v3, "
-                   "moonmath (docs/peer-kernels.md)")
+                   "aiter-pa, moonmath (docs/peer-kernels.md)")
       ->capture_default_str();
   gen_->add_option("--code-object", gen_code_object_,
                    "The kernel's code objects: a directory or one file (default: the adapter's own)");

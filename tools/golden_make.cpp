@@ -26,6 +26,7 @@
 #include "tools/cli_modes.hpp"
 #include "audit/golden/golden_cases.hpp"
 #include "tools/golden_command.hpp"
+#include "adapters/kernel_adapter.hpp"
 #include "audit/golden/golden_kernel.hpp"
 
 namespace cdna::tools {
@@ -543,8 +544,16 @@ void add_golden_make_options(CLI::App& cmd, GoldenMakeOptions& o) {
       ->required();
   cmd.add_option("--case-id", o.case_id, "The file's case_id (default: the input file's name without extension)");
   cmd.add_option("--description", o.description, "One line on the problem (default: names the inputs)");
+  cmd.add_option("--kernel", o.kernel,
+                 "Kernel whose output goes into o_kernel, through its adapter: attention-fwd (ours), aiter-fmha-v3, "
+                 "aiter-pa (paged decode inputs: --page-size, --block-table, --seqused-k, --cu-seqlens-q), moonmath "
+                 "(docs/peer-kernels.md)")
+      ->check(CLI::IsMember(adapters::adapter_names()))
+      ->capture_default_str();
+  cmd.add_option("--code-object", o.code_object,
+                 "The kernel's code objects: a directory or one file (default: the adapter's own)");
   cmd.add_option("--executor", o.executor,
-                 "Executor of our kernel for o_kernel: simulator, hip, auto, or none (no o_kernel)")
+                 "Executor of the kernel for o_kernel: simulator, hip, auto, or none (no o_kernel)")
       ->check(CLI::IsMember({"simulator", "hip", "auto", "none"}))
       ->capture_default_str();
   cmd.add_option("--note", o.notes, "Free provenance KEY=VALUE, stored as metadata 'note.KEY' (repeatable)");
@@ -598,7 +607,7 @@ int run_golden_make(const GoldenMakeOptions& o) {
   const Made m = read_inputs(o);
   const std::string id = o.case_id.empty() ? m.default_id : o.case_id;
   auto executor = make_executor(o.executor);
-  CodeObjects code;
+  CodeObjects code(o.kernel, o.code_object);
   std::vector<std::pair<fs::path, golden::GoldenFile>> files;
   for (numerics::Rounding mode : modes) {
     golden::GoldenFile g;
@@ -639,7 +648,7 @@ int run_golden_make(const GoldenMakeOptions& o) {
     } else {
       // Our kernel's verdict on the user's problem: a failure is a finding about our kernel (and
       // `golden verify` of the file fails until it is fixed), not about the file.
-      const auto v = golden::judge_candidate(g, g.kernel->o, std::span<const float>(g.kernel->lse));
+      const auto v = golden::judge_candidate(g, g.kernel->o, g.kernel->judged_lse());
       kernel = v.pass()             ? "  (o_kernel passes)"
                : v.nothing_judged() ? "  (o_kernel: " + v.first_failure() + ")"
                                     : "  (o_kernel FAILS the pass rule: " + v.first_failure() + ")";

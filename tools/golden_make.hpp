@@ -38,6 +38,8 @@ struct GoldenMakeOptions {
   std::string out;                  // FILE.safetensors (one mode) or a directory
   std::string case_id, description;
   std::string executor = "simulator";
+  std::string kernel = "attention-fwd";  // whose output goes into o_kernel (an adapter name)
+  std::string code_object;               // its code objects ("" = the adapter's own)
   std::vector<std::string> notes;   // KEY=VALUE -> metadata "note.KEY"
   // Extended definition (format v3); "" = from the input's metadata or tensors, else absent.
   std::string window;               // "L,R" (-1 = unbounded side)

@@ -103,6 +103,7 @@ std::vector<AuditCase> tile_cases() {
       seed += 10;
     }
   for (AuditCase& c : varlen_tile_cases()) cases.push_back(std::move(c));
+  for (AuditCase& c : paged_decode_tile_cases()) cases.push_back(std::move(c));
   return cases;
 }
 

@@ -69,7 +69,8 @@ std::vector<AuditCase> default_matrix();
 
 // Shapes around the peer kernels' query tiles: Sq, Sk ∈ {1, 255, 256, 257, 384, 385, 1000}
 // (B 1, heads 1/1, D 128), no mask and causal bottom-right; B 2, heads 8/2 at three of them; and
-// the varlen problems of varlen_tile_cases (feature_cases.hpp).
+// the varlen problems of varlen_tile_cases and the paged decode batches of
+// paged_decode_tile_cases (feature_cases.hpp).
 std::vector<AuditCase> tile_cases();
 
 // C01–C14 (C02 and C13 as two problems each; C05 and C11 varlen), then the crafted rounding

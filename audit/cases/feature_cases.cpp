@@ -8,6 +8,7 @@
 #include "numerics/bf16.hpp"
 #include "numerics/fp8.hpp"
 #include "reference/attention/inputs.hpp"
+#include "reference/attention/varlen_inputs.hpp"
 
 namespace cdna::audit {
 namespace {
@@ -376,6 +377,23 @@ std::function<std::string(const CaseOutput&)> owned_rows_no_nan(const VarlenProb
 
 }  // namespace
 
+namespace {
+
+// A tile case of varlen problem `v`: judged by the pass rule and the fact "no NaN in the rows the
+// sequences own"; `problem` is its largest sequence, for the reports.
+AuditCase varlen_tile_case(std::string id, std::string description, std::uint64_t seed, VarlenProblem v) {
+  AuditCase c;
+  c.id = std::move(id);
+  c.description = std::move(description);
+  c.seed = seed;
+  c.problem = reference::largest_sequence(v);
+  c.exact_facts = owned_rows_no_nan(v);
+  c.varlen = std::move(v);
+  return c;
+}
+
+}  // namespace
+
 std::vector<AuditCase> varlen_tile_cases() {
   std::vector<AuditCase> cases;
   std::uint64_t seed = 7000;
@@ -395,20 +413,70 @@ std::vector<AuditCase> varlen_tile_cases() {
     for (Mask mask : {Mask::None, Mask::CausalBottomRight}) {
       VarlenProblem v = varlen_tiles(sp.heads, mask, sp.lengths, sp.gap, seed);
       seed += 10;
-      AuditCase c;
-      c.id = std::string(sp.id) + (mask == Mask::None ? "" : "/causal");
       std::ostringstream what;
       what << "varlen B " << sp.lengths.size() << ", heads " << sp.heads.heads_q << "/" << sp.heads.heads_kv
            << " D 128, (Sq_b, Sk_b) =";
       for (auto [sq, sk] : sp.lengths) what << " (" << sq << ", " << sk << ")";
       what << (sp.gap > 0 ? ", padded starts (NaN between sequences)" : ", packed") << ", " << reference::to_string(mask);
-      c.description = what.str();
-      c.seed = seed;
-      c.problem = reference::largest_sequence(v);
-      c.exact_facts = owned_rows_no_nan(v);
-      c.varlen = std::move(v);
-      cases.push_back(std::move(c));
+      cases.push_back(varlen_tile_case(std::string(sp.id) + (mask == Mask::None ? "" : "/causal"), what.str(), seed,
+                                       std::move(v)));
     }
+  return cases;
+}
+
+namespace {
+
+// A paged decode batch (reference/attention/varlen_inputs.hpp): sequence b has `q_rows` query
+// rows and lengths[b] keys in pages of `page_size` slots of a shuffled block table, two spare
+// pages; unused slots and pages hold `unused`.
+VarlenProblem paged_decode(AttentionShape heads, Mask mask, const std::vector<std::int32_t>& lengths,
+                           std::int32_t q_rows, std::int32_t page_size, std::uint64_t seed, std::uint16_t unused) {
+  const std::vector<std::int32_t> rows(lengths.size(), q_rows);
+  return reference::paged_from_packed(reference::packed_varlen(heads, mask, rows, lengths, seed), page_size, 2, seed,
+                                      unused);
+}
+
+}  // namespace
+
+std::vector<AuditCase> paged_decode_tile_cases() {
+  struct Spec {
+    const char* id;
+    AttentionShape heads;
+    std::vector<std::int32_t> lengths;
+    std::int32_t q_rows;
+    const char* what;
+    std::uint16_t unused = 0;  // +0 in unused slots and pages: what a serving engine's cache holds
+  };
+  // Around AITER PA's 16-slot pages and its GQA groups of 8 and 16 query heads per KV head
+  // (pa_asm.csv Gqa, blkSz; a ratio of 4 runs on the Gqa 8 kernel), one query row per sequence;
+  // a long context; 2, 4 and 5 rows per sequence under the causal mask (multi-token prediction;
+  // AITER's op_tests/test_pa_mtp.py runs 1-4); a sequence with no key;
+  // NaN in the slots and pages no sequence uses, which the definition never reads.
+  const Spec specs[] = {
+      {"tiles-paged-decode/gqa8", {4, 0, 0, 8, 1, 128}, {1, 16, 17, 300}, 1, "GQA 8"},
+      {"tiles-paged-decode/gqa16", {3, 0, 0, 32, 2, 128}, {15, 256, 513}, 1, "GQA 16"},
+      {"tiles-paged-decode/gqa4", {2, 0, 0, 16, 4, 128}, {33, 1000}, 1, "GQA 4"},
+      {"tiles-paged-decode/long", {1, 0, 0, 16, 1, 128}, {8193}, 1, "GQA 16"},
+      {"tiles-paged-decode/mtp2", {3, 0, 0, 8, 1, 128}, {2, 40, 300}, 2, "GQA 8, 2 query rows per sequence"},
+      {"tiles-paged-decode/mtp4", {2, 0, 0, 16, 4, 128}, {40, 7}, 4, "GQA 4, 4 query rows per sequence"},
+      {"tiles-paged-decode/mtp5", {1, 0, 0, 1, 1, 128}, {5}, 5, "heads 1/1, 5 query rows per sequence"},
+      {"tiles-paged-decode/empty", {2, 0, 0, 8, 1, 128}, {0, 5}, 1, "GQA 8, sequence 0 has no key (O = 0)"},
+      {"tiles-paged-decode/nan-slots", {2, 0, 0, 8, 1, 128}, {17, 16}, 1, "GQA 8, NaN in unused slots and pages",
+       kNan},
+  };
+  std::vector<AuditCase> cases;
+  std::uint64_t seed = 7100;
+  for (const Spec& sp : specs) {
+    const Mask mask = sp.q_rows > 1 ? Mask::CausalBottomRight : Mask::None;
+    VarlenProblem v = paged_decode(sp.heads, mask, sp.lengths, sp.q_rows, 16, seed, sp.unused);
+    std::ostringstream what;
+    what << "paged decode, page 16, shuffled block table: B " << sp.lengths.size() << ", heads "
+         << sp.heads.heads_q << "/" << sp.heads.heads_kv << " D 128 (" << sp.what << "), used lengths";
+    for (int n : sp.lengths) what << " " << n;
+    what << ", " << reference::to_string(mask);
+    cases.push_back(varlen_tile_case(sp.id, what.str(), seed, std::move(v)));
+    seed += 10;
+  }
   return cases;
 }
 

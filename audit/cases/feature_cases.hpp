@@ -19,6 +19,20 @@ std::vector<AuditCase> varlen_handed_cases();
 // Exact fact: no NaN in the rows the sequences own.
 std::vector<AuditCase> varlen_tile_cases();
 
+// Paged decode batches around AITER paged attention's 16-slot pages and GQA groups (D 128, page
+// 16, a shuffled block table with two spare pages, +0 in unused slots and pages unless said):
+//  tiles-paged-decode/gqa8   B 4, heads 8/1, used lengths 1, 16, 17, 300;
+//  tiles-paged-decode/gqa16  B 3, heads 32/2, 15, 256, 513;
+//  tiles-paged-decode/gqa4   B 2, heads 16/4, 33, 1000;
+//  tiles-paged-decode/long   B 1, heads 16/1, 8193;
+//  tiles-paged-decode/mtp2   B 3, heads 8/1, 2 query rows per sequence, causal, 2, 40, 300;
+//  tiles-paged-decode/mtp4   B 2, heads 16/4, 4 query rows per sequence, causal, 40, 7;
+//  tiles-paged-decode/mtp5   B 1, heads 1/1, 5 query rows per sequence, causal, 5;
+//  tiles-paged-decode/empty  B 2, heads 8/1, 0 and 5 (sequence 0 sees no key: O = 0);
+//  tiles-paged-decode/nan-slots  B 2, heads 8/1, 17 and 16, NaN in unused slots and pages.
+// Exact fact: no NaN in the rows the sequences own.
+std::vector<AuditCase> paged_decode_tile_cases();
+
 // One case per feature, in this order:
 //  W01  window (0, 0), Sq 16 < Sk 40: row i sees only key i + 24 (its diagonal): O = V of it.
 //  W02  window (3, 2) with causal, both alignments (-bottom-right, -top-left), Sq 12 > Sk 8,

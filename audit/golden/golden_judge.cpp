@@ -44,7 +44,7 @@ GoldenVerification verify_golden_file(const golden::GoldenFile& g, unsigned thre
   std::string& kernel_note = r.kernel_note;
   problem = golden::verify_reference_values(g, threads);
   if (problem.empty() && g.kernel) {
-    const golden::CandidateVerdict v = golden::judge_candidate(g, g.kernel->o, std::span<const float>(g.kernel->lse));
+    const golden::CandidateVerdict v = golden::judge_candidate(g, g.kernel->o, g.kernel->judged_lse());
     if (v.nothing_judged()) {
       // The file's values are verified; its o_kernel is beyond the declared arithmetic's range.
       kernel_note = ", o_kernel not judged (" + v.first_failure() + ")";

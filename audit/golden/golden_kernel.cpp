@@ -49,8 +49,12 @@ std::optional<std::string> golden_kernel_reason(const golden::GoldenFile& g, Cod
   adapters::KernelAdapter& kernel = code.get(g.mode);
   if (g.layout.name != "bshd") return "the golden tools run kernels in layout bshd only (this file: " + g.layout.name + ")";
   if (g.varlen) {
-    if (kernel.name() != "attention-fwd" || !code.source().empty())
-      return "the golden tools run varlen files on our kernel from the build's code objects only";
+    if (kernel.name() != "attention-fwd") {  // a peer's varlen launch (AITER's group mode, paged attention)
+      if (auto feature = reference::extended_feature(g.varlen->base))
+        return "the golden tools run peer kernels on the base definition only (this problem has " + *feature + ")";
+      return kernel.varlen_unsupported_reason(*g.varlen, g.mode);
+    }
+    if (!code.source().empty()) return "the golden tools run varlen files on our kernel from the build's code objects only";
     return device::attention_unsupported_reason(*g.varlen);
   }
   if (auto feature = reference::extended_feature(g.problem); feature && kernel.name() != "attention-fwd")
@@ -60,6 +64,7 @@ std::optional<std::string> golden_kernel_reason(const golden::GoldenFile& g, Cod
 
 device::AttentionOutput run_golden_kernel(const golden::GoldenFile& g, device::Executor& executor, CodeObjects& code) {
   if (!g.varlen) return code.get(g.mode).run(executor, g.problem, g.mode);
+  if (code.get(g.mode).name() != "attention-fwd") return code.get(g.mode).run_varlen(executor, *g.varlen, g.mode);
   const std::vector<std::byte> bytes = device::read_file(device::attention_code_object(g.mode), "attention code object");
   return device::run_attention_varlen(executor, bytes, *g.varlen);
 }

@@ -45,14 +45,16 @@ class CodeObjects {
 };
 
 // Why the golden tools do not run code's kernel on g, or nullopt: layouts other than bshd (the
-// adapters take contiguous problems); varlen files for any kernel but ours from the build's code
-// objects (device::run_attention_varlen), and for ours whatever
-// device::attention_unsupported_reason says; peer kernels on extended features; else the
-// adapter's unsupported_reason. Loads the mode's code object (CodeObjects::get).
+// adapters take contiguous problems); varlen files: ours only from the build's code objects
+// (device::run_attention_varlen), then whatever device::attention_unsupported_reason says, a
+// peer through its adapter's varlen launch (varlen_unsupported_reason: AITER's group mode, AITER
+// paged attention); peer kernels on extended features; else the adapter's unsupported_reason.
+// Loads the mode's code object (CodeObjects::get).
 std::optional<std::string> golden_kernel_reason(const golden::GoldenFile& g, CodeObjects& code);
 
 // Runs code's kernel on g (call only when golden_kernel_reason gives nullopt): dense files
-// through the adapter, varlen files through our kernel's varlen launcher. O and LSE in the
+// through the adapter, varlen files through our kernel's varlen launcher or a peer's
+// KernelAdapter::run_varlen. O and LSE in the
 // file's layout ([rows_q, Hq, Dv] and [Hq, rows_q] for varlen; rows no sequence owns hold
 // device::kUnwrittenO / kUnwrittenLseBits).
 device::AttentionOutput run_golden_kernel(const golden::GoldenFile& g, device::Executor& executor, CodeObjects& code);

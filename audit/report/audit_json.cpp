@@ -50,7 +50,9 @@ Pairs get_ordered(const json& j, const std::string& key) {
 }
 
 const char* mode_source(const AuditResult& result, const AuditedCodeObject& c) {
-  if (!c.mode_recorded) return "the user's declaration, not checked";
+  if (!c.mode_recorded)
+    return result.kernel == "aiter-pa" ? "the adapter's declaration (the kernels' conversions, docs/peer-kernels.md), not checked per file"
+                                       : "the user's declaration, not checked";
   return result.kernel == "aiter-fmha-v3" ? "recorded in the code object (its kernel name)"
                                            : "recorded in the code object (cdna_bf16_rounding)";
 }

@@ -240,7 +240,7 @@ void write_reports(const AuditResult& result, const std::filesystem::path& dir) 
   if (const std::string ref = reference_only_line(result); !ref.empty()) md << "Rejected features: " << ref << ".\n\n";
   for (const auto& c : result.code_objects) {
     if (!c.mode_recorded)
-      md << adapters::unchecked_mode_notice(c.path, c.mode) << ".\n\n";
+      md << adapters::unchecked_mode_notice(c.path, c.mode, result.kernel) << ".\n\n";
   }
   if (!result.executor_description.empty()) {
     md << "Executor description:";

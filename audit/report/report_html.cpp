@@ -269,7 +269,7 @@ std::string report_html(const AuditResult& result, const Gnuplot& gnuplot, std::
     h << "<p id=\"conventions\" class=\"notice\">Convention failures: " << e(convention_line(c)) << ".</p>\n";
   for (const auto& c : result.code_objects) {
     if (!c.mode_recorded)
-      h << "<p class=\"notice\">" << e(adapters::unchecked_mode_notice(c.path, c.mode)) << ".</p>\n";
+      h << "<p class=\"notice\">" << e(adapters::unchecked_mode_notice(c.path, c.mode, result.kernel)) << ".</p>\n";
   }
 
   // Plots.
