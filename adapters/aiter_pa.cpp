@@ -1,6 +1,8 @@
 #include "adapters/aiter_pa.hpp"
 
+#include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <limits>
 #include <stdexcept>
 
@@ -50,8 +52,7 @@ std::vector<CsvRow> read_csv(const std::filesystem::path& path) {
 std::string row_refusal(const CsvRow& r) {
   if (r.q_type != "bf16") return "its Q is " + r.q_type + " (the adapter takes bf16 Q)";
   if (r.kv_type != "bf16")
-    return "its KV cache is " + r.kv_type + " (quant_type " + std::to_string(r.quant_type) +
-           "); quantised KV caches are not taken yet (issue 25)";
+    return "its KV cache is " + r.kv_type + "; quantised KV caches are not taken yet (issue 25)";
   if (r.ps != 0) return "it is a persistent-scheduling (ps) kernel, not taken yet";
   if (r.hp != 0) return "it is a high-precision (Hp " + std::to_string(r.hp) + ") kernel, not taken yet";
   if (r.quant_type != 0 || r.q_tile != 0) return "its quant_type/qTile are not 0";
@@ -99,15 +100,19 @@ std::vector<LoadedCodeObject> AiterPaAdapter::load(numerics::Rounding mode, cons
     throw std::runtime_error("aiter-pa: AITER's paged-attention kernels round fp32 to bf16 with ties away from zero "
                              "(RTNA) only, not " + std::string(numerics::to_string(mode)) + " (--modes rtna runs them)");
   const std::filesystem::path where = source.empty() ? std::filesystem::path(default_source()) : source;
+  if (!std::filesystem::exists(where))
+    throw std::runtime_error("aiter-pa: '" + where.string() + "' does not exist; expected a directory holding AITER's "
+                             "hsa/gfx942/pa code objects and pa_asm.csv, or one of those code objects");
   const bool one_file = !std::filesystem::is_directory(where);
   const std::vector<CsvRow> rows = read_csv((one_file ? where.parent_path() : where) / kCsv);
   std::vector<const CsvRow*> chosen;
-  std::vector<std::string> refused;
+  std::vector<std::string> refused, refused_why;
   for (const CsvRow& r : rows) {
     if (one_file ? r.co_name != where.filename().string() : !std::filesystem::exists(where / r.co_name)) continue;
     if (const std::string why = row_refusal(r); !why.empty()) {
       if (one_file) throw std::runtime_error("aiter-pa: '" + where.string() + "' is not taken: " + why);
       refused.push_back(r.co_name);
+      refused_why.push_back(r.co_name + ": " + why);
       continue;
     }
     chosen.push_back(&r);
@@ -121,6 +126,15 @@ std::vector<LoadedCodeObject> AiterPaAdapter::load(numerics::Rounding mode, cons
                                          : " (present but not taken: " + join_rows(refused) + ")")) +
         "; expected a bf16 paged-attention code object of AITER's hsa/gfx942/pa");
   code_.clear();
+  not_taken_ = refused_why;
+  if (!one_file) {
+    for (const auto& e : std::filesystem::directory_iterator(where)) {
+      if (e.path().extension() != ".co") continue;
+      const bool named = std::any_of(rows.begin(), rows.end(), [&](const CsvRow& r) { return r.co_name == e.path().filename().string(); });
+      if (!named) not_taken_.push_back(e.path().filename().string() + ": no row of pa_asm.csv names it");
+    }
+    std::sort(not_taken_.begin(), not_taken_.end());
+  }
   std::vector<LoadedCodeObject> out;
   for (const CsvRow* r : chosen) {
     const std::filesystem::path path = one_file ? where : where / r->co_name;
@@ -143,7 +157,8 @@ std::vector<LoadedCodeObject> AiterPaAdapter::load(numerics::Rounding mode, cons
 std::optional<std::string> AiterPaAdapter::unsupported_detail(const reference::AttentionProblem&,
                                                               numerics::Rounding) const {
   return std::string("aiter-pa takes paged decode problems only (its kernels read a KV cache of pages through a "
-                     "block table); a dense problem is not taken");
+                     "block table); a dense problem is not taken (paged problems: audit --kernel aiter-pa, or golden "
+                     "make --kernel aiter-pa --page-size 16 --block-table ...)");
 }
 
 device::AttentionOutput AiterPaAdapter::launch(device::Executor&, const reference::AttentionProblem&,
@@ -176,9 +191,13 @@ std::optional<std::string> AiterPaAdapter::varlen_unsupported_reason(const refer
   if (!problem.paged()) return "aiter-pa takes a paged KV cache only (a block table and used lengths)";
   if (!problem.seqstart_q.empty()) return "padded query starts are not taken (Q and O are [num_seqs, Hq, 128] rows)";
   if (s.dv() != kHeadDim) return "Dv = " + std::to_string(s.dv()) + " is not taken (Dv = D = 128)";
-  if (problem.base.scale != fixed_scale())
-    return "scale " + std::to_string(problem.base.scale) +
-           " is not taken: AITER's pa_fwd fixes it at 1/sqrt(128) (fp32 " + std::to_string(fixed_scale()) + ")";
+  if (problem.base.scale != fixed_scale()) {
+    char text[200];
+    std::snprintf(text, sizeof text, "scale %.9g (%a) is not taken: AITER's pa_fwd fixes it at 1/sqrt(128), fp32 %.9g (%a)",
+                  static_cast<double>(problem.base.scale), static_cast<double>(problem.base.scale),
+                  static_cast<double>(fixed_scale()), static_cast<double>(fixed_scale()));
+    return std::string(text);
+  }
   std::int64_t max_q = 0;
   for (std::int64_t b = 0; b < problem.sequences(); ++b) {
     if (problem.seqlen_q(b) < 1)

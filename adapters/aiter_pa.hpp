@@ -51,6 +51,9 @@ class AiterPaAdapter : public KernelAdapter {
   // it). Throws std::runtime_error, one line: no or malformed CSV, no row for the file, a row the
   // adapter does not take (why), a symbol other than the row's knl_name, and load()'s errors.
   std::vector<LoadedCodeObject> load(numerics::Rounding mode, const std::filesystem::path& source) override;
+  // The rows of the directory's pa_asm.csv whose code object is present but not taken, and the
+  // .co files no row names.
+  std::vector<std::string> not_taken() const override { return not_taken_; }
   // Paged decode problems: D 128, the page size of a loaded row, no padded query starts, every
   // Sq_b = 1 (or ≤ the multi-token row's limit with the causal mask), scale fp32(1/√128).
   std::optional<std::string> varlen_unsupported_reason(const reference::VarlenProblem& problem,
@@ -77,6 +80,7 @@ class AiterPaAdapter : public KernelAdapter {
   // The loaded code object for `problem`, or why none fits.
   const Loaded* pick(const reference::VarlenProblem& problem, std::string* why) const;
   std::vector<Loaded> code_;
+  std::vector<std::string> not_taken_;
 };
 
 }  // namespace cdna::adapters

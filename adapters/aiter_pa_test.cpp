@@ -164,8 +164,9 @@ TEST(AiterPaAdapter, FindingVOfTheLastTilesUnusedSlotsReachesTheOutput) {
 }
 
 // The finding of docs/peer-kernels.md: five query rows per sequence (past the 1-4 of AITER's
-// test_pa_mtp.py; pa_fwd does not refuse them) give wrong outputs from row 0 on. B 1, heads 1/1,
-// Sq 5 = Sk 5: row 0 sees key 0 only, so its exact O is V_0; four rows pass.
+// test_pa_mtp.py; pa_fwd does not refuse them) give wrong outputs. B 1, heads 1/1, Sq 5 = Sk 5:
+// row 0 sees key 0 only, so its exact O is V_0, and the kernel's differs; rows 1-4 are never
+// written; four rows pass.
 TEST(AiterPaAdapter, FindingFiveQueryRowsPerSequenceAreWrong) {
   SKIP_WITHOUT_AITER_PA();
   AiterPaAdapter a;
@@ -176,8 +177,14 @@ TEST(AiterPaAdapter, FindingFiveQueryRowsPerSequenceAreWrong) {
   const std::int64_t v0 = five.k_row(0, 0) * 128;
   int differ = 0;
   for (std::int64_t d = 0; d < 128; ++d) differ += out.o[static_cast<std::size_t>(d)] != five.v[static_cast<std::size_t>(v0 + d)];
+  // Rows 1-4 are never written: they keep the sentinel the output was filled with.
+  EXPECT_TRUE(std::all_of(out.o.begin() + 128, out.o.end(), [](std::uint16_t x) { return x == device::kUnwrittenO; }));
   EXPECT_GT(differ, 64) << "row 0 of five is V_0 in " << 128 - differ << " of 128 columns";
   EXPECT_FALSE(reference::compare_varlen(five, reference::varlen_forward_exact(five), out.o, out.lse, Rounding::RTNA, false).pass());
+  // Rows that see no key (Sq 4 > Sk 2: rows 0 and 1) are NaN (0x7FFF), as a sequence of no key is.
+  const VarlenProblem short_cache = decode(4, 1, {2}, 4, 42);
+  const auto out_short = a.run_varlen(ex, short_cache, Rounding::RTNA);
+  EXPECT_TRUE(std::all_of(out_short.o.begin(), out_short.o.begin() + 2 * 4 * 128, [](std::uint16_t x) { return x == 0x7FFF; }));
   const auto out4 = a.run_varlen(ex, four, Rounding::RTNA);
   EXPECT_TRUE(reference::compare_varlen(four, reference::varlen_forward_exact(four), out4.o, out4.lse, Rounding::RTNA, false).pass());
 }

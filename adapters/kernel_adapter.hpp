@@ -60,6 +60,9 @@ class KernelAdapter {
   // with one line naming the path: missing or unreadable, not a gfx942 code object, a kernel
   // missing, or built for another mode than `mode`.
   virtual std::vector<LoadedCodeObject> load(numerics::Rounding mode, const std::filesystem::path& source) = 0;
+  // What the last load() found in a directory and did not take, one line each naming the file and
+  // why ("pa_bf16_pertokenFp8_gqa8_2tg_4w.co: its KV cache is fp8; ..."); empty by default.
+  virtual std::vector<std::string> not_taken() const { return {}; }
 
   // Why the kernel cannot take `problem` in `mode` (one line), or nullopt. Checks features()
   // and then the adapter's own limits (unsupported_detail).

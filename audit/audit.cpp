@@ -21,6 +21,7 @@
 #include "reference/attention/profiles.hpp"
 #include "reference/attention/sampled_compare.hpp"
 #include "audit/cases/feature_cases.hpp"  // paged_decode_tile_cases
+#include "audit/peer_tolerance.hpp"
 #include "audit/cases/production_cases.hpp"
 #include "adapters/code_object_mode.hpp"
 #include "audit/run/case_jobs.hpp"
@@ -177,6 +178,12 @@ std::vector<CaseResult> audit_case(const AuditOptions& options, const reference:
         r.o_sums = o_error_sums(out.o, exact.o, static_cast<std::size_t>(dv));
       }
       r.compared = true;
+      if (c.sample_rows == 0) {
+        if (auto peer = peer_tolerance(adapter.name(), c.varlen ? nullptr : &c.problem, c.varlen ? &*c.varlen : nullptr, out.o)) {
+          r.peer_tolerance = peer->text;
+          r.peer_tolerance_pass = peer->pass;
+        }
+      }
       std::string facts = c.exact_facts ? c.exact_facts(widen(out)) : "";
       if (facts.empty() && (c.twin || c.varlen_twin)) {
         const std::string d = bitwise_difference(out, runner.run(c, true, mode));
@@ -269,6 +276,7 @@ AuditResult run_audit(const AuditOptions& options, const std::vector<AuditWorker
   // Every runner before any case runs: a bad code object stops the audit here, with its one line.
   std::vector<CaseRunner> runners;
   for (const AuditWorker& w : workers) runners.push_back(make_runner(options, w, runners.empty() ? &result.code_objects : nullptr));
+  result.code_objects_not_taken = runners.front().adapter->not_taken();
   result.kernel = runners.front().adapter->name();
 
   const std::size_t total = cases.size() * options.modes.size();

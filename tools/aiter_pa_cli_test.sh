@@ -21,6 +21,8 @@ check() {  # name, want-rc, want-regex, file
 check audit-judged 1 "^FAIL: 9 case\(s\) judged .* 3 failed, 0 rejected" "$tmp/audit.out"
 check audit-gqa16-passes 1 "^tiles-paged-decode/gqa16 +RTNA .* pass " "$tmp/audit.out"
 check audit-mtp4-passes 1 "^tiles-paged-decode/mtp4 +RTNA .* pass " "$tmp/audit.out"
+check audit-aiter-rule-beside 1 "^tiles-paged-decode/gqa16 .*  \{AITER test_pa.py rule: pass, sequence [0-9]: max \|O - ref\| / \(0.01 \+ 0.01\|ref\|\) 0\.[0-9]+ \(<= 1 passes\)\}$" "$tmp/audit.out"
+check audit-aiter-rule-json 1 '"peer_tolerance_pass": false' "$tmp/audit/report.json"
 check audit-mtp5-fails 1 "^tiles-paged-decode/mtp5 +RTNA .* FAIL: sequence 0: O b=0 h=0 i=0" "$tmp/audit.out"
 check audit-nan-slots-fails 1 "^tiles-paged-decode/nan-slots +RTNA .* FAIL: .* is nan where the exact value is finite" "$tmp/audit.out"
 check audit-mode-note 1 "RTNA is the aiter-pa adapter's declaration" "$tmp/audit.err"
@@ -56,9 +58,20 @@ h += b" " * ((8 - len(h) % 8) % 8)
 with open(sys.argv[1], "wb") as f:
     f.write(struct.pack("<Q", len(h)) + h + b"".join(blobs))
 PY
-"$cli" golden make --kernel aiter-pa --modes rtna --from "$tmp/decode.safetensors" --cu-seqlens-q 0,1,2 \
+# No --modes: the kernel's one mode, RTNA.
+"$cli" golden make --kernel aiter-pa --from "$tmp/decode.safetensors" --cu-seqlens-q 0,1,2 \
   --seqused-k 17,30 --page-size 16 --block-table 2,0,3,1 --out "$tmp/golden" >"$tmp/make.out" 2>&1; rc=$?
 check golden-make 0 "decode\.rtna\.safetensors +[0-9]+ bytes +\(o_kernel passes\)" "$tmp/make.out"
 "$cli" golden verify "$tmp/golden" >"$tmp/verify.out" 2>&1; rc=$?
 check golden-verify-reruns 0 "^ok .*o_kernel passes \(judged 2048 O elements, 0 LSE values\), kernel bits reproduced" "$tmp/verify.out"
+"$cli" golden make --kernel aiter-pa --from "$tmp/decode.safetensors" --cu-seqlens-q 0,1,2 --seqused-k 17,30 \
+  --page-size 16 --block-table 2,0,3,1 --scale 0.5 --out "$tmp/refused" >"$tmp/refused.out" 2>&1; rc=$?
+check golden-make-refused 2 "kernel aiter-pa does not take this problem .*scale 0.5 .*nothing written" "$tmp/refused.out"
+[ ! -e "$tmp/refused" ] || { echo "FAIL golden-make-refused left $tmp/refused"; failures=$((failures + 1)); }
+# A directory of mixed modes: the RTNA file is cross-checked, the RTNE one skipped with why.
+cp "$(dirname "$0")/../golden/set/C04.rtne.safetensors" "$tmp/golden/"
+"$cli" crosscheck "$tmp/golden" --executor simulator --schedule random --kernel aiter-pa --out "$tmp/cc" \
+  >"$tmp/cc.out" 2>&1; rc=$?
+check crosscheck-rtna-equal 0 "^decode\.rtna\.safetensors +aiter-pa +equal" "$tmp/cc.out"
+check crosscheck-rtne-skipped 0 "^C04\.rtne\.safetensors +aiter-pa +skipped +rounding mode RTNE is not built for aiter-pa" "$tmp/cc.out"
 [ "$failures" -eq 0 ] || { echo "$failures check(s) failed"; exit 1; }

@@ -51,7 +51,7 @@ AuditCommand::AuditCommand(CLI::App& app) {
                       ->delimiter(',');
   cmd_->add_option("--cases", cases_, "Only cases whose id contains a match of this regular expression (a search, not anchored: 'C0[1-4]' also selects SC01; '^C0[1-4]$' exactly C01-C04)");
   cmd_->add_option("--set", set_,
-                    "Which cases: default (matrix + handed, + tiles for a peer kernel; paged for aiter-pa), paged (the paged decode "
+                    "Which cases: default (matrix + handed, + tiles for a peer kernel; for aiter-pa: paged only), paged (the paged decode "
                     "batches only: page 16, GQA 4/8/16, a long context, 2-5 query rows per sequence, an empty sequence, NaN in "
                     "unused slots), all (matrix + handed + tiles), "
                     "matrix (model layouts), handed (C01-C14, the crafted R cases, the feature cases W01, W02, P01, SC01, SK01, DV01, F01, F02), tiles (Sq, Sk in {1, 255, 256, "
@@ -228,6 +228,7 @@ int AuditCommand::run_checked() {
                                           std::to_string(print_lds_races(std::cerr, all_lds_races(workers, chosen))));
   for (const auto& c : result.code_objects)
     if (!c.mode_recorded) std::cerr << "cdna-verify: note: " << adapters::unchecked_mode_notice(c.path, c.mode, result.kernel) << "\n";
+  for (const auto& n : result.code_objects_not_taken) std::cerr << "cdna-verify: note: not audited (present, not taken): " << n << "\n";
   if (set != "decode") std::cout << summary_table(result);
   else std::cout << outcome_line(result) << "\n";
   if (chosen.sim) std::cout << hazard_lines(audit_hazards);

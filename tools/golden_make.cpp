@@ -537,9 +537,10 @@ void add_golden_make_options(CLI::App& cmd, GoldenMakeOptions& o) {
   cmd.add_option("--scale", o.scale,
                  "Softmax scale, decimal or C99 hex, rounded to the nearest fp32 (default: the input's metadata "
                  "'scale', else fl32(1/sqrt(D)); both given must agree)");
-  cmd.add_option("--modes", o.modes, "bf16 rounding modes: rtne, rtna, rtz (one file each)")
-      ->delimiter(',')
-      ->capture_default_str();
+  cmd.add_option("--modes", o.modes,
+                 "bf16 rounding modes: rtne, rtna, rtz (one file each; default: every mode the --kernel is built in, "
+                 "all three but for aiter-pa, RTNA only)")
+      ->delimiter(',');
   cmd.add_option("--out", o.out, "FILE.safetensors (one mode) or a directory (CASE.MODE.safetensors per mode)")
       ->required();
   cmd.add_option("--case-id", o.case_id, "The file's case_id (default: the input file's name without extension)");
@@ -583,7 +584,7 @@ void add_golden_make_options(CLI::App& cmd, GoldenMakeOptions& o) {
 }
 
 int run_golden_make(const GoldenMakeOptions& o) {
-  const auto modes = parse_modes(o.modes);
+  const auto modes = o.modes.empty() ? adapters::make_adapter(o.kernel)->features().modes : parse_modes(o.modes);
   if (modes.empty()) throw CLI::ValidationError("--modes", "no rounding mode given; expected rtne, rtna or rtz");
   // A file when the name ends in .safetensors in any case (X.SAFETENSORS is a file, not a directory).
   std::string ext = fs::path(o.out).extension().string();
@@ -626,6 +627,10 @@ int run_golden_make(const GoldenMakeOptions& o) {
     g.provenance["source_v"] = m.sources[2];
     golden::compute_reference_values(g, o.threads);
     fill_kernel_output(g, executor.get(), code);
+    // A kernel named on the command line that does not take the problem is bad input, not a file
+    // without the bits asked for.
+    if (o.kernel != "attention-fwd" && executor && !g.kernel)
+      fail("--kernel " + o.kernel + " does not take this problem (" + g.provenance.at("kernel") + "); nothing written");
     if (const std::string why = golden::stored_values_problem(g); !why.empty()) {
       fail("the reference values computed for " + std::string(numerics::to_string(mode)) +
            " are impossible under the definition (a bug in cdna-verify, nothing written): " + why);

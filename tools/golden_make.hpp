@@ -34,7 +34,7 @@ struct GoldenMakeOptions {
   std::vector<std::int64_t> shape;  // B, Sq, Sk, Hq, Hkv, D (raw inputs only)
   std::string mask;                 // "" = from the input's metadata, else none
   std::string scale;                // "" = from the input's metadata, else fl32(1/sqrt(D))
-  std::vector<std::string> modes{"rtne", "rtna", "rtz"};
+  std::vector<std::string> modes;    // empty: every mode the --kernel is built in
   std::string out;                  // FILE.safetensors (one mode) or a directory
   std::string case_id, description;
   std::string executor = "simulator";

@@ -35,6 +35,15 @@ std::vector<std::filesystem::path> golden_files_under(const std::filesystem::pat
 CodeObjects::CodeObjects(const std::string& kernel, std::filesystem::path source)
     : adapter_(adapters::make_adapter(kernel)), source_(std::move(source)) {}
 
+std::optional<std::string> CodeObjects::mode_refusal(numerics::Rounding mode) const {
+  const auto modes = adapter_->features().modes;
+  if (std::find(modes.begin(), modes.end(), mode) != modes.end()) return std::nullopt;
+  std::string built;
+  for (numerics::Rounding m : modes) built += (built.empty() ? "" : ", ") + std::string(numerics::to_string(m));
+  return "rounding mode " + std::string(numerics::to_string(mode)) + " is not built for " + adapter_->name() +
+         " (built: " + built + ")";
+}
+
 adapters::KernelAdapter& CodeObjects::get(numerics::Rounding mode) {
   if (!paths_.contains(mode)) {
     std::string paths;
@@ -46,6 +55,7 @@ adapters::KernelAdapter& CodeObjects::get(numerics::Rounding mode) {
 }
 
 std::optional<std::string> golden_kernel_reason(const golden::GoldenFile& g, CodeObjects& code) {
+  if (auto why = code.mode_refusal(g.mode)) return why;
   adapters::KernelAdapter& kernel = code.get(g.mode);
   if (g.layout.name != "bshd") return "the golden tools run kernels in layout bshd only (this file: " + g.layout.name + ")";
   if (g.varlen) {
@@ -70,10 +80,10 @@ device::AttentionOutput run_golden_kernel(const golden::GoldenFile& g, device::E
 }
 
 void fill_kernel_output(golden::GoldenFile& g, device::Executor* executor, CodeObjects& code) {
-  adapters::KernelAdapter& kernel = code.get(g.mode);
   // A file the kernel is not run on says why in 'kernel' rather than storing bits of another problem.
   const std::optional<std::string> why = golden_kernel_reason(g, code);
   if (executor && !why) {
+    adapters::KernelAdapter& kernel = code.get(g.mode);
     const device::AttentionOutput out = run_golden_kernel(g, *executor, code);
     g.kernel = golden::KernelOutput{out.o, kernel.features().writes_lse ? out.lse : std::vector<float>{}};
     g.provenance["executor"] = executor->name();

@@ -37,6 +37,9 @@ class CodeObjects {
   const std::string& file_names(numerics::Rounding mode) const { return paths_.at(mode); }
   // The code objects' source as given (empty: the adapter's default, for ours the build's).
   const std::filesystem::path& source() const { return source_; }
+  // Why the kernel is not built in `mode` ("rounding mode RTNE is not built for aiter-pa (built:
+  // RTNA)"), or nullopt; from its features, nothing is loaded.
+  std::optional<std::string> mode_refusal(numerics::Rounding mode) const;
 
  private:
   std::unique_ptr<adapters::KernelAdapter> adapter_;

@@ -77,6 +77,9 @@ json row_json(const CaseResult& r) {
               {"hazard_verdict", r.hazard_verdict},
               {"hazard_sites_documented", r.documented_sites},
               {"hazard_sites_llvm_only", r.llvm_only_sites},
+              // The peer's own suite's rule on the same output (audit/peer_tolerance.hpp): null when none.
+              {"peer_tolerance", r.peer_tolerance},
+              {"peer_tolerance_pass", r.peer_tolerance_pass ? json(*r.peer_tolerance_pass) : json(nullptr)},
               {"kernel_seconds", r.kernel_seconds},
               {"oracle_seconds", r.oracle_seconds},
               {"wave_instructions", r.wave_instructions},
@@ -147,6 +150,9 @@ CaseResult row_from(const json& j) {
   r.hazard_verdict = j.value("hazard_verdict", std::string("-"));
   r.documented_sites = j.value("hazard_sites_documented", std::uint64_t{0});
   r.llvm_only_sites = j.value("hazard_sites_llvm_only", std::uint64_t{0});
+  r.peer_tolerance = j.value("peer_tolerance", std::string());
+  if (j.contains("peer_tolerance_pass") && j.at("peer_tolerance_pass").is_boolean())
+    r.peer_tolerance_pass = j.at("peer_tolerance_pass").get<bool>();
   r.kernel_seconds = j.at("kernel_seconds").get<double>();
   r.oracle_seconds = j.at("oracle_seconds").get<double>();
   r.wave_instructions = j.at("wave_instructions").get<std::uint64_t>();
@@ -384,6 +390,7 @@ json audit_json(const AuditResult& result) {
                             {"sha256", c.sha256},
                             {"mode_recorded", c.mode_recorded},
                             {"mode_source", mode_source(result, c)}});
+  j["code_objects_not_taken"] = result.code_objects_not_taken;
   j["reference_only"] = reference_only_line(result);  // "" when every case ran (or was rejected as required)
   auto& rows = j["cases"] = json::array();
   for (const auto& r : result.rows) rows.push_back(row_json(r));
@@ -435,6 +442,8 @@ AuditResult audit_from_json(const json& j) {
     for (const auto& c : j.at("code_objects"))
       r.code_objects.push_back({c.at("rounding").get<std::string>(), c.at("path").get<std::string>(),
                                 c.at("mode_recorded").get<bool>(), c.at("sha256").get<std::string>()});
+    if (j.contains("code_objects_not_taken"))
+      r.code_objects_not_taken = j.at("code_objects_not_taken").get<std::vector<std::string>>();
     for (const auto& row : j.at("cases")) r.rows.push_back(row_from(row));
     if (j.at("mutation_testing").is_null())
       r.mutation_not_run = j.at("mutation_not_run").get<std::string>();

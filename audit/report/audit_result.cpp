@@ -197,6 +197,7 @@ std::string summary_table(const AuditResult& result) {
     if ((r.verdict != Verdict::Pass || r.rows_total > 0 || !r.compared) && !r.note.empty()) o << ": " << r.note;
     // The two verdicts (issue 23 §3) close the row.
     if (const std::string v = r.verdicts_text(); !v.empty()) o << "  [" << v << "]";
+    if (!r.peer_tolerance.empty()) o << "  {" << r.peer_tolerance << "}";
     o << "\n";
   }
   const CaseResult* largest = nullptr;
@@ -242,6 +243,7 @@ void write_reports(const AuditResult& result, const std::filesystem::path& dir) 
     if (!c.mode_recorded)
       md << adapters::unchecked_mode_notice(c.path, c.mode, result.kernel) << ".\n\n";
   }
+  for (const auto& n : result.code_objects_not_taken) md << "Not audited (present, not taken): " << n << ".\n\n";
   if (!result.executor_description.empty()) {
     md << "Executor description:";
     for (const auto& [k, v] : result.executor_description) md << " " << k << " `" << v << "`;";
@@ -263,6 +265,7 @@ void write_reports(const AuditResult& result, const std::filesystem::path& dir) 
     }
     const std::string v = r.verdicts_text();
     std::string note = v.empty() ? r.note : (r.note.empty() ? "" : r.note + " ") + "[" + v + "]";
+    if (!r.peer_tolerance.empty()) note += (note.empty() ? "{" : " {") + r.peer_tolerance + "}";
     for (char& ch : note) if (ch == '|') ch = '/';
     md << to_string(r.verdict) << " | " << note << " |\n";
   }

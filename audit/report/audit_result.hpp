@@ -67,6 +67,10 @@ struct CaseResult {
   Verdict numerics_verdict() const { return numerics.value_or(verdict); }
   // "numerics pass, hazards fails (14 documented sites, 81 LLVM-only)"; "" when hazard_verdict is "-".
   std::string verdicts_text() const;
+  // The peer kernel's own test suite's rule on the same output (audit/peer_tolerance.hpp), beside
+  // the verdict and never changing it: "" when the kernel has none here or the case was not run.
+  std::string peer_tolerance;
+  std::optional<bool> peer_tolerance_pass;
   double kernel_seconds = 0, oracle_seconds = 0;
   std::uint64_t wave_instructions = 0;  // simulator only; 0 on hardware
   // A sampled case (AuditCase::sample_rows): query rows in all, and of them judged exactly against
@@ -119,6 +123,8 @@ struct AuditResult {
   std::string set = "default", case_filter;
   std::optional<ShardInfo> shard;  // set for `audit --shard I/N`
   std::vector<AuditedCodeObject> code_objects;  // one per audited mode
+  // Code objects the adapter found beside them and did not take, with why (KernelAdapter::not_taken).
+  std::vector<std::string> code_objects_not_taken;
   // Executor settings that may change results, e.g. {"schedule", "random"}, {"schedule_seed",
   // "7"}, {"transcendental_envelope_seed", "1"} for the simulator; written to the reports.
   std::vector<std::pair<std::string, std::string>> executor_settings;

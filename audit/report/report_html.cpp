@@ -365,7 +365,9 @@ std::string report_html(const AuditResult& result, const Gnuplot& gnuplot, std::
     h << "<td class=\"l " << verdict_class(r.numerics_verdict()) << "\">" << e(std::string(to_string(r.numerics_verdict())))
       << "</td><td class=\"l" << (r.hazard_verdict == "fails" ? " fail" : "") << "\">" << e(hz) << "</td>";
     h << "<td class=\"l " << verdict_class(r.verdict) << "\">" << e(std::string(to_string(r.verdict)))
-      << "</td><td class=\"note\">" << e(r.note) << "</td></tr>\n";
+      << "</td><td class=\"note\">" << e(r.note)
+      << (r.peer_tolerance.empty() ? std::string() : (r.note.empty() ? "" : " ") + e("{" + r.peer_tolerance + "}"))
+      << "</td></tr>\n";
   }
   h << "</table>\n";
   h << mutation_section(result);

@@ -329,6 +329,13 @@ PeerVerdict aiter_rule(const PeerReferences& refs, std::span<const std::uint16_t
   return verdict(err, std::max(2 * lowp_err, 0.01), "max|O - ref| > max(2 max|O_bf16 - ref|, 0.01):");
 }
 
+PeerVerdict aiter_pa_rule(const PeerReferences& refs, std::span<const std::uint16_t> o) {
+  check_sizes(refs, o);
+  std::vector<float> ref(refs.upcast.size());
+  for (std::size_t n = 0; n < ref.size(); ++n) ref[n] = bf16_round(refs.upcast[n]);
+  return allclose(o, ref, 0.01, 0.01, refs.shape);
+}
+
 PeerVerdict flash_attention2_rule(const PeerReferences& refs, std::span<const std::uint16_t> o) {
   check_sizes(refs, o);
   const double lowp_err = max_abs_diff(refs.lowp, refs.upcast, true);

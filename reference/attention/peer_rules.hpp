@@ -72,6 +72,11 @@ struct PeerVerdict {
 // AITER op_tests: max|O − ref| <= max(2 · max|O_bf16ref − ref|, 0.01), ref = the upcast
 // reference rounded to bf16 (attention_ref returns the input dtype).
 PeerVerdict aiter_rule(const PeerReferences& refs, std::span<const std::uint16_t> o);
+// AITER op_tests/test_pa.py and test_pa_mtp.py (paged attention): checkAllclose's defaults,
+// |O − ref| <= 0.01 + 0.01·|ref| everywhere (torch.isclose), ref the upcast reference rounded to
+// bf16 (ref_masked_attention returns the input dtype). AITER logs a mismatch rather than raising
+// it; here a mismatch fails. Needs refs.upcast only.
+PeerVerdict aiter_pa_rule(const PeerReferences& refs, std::span<const std::uint16_t> o);
 // FlashAttention 2: max|O − ref| <= 2 · max|O_bf16ref − ref| (no floor).
 PeerVerdict flash_attention2_rule(const PeerReferences& refs, std::span<const std::uint16_t> o);
 // FlashAttention 3/4: max|O − ref| <= 2 · max|O_bf16ref − ref| + 2 · max|(ref + 0.3 − 0.3) − ref|,

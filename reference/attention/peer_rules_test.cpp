@@ -146,6 +146,18 @@ TEST(PeerRules, HandMadeReferencesShowEachTolerance) {
   EXPECT_FALSE(aotriton_rule(refs, one_ulp, lse).pass);  // floor error 0: must be exact
 }
 
+// AITER's paged-attention rule: |O - bf16(ref)| <= 0.01 + 0.01|ref|; at ref = 1 the tolerance is
+// 0.02, so 1 + 2^-6 (0.0156 off) passes and 1 + 2^-5 (0.031 off) fails; NaN fails.
+TEST(PeerRules, AiterPaRuleIsAllcloseAtOnePercent) {
+  PeerReferences refs;
+  refs.shape = {1, 1, 1, 1, 1, 1};
+  refs.upcast = {1.0f};
+  EXPECT_TRUE(aiter_pa_rule(refs, std::vector<std::uint16_t>{bf16(1.0)}).pass);
+  EXPECT_TRUE(aiter_pa_rule(refs, std::vector<std::uint16_t>{bf16(1.015625)}).pass);
+  EXPECT_FALSE(aiter_pa_rule(refs, std::vector<std::uint16_t>{bf16(1.03125)}).pass);
+  EXPECT_FALSE(aiter_pa_rule(refs, std::vector<std::uint16_t>{0x7FC0}).pass);
+}
+
 // AOTriton's exact facts: LSE within 2^-16·max|S|, rows with no visible key exactly 0.
 TEST(PeerRules, AotritonChecksLseAndMaskedRows) {
   AttentionProblem p = random_problem();
