@@ -203,6 +203,7 @@ device::AttentionOutput AiterFmhaV3Adapter::launch(device::Executor& executor,
   device::Dispatch d;
   d.kernel = L.kernel.name;
   d.code_object_name = std::filesystem::path(L.path).filename().string();
+  last_ = d.code_object_name;
   const std::int64_t tiles = (s.seqlen_q + kQueryTile - 1) / kQueryTile, per_group = causal ? 2 : 1;
   d.grid = {u32((tiles + per_group - 1) / per_group), u32(s.heads_q), u32(s.batch)};
   d.block = {kBlock, 1, 1};
@@ -269,6 +270,7 @@ device::AttentionOutput AiterFmhaV3Adapter::launch_varlen(device::Executor& exec
   device::Dispatch d;
   d.kernel = L.kernel.name;
   d.code_object_name = std::filesystem::path(L.path).filename().string();
+  last_ = d.code_object_name;
   const std::int64_t tiles = (rows_q + kQueryTile - 1) / kQueryTile, per_group = causal ? 2 : 1;
   d.grid = {u32(s.heads_q), u32(problem.sequences()), u32((tiles + per_group - 1) / per_group)};
   d.block = {kBlock, 1, 1};

@@ -49,6 +49,7 @@ class AiterFmhaV3Adapter : public KernelAdapter {
   // features; no paged KV cache or seqused_k (the arguments have neither).
   std::optional<std::string> varlen_unsupported_reason(const reference::VarlenProblem& problem,
                                                        numerics::Rounding mode) const override;
+  std::string last_code_object() const override { return last_; }
 
  protected:
   std::optional<std::string> unsupported_detail(const reference::AttentionProblem& problem,
@@ -64,6 +65,7 @@ class AiterFmhaV3Adapter : public KernelAdapter {
     std::vector<std::byte> bytes;
     simulator::KernelInfo kernel;
   };
+  std::string last_;  // the file name of the code object last launched
   // Whether any code object was loaded for `mode`.
   bool mode_loaded(numerics::Rounding mode) const;
   // Keyed by (mode, causal, group).

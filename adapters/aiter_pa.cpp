@@ -267,6 +267,7 @@ device::AttentionOutput AiterPaAdapter::launch_varlen(device::Executor& executor
   device::Dispatch d;
   d.kernel = L->kernel.name;
   d.code_object_name = std::filesystem::path(L->path).filename().string();
+  last_ = d.code_object_name;
   d.grid = {u32(hkv), u32(p.sequences()), 1};
   d.block = {kBlock, 1, 1};
   d.args = a.build();

@@ -54,6 +54,7 @@ class AiterPaAdapter : public KernelAdapter {
   // The rows of the directory's pa_asm.csv whose code object is present but not taken, and the
   // .co files no row names.
   std::vector<std::string> not_taken() const override { return not_taken_; }
+  std::string last_code_object() const override { return last_; }
   // Paged decode problems: D 128, the page size of a loaded row, no padded query starts, every
   // Sq_b = 1 (or ≤ the multi-token row's limit with the causal mask), scale fp32(1/√128).
   std::optional<std::string> varlen_unsupported_reason(const reference::VarlenProblem& problem,
@@ -81,6 +82,7 @@ class AiterPaAdapter : public KernelAdapter {
   const Loaded* pick(const reference::VarlenProblem& problem, std::string* why) const;
   std::vector<Loaded> code_;
   std::vector<std::string> not_taken_;
+  std::string last_;  // the file name of the code object last launched
 };
 
 }  // namespace cdna::adapters

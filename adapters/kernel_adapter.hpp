@@ -63,6 +63,9 @@ class KernelAdapter {
   // What the last load() found in a directory and did not take, one line each naming the file and
   // why ("pa_bf16_pertokenFp8_gqa8_2tg_4w.co: its KV cache is fp8; ..."); empty by default.
   virtual std::vector<std::string> not_taken() const { return {}; }
+  // The file name of the code object the last run()/run_varlen() launched, for provenance; ""
+  // when the adapter has one code object per mode (its load() says which).
+  virtual std::string last_code_object() const { return ""; }
 
   // Why the kernel cannot take `problem` in `mode` (one line), or nullopt. Checks features()
   // and then the adapter's own limits (unsupported_detail).

@@ -62,6 +62,9 @@ PY
 "$cli" golden make --kernel aiter-pa --from "$tmp/decode.safetensors" --cu-seqlens-q 0,1,2 \
   --seqused-k 17,30 --page-size 16 --block-table 2,0,3,1 --out "$tmp/golden" >"$tmp/make.out" 2>&1; rc=$?
 check golden-make 0 "decode\.rtna\.safetensors +[0-9]+ bytes +\(o_kernel passes\)" "$tmp/make.out"
+# Provenance names the one code object that ran (heads 8/1, one row per sequence: the Gqa 8 kernel).
+head -c 4096 "$tmp/golden/decode.rtna.safetensors" | tr -c '[:print:]' ' ' >"$tmp/header.txt"
+check golden-provenance-one-kernel 0 '"kernel_code_object": ?"pa_bf16_noquant_gqa8_1tg_4w\.co"' "$tmp/header.txt"
 "$cli" golden verify "$tmp/golden" >"$tmp/verify.out" 2>&1; rc=$?
 check golden-verify-reruns 0 "^ok .*o_kernel passes \(judged 2048 O elements, 0 LSE values\), kernel bits reproduced" "$tmp/verify.out"
 "$cli" golden make --kernel aiter-pa --from "$tmp/decode.safetensors" --cu-seqlens-q 0,1,2 --seqused-k 17,30 \

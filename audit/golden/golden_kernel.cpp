@@ -97,7 +97,9 @@ void fill_kernel_output(golden::GoldenFile& g, device::Executor* executor, CodeO
               [g.features().shape.head_dim == 64 ? 0 : 1] + ")";
     } else {
       g.provenance["kernel_adapter"] = kernel.name();
-      g.provenance["kernel_code_object"] = code.file_names(g.mode);
+      // The one that ran where the adapter says, else every one loaded for the mode.
+      g.provenance["kernel_code_object"] =
+          kernel.last_code_object().empty() ? code.file_names(g.mode) : kernel.last_code_object();
     }
   } else {
     g.kernel.reset();
