@@ -70,6 +70,13 @@ std::string join_rows(const std::vector<std::string>& names) {
   return s;
 }
 
+// The most query rows any sequence of `p` has.
+std::int64_t max_query_rows(const reference::VarlenProblem& p) {
+  std::int64_t most = 0;
+  for (std::int64_t b = 0; b < p.sequences(); ++b) most = std::max(most, p.seqlen_q(b));
+  return most;
+}
+
 bool takes_ratio(std::int64_t gqa_row, std::int64_t ratio) {
   return ratio == gqa_row || (ratio + 7) / 8 * 8 == gqa_row;  // get_heuristic_kernel's gqa_flags
 }
@@ -106,13 +113,12 @@ std::vector<LoadedCodeObject> AiterPaAdapter::load(numerics::Rounding mode, cons
   const bool one_file = !std::filesystem::is_directory(where);
   const std::vector<CsvRow> rows = read_csv((one_file ? where.parent_path() : where) / kCsv);
   std::vector<const CsvRow*> chosen;
-  std::vector<std::string> refused, refused_why;
+  std::vector<std::string> refused;  // "file: why"
   for (const CsvRow& r : rows) {
     if (one_file ? r.co_name != where.filename().string() : !std::filesystem::exists(where / r.co_name)) continue;
     if (const std::string why = row_refusal(r); !why.empty()) {
       if (one_file) throw std::runtime_error("aiter-pa: '" + where.string() + "' is not taken: " + why);
-      refused.push_back(r.co_name);
-      refused_why.push_back(r.co_name + ": " + why);
+      refused.push_back(r.co_name + ": " + why);
       continue;
     }
     chosen.push_back(&r);
@@ -126,7 +132,7 @@ std::vector<LoadedCodeObject> AiterPaAdapter::load(numerics::Rounding mode, cons
                                          : " (present but not taken: " + join_rows(refused) + ")")) +
         "; expected a bf16 paged-attention code object of AITER's hsa/gfx942/pa");
   code_.clear();
-  not_taken_ = refused_why;
+  not_taken_ = refused;
   if (!one_file) {
     for (const auto& e : std::filesystem::directory_iterator(where)) {
       if (e.path().extension() != ".co") continue;
@@ -169,9 +175,7 @@ device::AttentionOutput AiterPaAdapter::launch(device::Executor&, const referenc
 const AiterPaAdapter::Loaded* AiterPaAdapter::pick(const reference::VarlenProblem& p, std::string* why) const {
   const auto& s = p.base.shape;
   const std::int64_t ratio = s.heads_q / s.heads_kv;
-  std::int64_t max_q = 0;
-  for (std::int64_t b = 0; b < p.sequences(); ++b) max_q = std::max(max_q, p.seqlen_q(b));
-  const bool several = max_q > 1;
+  const bool several = max_query_rows(p) > 1;
   std::string seen;
   for (const Loaded& L : code_) {
     seen += (seen.empty() ? "" : ", ") + std::filesystem::path(L.path).filename().string() + " (Gqa " +
@@ -198,13 +202,10 @@ std::optional<std::string> AiterPaAdapter::varlen_unsupported_reason(const refer
                   static_cast<double>(fixed_scale()), static_cast<double>(fixed_scale()));
     return std::string(text);
   }
-  std::int64_t max_q = 0;
-  for (std::int64_t b = 0; b < problem.sequences(); ++b) {
+  for (std::int64_t b = 0; b < problem.sequences(); ++b)
     if (problem.seqlen_q(b) < 1)
       return "sequence " + std::to_string(b) + " has no query row (every sequence of a decode batch has one or more)";
-    max_q = std::max(max_q, problem.seqlen_q(b));
-  }
-  if (max_q > 1 && problem.base.mask != reference::Mask::CausalBottomRight)
+  if (max_query_rows(problem) > 1 && problem.base.mask != reference::Mask::CausalBottomRight)
     return "several query rows per sequence are taken with the causal mask (bottom-right) only: the Mtp kernels "
            "mask the rows among themselves";
   if (problem.page_size % kPack != 0) return "page size " + std::to_string(problem.page_size) + " is not a multiple of 8";
@@ -239,8 +240,7 @@ device::AttentionOutput AiterPaAdapter::launch_varlen(device::Executor& executor
           k[static_cast<std::size_t>(head + ((d / kPack) * ps + slot) * kPack + d % kPack)] = p.k[from];
           v[static_cast<std::size_t>(head + ((slot / kPack) * D + d) * kPack + slot % kPack)] = p.v[from];
         }
-  std::int64_t max_q = 0;
-  for (std::int64_t b = 0; b < p.sequences(); ++b) max_q = std::max(max_q, p.seqlen_q(b));
+  const std::int64_t max_q = max_query_rows(p);
   const auto u32 = [](std::int64_t x) { return static_cast<std::uint32_t>(x); };
 
   KernelArgs a(L->kernel, "aiter-pa code object '" + L->path + "'");

@@ -39,12 +39,10 @@ std::optional<PeerTolerance> peer_tolerance(std::string_view kernel, const refer
   worst.pass = true;
   double worst_ratio = -1;
   std::string where;
+  // The first failing sequence, else the one nearest its tolerance.
   const auto take = [&](const reference::PeerVerdict& v, const std::string& at) {
     const double ratio = v.tol > 0 ? v.err / v.tol : v.err;
-    if (!v.pass || !(ratio <= worst_ratio)) {
-      if (!worst.pass && v.pass) return;  // keep the first failure
-      worst = v, worst_ratio = ratio, where = at;
-    }
+    if (worst.pass && (!v.pass || !(ratio <= worst_ratio))) worst = v, worst_ratio = ratio, where = at;
   };
   if (!varlen) {
     take(judge_one(rule, *dense, o), "");
